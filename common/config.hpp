@@ -1,0 +1,149 @@
+// Reading YAML configuration with errors that name the file, line, column and key path.
+//
+// A ConfigNode wraps one yaml-cpp node with where it came from (file and key path). Readers
+// ask for the keys they understand (`get`, `get_or`, `child`, ...); every key asked for is
+// remembered, and `finish()` then rejects any key nobody asked for with a "did you mean"
+// suggestion drawn from the keys that were asked for. That way each parameter is declared
+// exactly once, next to the code that reads it, and a misspelt key can never be silently
+// ignored (ASTRA-sim's silent defaults are the failure this prevents).
+//
+// Error format (one line): `FILE:LINE:COL: KEY.PATH: what was wrong; expected ...`.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/units.hpp"
+
+namespace dlrmsim {
+
+/// Bad input: a message naming file, line, column, key path and the expected form.
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The closest candidate to `word` by edit distance, if it is close enough to be a likely typo.
+std::optional<std::string> did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
+class ConfigNode {
+ public:
+  /// Loads a YAML file; syntax errors become ConfigError with the file's line and column.
+  static ConfigNode load_file(const std::string& path);
+  /// Parses YAML text; `source_name` stands for the file name in messages.
+  static ConfigNode load_string(const std::string& text, const std::string& source_name);
+  /// Wraps an already parsed node (for example one edited by apply_override).
+  ConfigNode(YAML::Node node, std::string source_name, std::string key_path = {});
+
+  [[nodiscard]] const std::string& source() const { return *source_; }
+  /// Directory of the source file ("" for strings), to resolve relative paths.
+  [[nodiscard]] std::string source_dir() const;
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] const YAML::Node& yaml() const { return node_; }
+  [[nodiscard]] bool is_map() const { return node_.IsMap(); }
+  [[nodiscard]] bool is_sequence() const { return node_.IsSequence(); }
+  [[nodiscard]] bool is_scalar() const { return node_.IsScalar(); }
+
+  /// Whether the mapping has `key` (marks the key as known).
+  bool has(std::string_view key) const;
+  /// The child at `key`; an error if missing.
+  ConfigNode child(std::string_view key) const;
+  std::optional<ConfigNode> optional_child(std::string_view key) const;
+  /// Elements of a sequence (an error if this is not a sequence).
+  std::vector<ConfigNode> elements() const;
+  /// Keys of a mapping in file order, with their values (all marked as known).
+  std::vector<std::pair<std::string, ConfigNode>> entries() const;
+
+  /// This node's value converted to T. T is std::string, bool, double, std::int64_t, int, or a
+  /// Quantity (Bytes, Seconds, BytesPerSecond, Flops, FlopsPerSecond, Hertz: a string with a unit).
+  template <class T>
+  T as() const;
+  template <class T>
+  T get(std::string_view key) const { return child(key).as<T>(); }
+  template <class T>
+  T get_or(std::string_view key, T fallback) const {
+    auto c = optional_child(key);
+    return c ? c->as<T>() : fallback;
+  }
+  template <class T>
+  std::optional<T> get_optional(std::string_view key) const {
+    auto c = optional_child(key);
+    return c ? std::optional<T>(c->as<T>()) : std::nullopt;
+  }
+  /// Like get, but the value must be > 0 (or >= 0 when allow_zero).
+  template <class T>
+  T get_positive(std::string_view key, bool allow_zero = false) const {
+    auto c = child(key);
+    T v = c.as<T>();
+    c.check_positive(magnitude(v), allow_zero);
+    return v;
+  }
+  template <class T>
+  T get_positive_or(std::string_view key, T fallback, bool allow_zero = false) const {
+    auto c = optional_child(key);
+    if (!c) return fallback;
+    T v = c->as<T>();
+    c->check_positive(magnitude(v), allow_zero);
+    return v;
+  }
+  /// One of `allowed` (with a did-you-mean on a near miss).
+  std::string get_choice(std::string_view key, const std::vector<std::string>& allowed) const;
+  std::string get_choice_or(std::string_view key, const std::vector<std::string>& allowed,
+                            std::string fallback) const;
+
+  /// Rejects keys of this mapping that no reader asked for.
+  void finish() const;
+
+  /// Throws ConfigError located at this node: "FILE:LINE:COL: PATH: message".
+  [[noreturn]] void fail(const std::string& message) const;
+  /// Location prefix "FILE:LINE:COL: PATH" used by fail.
+  [[nodiscard]] std::string where() const;
+
+  void check_positive(double v, bool allow_zero) const;
+
+ private:
+  template <class Q>
+  static double magnitude(Q q) {
+    if constexpr (std::is_arithmetic_v<Q>) {
+      return static_cast<double>(q);
+    } else {
+      return q.value();
+    }
+  }
+  ConfigNode(YAML::Node node, std::shared_ptr<const std::string> source, std::string path,
+             std::shared_ptr<std::set<std::string>> seen);
+  std::string child_path(std::string_view key) const;
+
+  YAML::Node node_;
+  std::shared_ptr<const std::string> source_;
+  std::string path_;
+  std::shared_ptr<std::set<std::string>> seen_;  // keys of this mapping asked for by readers
+};
+
+// The conversions ConfigNode::as<T> supports (defined in config.cpp).
+template <> std::string ConfigNode::as<std::string>() const;
+template <> bool ConfigNode::as<bool>() const;
+template <> double ConfigNode::as<double>() const;
+template <> std::int64_t ConfigNode::as<std::int64_t>() const;
+template <> int ConfigNode::as<int>() const;
+template <> Bytes ConfigNode::as<Bytes>() const;
+template <> Seconds ConfigNode::as<Seconds>() const;
+template <> Flops ConfigNode::as<Flops>() const;
+template <> BytesPerSecond ConfigNode::as<BytesPerSecond>() const;
+template <> FlopsPerSecond ConfigNode::as<FlopsPerSecond>() const;
+template <> Hertz ConfigNode::as<Hertz>() const;
+
+/// Applies "a.b.c=value" to a YAML tree (the `--set` option and sweep axes). Intermediate
+/// mappings are created; a sequence element is addressed by its index ("tables.3.rows").
+/// The value is parsed as YAML, so "8", "true", "[1, 2]" and "80 GiB" all work.
+void apply_override(YAML::Node& root, std::string_view assignment);
+
+}  // namespace dlrmsim

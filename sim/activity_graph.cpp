@@ -1,0 +1,157 @@
+#include "sim/activity_graph.hpp"
+
+#include <cmath>
+
+namespace dlrmsim::sim {
+
+ResourceId ActivityGraph::add_resource(std::string name, BytesPerSecond capacity, Seconds latency, std::string kind) {
+  if (!(capacity.value() > 0.0) || !std::isfinite(capacity.value())) {
+    throw GraphError("resource '" + name + "': capacity must be a positive finite bandwidth, got " +
+                     std::to_string(capacity.value()) + " B/s");
+  }
+  if (!(latency.value() >= 0.0) || !std::isfinite(latency.value())) {
+    throw GraphError("resource '" + name + "': latency must be zero or positive, got " +
+                     std::to_string(latency.value()) + " s");
+  }
+  resources_.push_back(Resource{std::move(name), capacity, latency, std::move(kind)});
+  return ResourceId{static_cast<std::uint32_t>(resources_.size() - 1)};
+}
+
+EngineId ActivityGraph::add_engine(std::string name, std::string kind) {
+  engines_.push_back(ComputeEngine{std::move(name), std::move(kind)});
+  return EngineId{static_cast<std::uint32_t>(engines_.size() - 1)};
+}
+
+StreamId ActivityGraph::add_stream(EngineId engine, std::string name) {
+  if (engine.index >= engines_.size()) {
+    throw GraphError("add_stream: compute engine #" + std::to_string(engine.index) + " does not exist (" +
+                     std::to_string(engines_.size()) + " engines)");
+  }
+  streams_.push_back(Stream{engine, std::move(name)});
+  return StreamId{static_cast<std::uint32_t>(streams_.size() - 1)};
+}
+
+std::uint16_t ActivityGraph::add_category(std::string name) {
+  for (std::size_t i = 0; i < categories_.size(); ++i) {
+    if (categories_[i] == name) return static_cast<std::uint16_t>(i);
+  }
+  if (categories_.size() >= 0xffff) throw GraphError("too many activity categories");
+  categories_.push_back(std::move(name));
+  return static_cast<std::uint16_t>(categories_.size() - 1);
+}
+
+void ActivityGraph::check_activity(ActivityId a, std::string_view role) const {
+  if (a.index >= activities_.size()) {
+    throw GraphError(std::string(role) + " activity #" + std::to_string(a.index) + " does not exist (" +
+                     std::to_string(activities_.size()) + " activities so far)");
+  }
+}
+
+ActivityId ActivityGraph::push(Activity a, std::span<const ActivityId> deps) {
+  if (activities_.size() >= 0xfffffff0u) throw GraphError("more than 4 billion activities");
+  for (ActivityId d : deps) check_activity(d, "dependency:");
+  activities_.push_back(a);
+  const ActivityId id{static_cast<std::uint32_t>(activities_.size() - 1)};
+  for (ActivityId d : deps) add_dependency(d, id);
+  return id;
+}
+
+ActivityId ActivityGraph::add_compute(StreamId stream, Seconds duration, std::span<const ActivityId> deps,
+                                      std::uint16_t category) {
+  if (stream.index >= streams_.size()) {
+    throw GraphError("add_compute: stream #" + std::to_string(stream.index) + " does not exist (" +
+                     std::to_string(streams_.size()) + " streams)");
+  }
+  if (!(duration.value() >= 0.0) || !std::isfinite(duration.value())) {
+    throw GraphError("add_compute on stream '" + streams_[stream.index].name +
+                     "': duration must be zero or positive, got " + std::to_string(duration.value()) + " s");
+  }
+  Activity a;
+  a.kind = ActivityKind::compute;
+  a.category = category;
+  a.stream = stream.index;
+  a.amount = duration.value();
+  const ActivityId id = push(a, deps);
+  Stream& s = streams_[stream.index];
+  if (s.last_task != Stream::kNone) add_dependency(ActivityId{s.last_task}, id);
+  s.last_task = id.index;
+  return id;
+}
+
+ActivityId ActivityGraph::add_transfer(Bytes bytes, std::span<const ResourceId> route, std::span<const ActivityId> deps,
+                                       std::uint16_t category) {
+  if (!(bytes.value() >= 0.0) || !std::isfinite(bytes.value())) {
+    throw GraphError("add_transfer: size must be zero or positive, got " + std::to_string(bytes.value()) + " B");
+  }
+  if (route.empty()) throw GraphError("add_transfer: the route is empty (a transfer crosses at least one resource)");
+  for (ResourceId r : route) {
+    if (r.index >= resources_.size()) {
+      throw GraphError("add_transfer: route goes through resource #" + std::to_string(r.index) +
+                       ", which does not exist (" + std::to_string(resources_.size()) + " resources)");
+    }
+  }
+  Activity a;
+  a.kind = ActivityKind::transfer;
+  a.category = category;
+  a.amount = bytes.value();
+  a.route_begin = static_cast<std::uint32_t>(route_pool_.size());
+  route_pool_.insert(route_pool_.end(), route.begin(), route.end());
+  a.route_end = static_cast<std::uint32_t>(route_pool_.size());
+  return push(a, deps);
+}
+
+ActivityId ActivityGraph::add_marker(std::span<const ActivityId> deps, std::uint16_t category) {
+  Activity a;
+  a.kind = ActivityKind::marker;
+  a.category = category;
+  return push(a, deps);
+}
+
+void ActivityGraph::add_dependency(ActivityId before, ActivityId after) {
+  check_activity(before, "add_dependency: predecessor");
+  check_activity(after, "add_dependency: successor");
+  if (before == after) throw GraphError("add_dependency: " + describe(after) + " cannot depend on itself");
+  const auto e = static_cast<std::uint32_t>(edges_.size());
+  edges_.push_back(Edge{after.index, Activity::kNoEdge});
+  Activity& b = activities_[before.index];
+  if (b.last_successor == Activity::kNoEdge) {
+    b.first_successor = e;
+  } else {
+    edges_[b.last_successor].next = e;
+  }
+  b.last_successor = e;
+  ++activities_[after.index].dependency_count;
+}
+
+std::span<const ResourceId> ActivityGraph::route(ActivityId a) const {
+  const Activity& act = activities_[a.index];
+  return {route_pool_.data() + act.route_begin, route_pool_.data() + act.route_end};
+}
+
+std::string ActivityGraph::describe(ActivityId a) const {
+  if (a.index >= activities_.size()) return "activity #" + std::to_string(a.index) + " (missing)";
+  const Activity& act = activities_[a.index];
+  std::string out;
+  switch (act.kind) {
+    case ActivityKind::compute:
+      out = "compute #" + std::to_string(a.index) + " on stream '" + streams_[act.stream].name + "' of '" +
+            engines_[streams_[act.stream].engine.index].name + "'";
+      break;
+    case ActivityKind::transfer:
+      out = "transfer #" + std::to_string(a.index) + " (" + format_bytes(Bytes(act.amount)) + " from '" +
+            resources_[route_pool_[act.route_begin].index].name + "')";
+      break;
+    case ActivityKind::marker:
+      out = "marker #" + std::to_string(a.index);
+      break;
+  }
+  if (act.category != 0) out += " [" + categories_[act.category] + "]";
+  return out;
+}
+
+void ActivityGraph::reserve(std::size_t activities, std::size_t edges) {
+  activities_.reserve(activities);
+  edges_.reserve(edges);
+}
+
+}  // namespace dlrmsim::sim

@@ -1,0 +1,177 @@
+// The activity graph: what the engine simulates.
+//
+// A graph holds
+//  - bandwidth resources (a link direction, a PCIe lane bundle, a NIC port, a memory's
+//    channels when they are shared): a capacity in bytes/s and a latency paid once by every
+//    transfer that crosses it;
+//  - compute engines (a GPU's SMs, a CPU socket's cores), each with one or more streams;
+//  - activities: a compute task of a known duration on a stream, a transfer of N bytes
+//    along a route of resources, or a zero-cost marker used to join dependencies.
+// An activity starts when all its dependencies have finished. A stream is an in-order
+// queue: each task on a stream also waits for the task added to that stream before it
+// (like a CUDA stream). Different streams, also of one engine, run concurrently; contention
+// between concurrent kernels on one device is the cost model's business, not the engine's.
+//
+// The graph is compact (about 40 bytes per activity plus its route and dependency edges) and
+// is released incrementally by the backends: an activity is scheduled only when its last
+// dependency finishes, so the event queue and the set of live flows stay small however
+// large the graph is. Dependencies are normally on earlier activities (ids are handed out in
+// order); add_dependency can add any edge, so cycles are possible and are reported by the
+// backends as errors, never as a hang.
+//
+// Bad input (negative sizes or durations, a route through a resource that does not exist,
+// a dependency on an activity that does not exist) throws GraphError at the call that
+// introduces it.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/units.hpp"
+
+namespace dlrmsim::sim {
+
+/// Bad use of the engine API; the message names the offending activity or resource.
+class GraphError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct ResourceId {
+  std::uint32_t index = 0;
+  auto operator<=>(const ResourceId&) const = default;
+};
+struct EngineId {
+  std::uint32_t index = 0;
+  auto operator<=>(const EngineId&) const = default;
+};
+struct StreamId {
+  std::uint32_t index = 0;
+  auto operator<=>(const StreamId&) const = default;
+};
+struct ActivityId {
+  std::uint32_t index = 0;
+  auto operator<=>(const ActivityId&) const = default;
+};
+
+enum class ActivityKind : std::uint8_t { compute, transfer, marker };
+
+struct Resource {
+  std::string name;
+  BytesPerSecond capacity;
+  Seconds latency;
+  std::string kind;  // a class for utilisation reports: "nvlink", "pcie", "nic", "hbm", ...
+};
+
+struct ComputeEngine {
+  std::string name;
+  std::string kind;  // "gpu", "cpu", ...
+};
+
+struct Stream {
+  EngineId engine;
+  std::string name;
+  std::uint32_t last_task = kNone;  // index of the last task added, kNone if empty
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+};
+
+struct Activity {
+  ActivityKind kind = ActivityKind::marker;
+  std::uint16_t category = 0;  // caller-defined class (for breakdowns and traces)
+  std::uint32_t stream = Stream::kNone;  // compute: the stream
+  std::uint32_t route_begin = 0;         // transfer: [route_begin, route_end) in route pool
+  std::uint32_t route_end = 0;
+  std::uint32_t dependency_count = 0;    // number of predecessors
+  std::uint32_t first_successor = kNoEdge;  // head of the successor edge list
+  std::uint32_t last_successor = kNoEdge;   // tail, so successors are visited in insertion order
+  double amount = 0.0;  // compute: duration in seconds; transfer: bytes
+  static constexpr std::uint32_t kNoEdge = 0xffffffffu;
+};
+
+struct Edge {
+  std::uint32_t to;
+  std::uint32_t next;
+};
+
+class ActivityGraph {
+ public:
+  ResourceId add_resource(std::string name, BytesPerSecond capacity, Seconds latency, std::string kind = "link");
+  EngineId add_engine(std::string name, std::string kind = "compute");
+  StreamId add_stream(EngineId engine, std::string name = {});
+
+  /// Categories name classes of activities ("embedding_lookup", "all_to_all", ...).
+  std::uint16_t add_category(std::string name);
+
+  ActivityId add_compute(StreamId stream, Seconds duration, std::span<const ActivityId> deps = {},
+                         std::uint16_t category = 0);
+  ActivityId add_transfer(Bytes bytes, std::span<const ResourceId> route, std::span<const ActivityId> deps = {},
+                          std::uint16_t category = 0);
+  /// A zero-cost activity that finishes as soon as its dependencies have (a join point).
+  ActivityId add_marker(std::span<const ActivityId> deps = {}, std::uint16_t category = 0);
+  /// `after` waits for `before`. May create a cycle; backends report cycles as errors.
+  void add_dependency(ActivityId before, ActivityId after);
+
+  [[nodiscard]] std::size_t activity_count() const { return activities_.size(); }
+  [[nodiscard]] std::size_t resource_count() const { return resources_.size(); }
+  [[nodiscard]] std::size_t engine_count() const { return engines_.size(); }
+  [[nodiscard]] std::size_t stream_count() const { return streams_.size(); }
+  [[nodiscard]] std::size_t edge_count() const { return edges_.size(); }
+
+  [[nodiscard]] const Activity& activity(ActivityId a) const { return activities_[a.index]; }
+  [[nodiscard]] const Resource& resource(ResourceId r) const { return resources_[r.index]; }
+  [[nodiscard]] const ComputeEngine& engine(EngineId e) const { return engines_[e.index]; }
+  [[nodiscard]] const Stream& stream(StreamId s) const { return streams_[s.index]; }
+  [[nodiscard]] const std::vector<std::string>& categories() const { return categories_; }
+  [[nodiscard]] std::span<const ResourceId> route(ActivityId a) const;
+
+  /// Visits the successors of `a` in the order the edges were added.
+  template <class F>
+  void for_each_successor(ActivityId a, F&& f) const {
+    for (std::uint32_t e = activities_[a.index].first_successor; e != Activity::kNoEdge; e = edges_[e].next) {
+      f(ActivityId{edges_[e].to});
+    }
+  }
+
+  /// Human-readable description of an activity for error messages ("transfer #12 (4096 B)").
+  [[nodiscard]] std::string describe(ActivityId a) const;
+
+  void reserve(std::size_t activities, std::size_t edges);
+
+ private:
+  ActivityId push(Activity a, std::span<const ActivityId> deps);
+  void check_activity(ActivityId a, std::string_view role) const;
+
+  std::vector<Resource> resources_;
+  std::vector<ComputeEngine> engines_;
+  std::vector<Stream> streams_;
+  std::vector<std::string> categories_{"uncategorised"};
+  std::vector<Activity> activities_;
+  std::vector<Edge> edges_;
+  std::vector<ResourceId> route_pool_;
+};
+
+/// What a backend reports after running a graph.
+struct ResourceStats {
+  Bytes bytes;         // bytes that crossed the resource
+  Seconds busy;        // time during which at least one transfer was using it
+  double utilization;  // bytes / (capacity x makespan)
+};
+
+struct EngineStats {
+  Seconds busy;  // time during which at least one of its streams ran a task
+};
+
+struct SimResult {
+  SimTime makespan;
+  std::vector<SimTime> start;  // per activity
+  std::vector<SimTime> end;    // per activity
+  std::vector<ResourceStats> resources;
+  std::vector<EngineStats> engines;
+  std::uint64_t events = 0;    // events processed (for speed reports)
+};
+
+}  // namespace dlrmsim::sim

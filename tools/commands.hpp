@@ -1,0 +1,32 @@
+// The subcommands of the `dlrmsim` program. Each lives in its own cmd_<name>.cpp and is
+// listed once in main.cpp's command table.
+//
+// Exit status (the same for every command): 0 success, 1 an infeasible job (it does not fit
+// or cannot run as described), 2 bad input (a malformed file, an unknown key, a bad option).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dlrmsim::tools {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInfeasible = 1;
+inline constexpr int kExitBadInput = 2;
+
+/// Thrown by a command for a job that cannot run as described (exit status 1).
+struct InfeasibleJob : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;
+  int (*run)(const std::vector<std::string>& args);  // args exclude the program and command names
+};
+
+int cmd_list(const std::vector<std::string>& args);
+
+}  // namespace dlrmsim::tools

@@ -1,0 +1,77 @@
+// dlrmsim: simulate the training of deep-learning recommendation models on datacenter clusters.
+#include <array>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options/errors.hpp>
+
+#include "common/config.hpp"
+#include "sim/activity_graph.hpp"
+#include "tools/commands.hpp"
+
+namespace dlrmsim::tools {
+namespace {
+
+constexpr std::array kCommands{
+    Command{"list", "list the registered engine backends and other implementations", &cmd_list},
+};
+
+void usage(std::ostream& out) {
+  out << "usage: dlrmsim COMMAND [ARGS...]\n\ncommands:\n";
+  for (const Command& c : kCommands) out << "  " << c.name << std::string(12 - c.name.size(), ' ') << c.summary << "\n";
+  out << "\n'dlrmsim COMMAND --help' describes a command's options.\n"
+         "exit status: 0 success, 1 infeasible job, 2 bad input\n";
+}
+
+int dispatch(int argc, char** argv) {
+  if (argc < 2) {
+    usage(std::cerr);
+    return kExitBadInput;
+  }
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    usage(std::cout);
+    return kExitOk;
+  }
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  std::vector<std::string> names;
+  for (const Command& c : kCommands) {
+    if (c.name == name) return c.run(args);
+    names.emplace_back(c.name);
+  }
+  std::cerr << "dlrmsim: unknown command '" << name << "'";
+  if (auto guess = did_you_mean(name, names)) std::cerr << "; did you mean '" << *guess << "'?";
+  std::cerr << "\n";
+  usage(std::cerr);
+  return kExitBadInput;
+}
+
+}  // namespace
+}  // namespace dlrmsim::tools
+
+int main(int argc, char** argv) {
+  using namespace dlrmsim;
+  try {
+    return tools::dispatch(argc, argv);
+  } catch (const ConfigError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return tools::kExitBadInput;
+  } catch (const boost::program_options::error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return tools::kExitBadInput;
+  } catch (const sim::GraphError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return tools::kExitBadInput;
+  } catch (const tools::InfeasibleJob& e) {
+    std::cerr << "infeasible: " << e.what() << "\n";
+    return tools::kExitInfeasible;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return tools::kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "internal error: " << e.what() << "\n";
+    return 3;
+  }
+}
