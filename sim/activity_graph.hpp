@@ -120,6 +120,8 @@ class ActivityGraph {
   [[nodiscard]] std::size_t engine_count() const { return engines_.size(); }
   [[nodiscard]] std::size_t stream_count() const { return streams_.size(); }
   [[nodiscard]] std::size_t edge_count() const { return edges_.size(); }
+  /// Total number of route hops over all transfers (a route slot indexes one hop).
+  [[nodiscard]] std::size_t route_pool_size() const { return route_pool_.size(); }
 
   [[nodiscard]] const Activity& activity(ActivityId a) const { return activities_[a.index]; }
   [[nodiscard]] const Resource& resource(ResourceId r) const { return resources_[r.index]; }
