@@ -1,4 +1,81 @@
+// Configuration reading: values with units, locations in errors, unknown keys, overrides.
 #include <doctest/doctest.h>
-#include "common/units.hpp"
+
+#include "common/config.hpp"
+
 using namespace dlrmsim;
-TEST_CASE("placeholder") { CHECK(parse<Bytes>("1 KiB").value() == 1024.0); }
+
+namespace {
+const char* kGpu = R"(gpu:
+  hbm_capacity: 80 GiB
+  hbm_bandwidth: 3.35 TB/s
+  sm_count: 132
+  nvlink: true
+)";
+}
+
+TEST_CASE("typed values with units are read from a mapping") {
+  const ConfigNode root = ConfigNode::load_string(kGpu, "gpu.yaml");
+  const ConfigNode gpu = root.child("gpu");
+  CHECK(gpu.get<Bytes>("hbm_capacity").value() == 80.0 * 1073741824.0);
+  CHECK(gpu.get<BytesPerSecond>("hbm_bandwidth").value() == doctest::Approx(3.35e12));
+  CHECK(gpu.get<int>("sm_count") == 132);
+  CHECK(gpu.get<bool>("nvlink"));
+  CHECK(gpu.get_or<double>("efficiency", 0.5) == 0.5);
+  CHECK_NOTHROW(gpu.finish());
+}
+
+TEST_CASE("a misspelt key names file, line, column and key path, with a did-you-mean") {
+  // Line 3 column 3 holds 'hbm_bandwith' (a typo of hbm_bandwidth).
+  const ConfigNode root = ConfigNode::load_string("gpu:\n  hbm_capacity: 80 GiB\n  hbm_bandwith: 3 TB/s\n", "gpu.yaml");
+  const ConfigNode gpu = root.child("gpu");
+  gpu.get<Bytes>("hbm_capacity");
+  gpu.get_or<BytesPerSecond>("hbm_bandwidth", BytesPerSecond(1.0));
+  CHECK_THROWS_WITH_AS(gpu.finish(),
+                       "gpu.yaml:3:3: gpu.hbm_bandwith: unknown key 'hbm_bandwith'; did you mean 'hbm_bandwidth'?",
+                       ConfigError);
+}
+
+TEST_CASE("missing unit, missing key, wrong type and non-positive values are located errors") {
+  const ConfigNode root = ConfigNode::load_string("link:\n  bandwidth: 100\n  latency: -2 us\n  lanes: many\n", "p.yaml");
+  const ConfigNode link = root.child("link");
+  CHECK_THROWS_WITH_AS(link.get<BytesPerSecond>("bandwidth"),
+                       "p.yaml:2:14: link.bandwidth: '100' has no unit; expected a bandwidth with a unit, such as "
+                       "'900 GB/s' or '100 Gbit/s'",
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(link.get<Seconds>("delay"), "p.yaml:2:3: link: missing required key 'delay'", ConfigError);
+  CHECK_THROWS_WITH_AS(link.get<int>("lanes"), doctest::Contains("p.yaml:4:10: link.lanes: expected a whole number"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(link.get_positive<Seconds>("latency", true), doctest::Contains("must be zero or positive"),
+                       ConfigError);
+}
+
+TEST_CASE("a YAML syntax error names the line") {
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string("a: [1, 2\nb: 3\n", "bad.yaml"), doctest::Contains("bad.yaml:"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(ConfigNode::load_file("/nonexistent/x.yaml"), doctest::Contains("cannot open"), ConfigError);
+}
+
+TEST_CASE("choices reject near misses with a suggestion") {
+  const ConfigNode root = ConfigNode::load_string("policy: cost_greddy\n", "s.yaml");
+  CHECK_THROWS_WITH_AS(root.get_choice("policy", {"all_gpu", "cost_greedy", "size_greedy"}),
+                       doctest::Contains("did you mean 'cost_greedy'?"), ConfigError);
+}
+
+TEST_CASE("--set overrides create, replace and index into the tree") {
+  YAML::Node root = YAML::Load("platform:\n  nic: 100 Gbit/s\ntables:\n  - rows: 10\n  - rows: 20\n");
+  apply_override(root, "platform.nic=400 Gbit/s");
+  apply_override(root, "tables.1.rows=1000");
+  apply_override(root, "run.steps=5");
+  const ConfigNode n(root, "--set");
+  CHECK(n.child("platform").get<BytesPerSecond>("nic").value() == doctest::Approx(50e9));
+  CHECK(n.child("tables").elements()[1].get<int>("rows") == 1000);
+  CHECK(n.child("run").get<int>("steps") == 5);
+  CHECK_THROWS_AS(apply_override(root, "tables.7.rows=1"), ConfigError);
+  CHECK_THROWS_AS(apply_override(root, "no_equals_sign"), ConfigError);
+}
+
+TEST_CASE("did_you_mean only suggests close words") {
+  CHECK(did_you_mean("bandwith", {"bandwidth", "latency"}) == std::optional<std::string>("bandwidth"));
+  CHECK_FALSE(did_you_mean("zzzzzz", {"bandwidth", "latency"}).has_value());
+}

@@ -1,1 +1,185 @@
-int main() { return 0; }
+// dlrmsim-bench: speed figures of the simulator itself (not of the simulated systems).
+//
+//   build/dlrmsim-bench            human-readable table
+//   build/dlrmsim-bench --json     the same as one JSON object on stdout
+//   --no-simgrid                   skip the SimGrid reference runs (they take tens of seconds)
+//
+// Engine workloads (wall time of the simulation only; building the graph is reported apart):
+//  - 1,000,000 fixed-duration (1 us) activities on 4096 compute engines: a ring of 4096
+//    engines over 245 rounds where each task waits for its stream predecessor and for the
+//    previous round's task on the engine before it (the shape of SimGrid's ring benchmark).
+//  - a 512-endpoint all-to-all: every endpoint sends 1 MiB to every other one at once
+//    (261,632 concurrent flows), each endpoint with a 25 GB/s uplink and downlink, 1 us each.
+//  - a 4096-endpoint ring of transfers: 20 rounds of (10 us compute, then 1 MiB to the next
+//    endpoint), each round waiting for the previous round's receive.
+// For the last two, both backends run the same graph; completion times are compared
+// activity by activity (largest relative difference) and speedup_vs_simgrid is reported.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "sim/backend.hpp"
+#include "sim/native_engine.hpp"
+#include "sim/simgrid_backend.hpp"
+
+namespace po = boost::program_options;
+using namespace dlrmsim;
+using namespace dlrmsim::sim;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <class F>
+auto timed(F&& f, double& wall) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto out = f();
+  wall = seconds_since(t0);
+  return out;
+}
+
+ActivityGraph compute_ring(int engines, int rounds) {
+  ActivityGraph g;
+  g.reserve(static_cast<std::size_t>(engines) * rounds, static_cast<std::size_t>(engines) * rounds * 2);
+  std::vector<StreamId> streams;
+  for (int e = 0; e < engines; ++e) streams.push_back(g.add_stream(g.add_engine("cpu" + std::to_string(e), "cpu")));
+  std::vector<ActivityId> previous(engines), current(engines);
+  for (int k = 0; k < rounds; ++k) {
+    for (int e = 0; e < engines; ++e) {
+      if (k == 0) {
+        current[e] = g.add_compute(streams[e], Seconds(1e-6));
+      } else {
+        const ActivityId dep = previous[(e + engines - 1) % engines];
+        current[e] = g.add_compute(streams[e], Seconds(1e-6), std::span(&dep, 1));
+      }
+    }
+    std::swap(previous, current);
+  }
+  return g;
+}
+
+ActivityGraph all_to_all(int endpoints) {
+  ActivityGraph g;
+  std::vector<ResourceId> up, down;
+  for (int i = 0; i < endpoints; ++i) {
+    up.push_back(g.add_resource("up" + std::to_string(i), BytesPerSecond(25e9), Seconds(1e-6), "nic"));
+    down.push_back(g.add_resource("down" + std::to_string(i), BytesPerSecond(25e9), Seconds(1e-6), "nic"));
+  }
+  g.reserve(static_cast<std::size_t>(endpoints) * endpoints, 0);
+  for (int i = 0; i < endpoints; ++i) {
+    for (int j = 0; j < endpoints; ++j) {
+      if (i != j) g.add_transfer(Bytes(1048576.0), std::vector{up[i], down[j]});
+    }
+  }
+  return g;
+}
+
+ActivityGraph transfer_ring(int endpoints, int rounds) {
+  ActivityGraph g;
+  std::vector<ResourceId> up, down;
+  std::vector<StreamId> streams;
+  for (int i = 0; i < endpoints; ++i) {
+    up.push_back(g.add_resource("up" + std::to_string(i), BytesPerSecond(25e9), Seconds(1e-6), "nic"));
+    down.push_back(g.add_resource("down" + std::to_string(i), BytesPerSecond(25e9), Seconds(1e-6), "nic"));
+    streams.push_back(g.add_stream(g.add_engine("gpu" + std::to_string(i), "gpu")));
+  }
+  std::vector<ActivityId> received(endpoints);
+  for (int k = 0; k < rounds; ++k) {
+    std::vector<ActivityId> next(endpoints);
+    for (int i = 0; i < endpoints; ++i) {
+      std::vector<ActivityId> deps;
+      if (k > 0) deps.push_back(received[i]);
+      const ActivityId c = g.add_compute(streams[i], Seconds(10e-6), deps);
+      const int j = (i + 1) % endpoints;
+      next[j] = g.add_transfer(Bytes(1048576.0), std::vector{up[i], down[j]}, std::vector{c});
+    }
+    received = next;
+  }
+  return g;
+}
+
+double max_relative_difference(const SimResult& a, const SimResult& b) {
+  double worst = 0.0;
+  for (std::size_t i = 0; i < a.end.size(); ++i) {
+    const double x = a.end[i].seconds().value();
+    const double y = b.end[i].seconds().value();
+    const double scale = std::max(std::fabs(y), 1e-9);
+    worst = std::max(worst, std::fabs(x - y) / scale);
+  }
+  return worst;
+}
+
+struct Figures {
+  std::vector<std::pair<std::string, double>> values;
+  void add(const std::string& key, double v) { values.emplace_back(key, v); }
+};
+
+void compare_backends(Figures& out, const std::string& name, const ActivityGraph& g, bool with_simgrid) {
+  double native_s = 0.0;
+  const SimResult native = timed([&] { return simulate_native(g); }, native_s);
+  out.add(name + "_activities", static_cast<double>(g.activity_count()));
+  out.add(name + "_native_wall_s", native_s);
+  out.add(name + "_makespan_s", native.makespan.seconds().value());
+  if (!with_simgrid) return;
+  double simgrid_s = 0.0;
+  const SimResult reference = timed([&] { return simulate_simgrid(g); }, simgrid_s);
+  out.add(name + "_simgrid_wall_s", simgrid_s);
+  out.add(name + "_speedup_vs_simgrid", simgrid_s / native_s);
+  out.add(name + "_max_relative_difference", max_relative_difference(native, reference));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  po::options_description options("dlrmsim-bench options");
+  options.add_options()("help,h", "show this help")("json", "print one JSON object")(
+      "no-simgrid", "skip the SimGrid reference runs");
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, options), vm);
+  } catch (const po::error& e) {
+    std::cerr << "error: " << e.what() << "\n" << options;
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << options;
+    return 0;
+  }
+  const bool with_simgrid = vm.count("no-simgrid") == 0;
+  Figures figures;
+
+  {
+    double build_s = 0.0;
+    const ActivityGraph g = timed([] { return compute_ring(4096, 245); }, build_s);
+    double run_s = 0.0;
+    const SimResult r = timed([&] { return simulate_native(g); }, run_s);
+    figures.add("activities", static_cast<double>(g.activity_count()));
+    figures.add("activities_build_s", build_s);
+    figures.add("activities_run_s", run_s);
+    figures.add("activities_per_s", static_cast<double>(g.activity_count()) / run_s);
+    figures.add("activities_makespan_s", r.makespan.seconds().value());
+  }
+  compare_backends(figures, "all_to_all_512", all_to_all(512), with_simgrid);
+  compare_backends(figures, "ring_4096", transfer_ring(4096, 20), with_simgrid);
+
+  if (vm.count("json")) {
+    std::cout << "{";
+    for (std::size_t i = 0; i < figures.values.size(); ++i) {
+      std::printf("%s\n  \"%s\": %.6g", i ? "," : "", figures.values[i].first.c_str(), figures.values[i].second);
+    }
+    std::cout << "\n}\n";
+  } else {
+    for (const auto& [key, value] : figures.values) std::printf("%-40s %.6g\n", key.c_str(), value);
+  }
+  return 0;
+}
