@@ -1,0 +1,170 @@
+// Sweeps: grid and zip expansion, range axes, deterministic CSV order, failures as rows,
+// resume after an interruption, and errors for malformed sweep files.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tools/sweep.hpp"
+
+using namespace dlrmsim;
+using namespace dlrmsim::tools;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A scratch directory per test case, removed at the end.
+struct Scratch {
+  fs::path dir;
+  Scratch() {
+    std::string pattern = (fs::temp_directory_path() / "dlrmsim_sweep_XXXXXX").string();
+    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+    dir = pattern;
+  }
+  ~Scratch() { fs::remove_all(dir); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  }
+};
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const char* kBase = "platform:\n  nic: 100 Gbit/s\nmodel:\n  batch: 1024\n";
+
+// A stand-in for the simulator: the "throughput" is nic (Gbit/s) x batch, and a batch of
+// 3000 is refused; it exercises the sweep machinery, not the models.
+PointOutcome fake_runner(const YAML::Node& scenario, const std::string&) {
+  const ConfigNode n(scenario, "point");
+  const double nic = n.child("platform").get<BytesPerSecond>("nic").value() / 1.25e8;
+  const int batch = n.child("model").get<int>("batch");
+  if (batch == 3000) throw std::invalid_argument("batch 3000 is refused");
+  PointOutcome out;
+  out.outputs["throughput_samples_per_s"] = std::to_string(static_cast<long long>(nic * batch));
+  return out;
+}
+const std::vector<std::string> kOutputs{"throughput_samples_per_s"};
+
+}  // namespace
+
+TEST_CASE("grid expansion is the cartesian product with the last axis fastest") {
+  // 2 NIC speeds x 3 batch sizes = 6 points: (100,1024) (100,2048) (100,3000) (400,1024) ...
+  Scratch s;
+  s.write("base.yaml", kBase);
+  const std::string sweep_file = s.write("sweep.yaml",
+      "base: base.yaml\naxes:\n  - key: platform.nic\n    values: [100 Gbit/s, 400 Gbit/s]\n"
+      "  - key: model.batch\n    values: [1024, 2048, 3000]\n");
+  const Sweep sweep = load_sweep(sweep_file);
+  REQUIRE(sweep.points.size() == 6);
+  CHECK(sweep.points[1].label == "platform.nic=100 Gbit/s;model.batch=2048");
+  CHECK(sweep.points[3].label == "platform.nic=400 Gbit/s;model.batch=1024");
+  CHECK(sweep.points[5].scenario["model"]["batch"].as<int>() == 3000);
+}
+
+TEST_CASE("zip expansion pairs values and range axes generate numbers with units") {
+  // range 100..400 step 100 with unit Gbit/s -> 4 values, zipped with 4 batch values.
+  Scratch s;
+  s.write("base.yaml", kBase);
+  const std::string sweep_file = s.write("sweep.yaml",
+      "base: base.yaml\ncombine: zip\naxes:\n  - key: platform.nic\n    range: {from: 100, to: 400, step: 100, unit: Gbit/s}\n"
+      "  - key: model.batch\n    values: [1, 2, 3, 4]\n");
+  const Sweep sweep = load_sweep(sweep_file);
+  REQUIRE(sweep.points.size() == 4);
+  CHECK(sweep.points[2].inputs[0].second == "300 Gbit/s");
+  CHECK(sweep.points[2].inputs[1].second == "3");
+}
+
+TEST_CASE("a failing point becomes a row and the others still run; -j gives the same file as -j 1") {
+  Scratch s;
+  s.write("base.yaml", kBase);
+  const std::string sweep_file = s.write("sweep.yaml",
+      "base: base.yaml\naxes:\n  - key: platform.nic\n    values: [100 Gbit/s, 400 Gbit/s]\n"
+      "  - key: model.batch\n    values: [1024, 3000, 2048]\n");
+  const Sweep sweep = load_sweep(sweep_file);
+  SweepOptions one{(s.dir / "one.csv").string(), 1, false, false, {}};
+  SweepOptions four{(s.dir / "four.csv").string(), 4, false, false, {}};
+  CHECK(run_sweep(sweep, fake_runner, kOutputs, one) == 2);
+  CHECK(run_sweep(sweep, fake_runner, kOutputs, four) == 2);
+  const std::string csv = read(one.output_path);
+  CHECK(csv == read(four.output_path));
+  CHECK(csv.find("point,label,platform.nic,model.batch,status,error,throughput_samples_per_s\n") == 0);
+  CHECK(csv.find("\n1,platform.nic=100 Gbit/s;model.batch=3000,100 Gbit/s,3000,error,batch 3000 is refused,\n") !=
+        std::string::npos);
+  CHECK(csv.find("\n5,platform.nic=400 Gbit/s;model.batch=2048,400 Gbit/s,2048,ok,,819200\n") != std::string::npos);
+}
+
+TEST_CASE("resume after a sweep killed half way gives the same CSV as an uninterrupted one") {
+  // The child process ends abruptly (_Exit) after 5 of 12 rows, as a kill would; a torn
+  // last line is appended too. --resume then runs only the 7 missing points.
+  Scratch s;
+  s.write("base.yaml", kBase);
+  const std::string sweep_file = s.write("sweep.yaml",
+      "base: base.yaml\naxes:\n  - key: platform.nic\n    values: [100 Gbit/s, 200 Gbit/s, 400 Gbit/s]\n"
+      "  - key: model.batch\n    range: {from: 1000, to: 4000, step: 1000}\n");
+  const Sweep sweep = load_sweep(sweep_file);
+  REQUIRE(sweep.points.size() == 12);
+  const std::string full = (s.dir / "full.csv").string();
+  run_sweep(sweep, fake_runner, kOutputs, SweepOptions{full, 1, false, false, {}});
+
+  const std::string resumed = (s.dir / "resumed.csv").string();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    run_sweep(sweep, fake_runner, kOutputs, SweepOptions{resumed, 2, false, false, 5});
+    std::_Exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 99);
+  std::ofstream(resumed, std::ios::app) << "11,torn li";
+  std::size_t ran = 0;
+  auto counting = [&](const YAML::Node& n, const std::string& src) {
+    ++ran;
+    return fake_runner(n, src);
+  };
+  run_sweep(sweep, counting, kOutputs, SweepOptions{resumed, 1, true, false, {}});
+  CHECK(ran == 7);
+  CHECK(read(resumed) == read(full));
+}
+
+TEST_CASE("a list of scenario files is a sweep too") {
+  Scratch s;
+  s.write("a.yaml", kBase);
+  s.write("b.yaml", "platform:\n  nic: 200 Gbit/s\nmodel:\n  batch: 10\n");
+  const Sweep sweep = load_sweep(s.write("sweep.yaml", "points: [a.yaml, b.yaml]\n"));
+  REQUIRE(sweep.points.size() == 2);
+  CHECK(sweep.points[1].label == "b.yaml");
+  CHECK(sweep.input_keys == std::vector<std::string>{"scenario"});
+}
+
+TEST_CASE("malformed sweeps are located errors") {
+  Scratch s;
+  s.write("base.yaml", kBase);
+  const std::string empty_axis = s.write("e.yaml", "base: base.yaml\naxes:\n  - key: model.batch\n    values: []\n");
+  CHECK_THROWS_WITH_AS(load_sweep(empty_axis), doctest::Contains("e.yaml:4:13: axes.0.values: the axis has no values"),
+                       ConfigError);
+  const std::string zip = s.write("z.yaml", "base: base.yaml\ncombine: zip\naxes:\n  - key: a\n    values: [1, 2]\n"
+                                            "  - key: b\n    values: [1]\n");
+  CHECK_THROWS_WITH_AS(load_sweep(zip), doctest::Contains("zip needs axes of equal length"), ConfigError);
+  const std::string huge = s.write("h.yaml", "base: base.yaml\naxes:\n  - key: a\n    range: {from: 1, to: 1e9, step: 1}\n");
+  CHECK_THROWS_WITH_AS(load_sweep(huge), doctest::Contains("the limit is 10000000"), ConfigError);
+  const std::string typo = s.write("t.yaml", "base: base.yaml\naxis:\n  - key: a\n    values: [1]\n");
+  CHECK_THROWS_WITH_AS(load_sweep(typo), doctest::Contains("missing required key 'axes'"), ConfigError);
+  const std::string typo2 = s.write("t2.yaml", "base: base.yaml\naxes:\n  - key: a\n    valus: [1]\n");
+  CHECK_THROWS_WITH_AS(load_sweep(typo2), doctest::Contains("exactly one of 'values'"), ConfigError);
+}
+
+TEST_CASE("CSV quoting round-trips") {
+  const std::string line = csv_field("a,b") + "," + csv_field("say \"hi\"") + "," + csv_field("plain");
+  CHECK(line == "\"a,b\",\"say \"\"hi\"\"\",plain");
+  CHECK(csv_split(line) == std::vector<std::string>{"a,b", "say \"hi\"", "plain"});
+}

@@ -1,0 +1,383 @@
+#include "tools/sweep.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace dlrmsim::tools {
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Axis {
+  std::string key;
+  std::vector<std::string> values;
+};
+
+std::string number_text(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
+}
+
+Axis read_axis(const ConfigNode& node) {
+  Axis axis;
+  axis.key = node.get<std::string>("key");
+  if (axis.key.empty()) node.child("key").fail("the key path is empty");
+  const bool has_values = node.has("values");
+  const bool has_range = node.has("range");
+  if (has_values == has_range) node.fail("an axis needs exactly one of 'values' (a list) or 'range'");
+  if (has_values) {
+    const ConfigNode values = node.child("values");
+    for (const ConfigNode& v : values.elements()) {
+      if (v.is_scalar()) {
+        axis.values.push_back(v.as<std::string>());
+      } else {
+        YAML::Emitter out;
+        out << YAML::Flow << v.yaml();
+        axis.values.emplace_back(out.c_str());
+      }
+    }
+    if (axis.values.empty()) values.fail("the axis has no values; expected a non-empty list");
+  } else {
+    const ConfigNode range = node.child("range");
+    const double from = range.get<double>("from");
+    const double to = range.get<double>("to");
+    const double step = range.get<double>("step");
+    const std::string unit = range.get_or<std::string>("unit", "");
+    range.finish();
+    if (!(step > 0.0)) range.child("step").fail("the step must be positive");
+    if (to < from) range.child("to").fail("'to' (" + number_text(to) + ") is below 'from' (" + number_text(from) + ")");
+    const double count = std::floor((to - from) / step + 1e-9) + 1.0;
+    if (count > static_cast<double>(kMaxSweepPoints)) {
+      range.fail("the range has " + number_text(count) + " values; the limit is " + std::to_string(kMaxSweepPoints));
+    }
+    for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
+      const double v = from + step * static_cast<double>(i);
+      axis.values.push_back(unit.empty() ? number_text(v) : number_text(v) + " " + unit);
+    }
+  }
+  node.finish();
+  return axis;
+}
+
+YAML::Node load_base(const ConfigNode& root, std::string& source) {
+  const ConfigNode base = root.child("base");
+  if (base.is_scalar()) {
+    const fs::path path = fs::path(root.source_dir()) / base.as<std::string>();
+    if (!fs::exists(path)) base.fail("scenario file '" + path.string() + "' does not exist");
+    source = path.string();
+    return ConfigNode::load_file(source).yaml();
+  }
+  if (!base.is_map()) base.fail("expected a scenario file name or an inline scenario mapping");
+  source = root.source();
+  return base.yaml();
+}
+
+void add_scenario_file(Sweep& sweep, const fs::path& path) {
+  SweepPoint p;
+  p.index = sweep.points.size();
+  p.label = path.filename().string();
+  p.inputs = {{"scenario", path.string()}};
+  p.scenario_source = path.string();
+  p.scenario = ConfigNode::load_file(path.string()).yaml();
+  sweep.points.push_back(std::move(p));
+}
+
+}  // namespace
+
+Sweep load_sweep(const std::string& path) {
+  const ConfigNode root = ConfigNode::load_file(path);
+  Sweep sweep;
+  if (root.has("points") || root.has("points_dir")) {
+    sweep.input_keys = {"scenario"};
+    if (auto list = root.optional_child("points")) {
+      for (const ConfigNode& item : list->elements()) {
+        const fs::path p = fs::path(root.source_dir()) / item.as<std::string>();
+        if (!fs::exists(p)) item.fail("scenario file '" + p.string() + "' does not exist");
+        add_scenario_file(sweep, p);
+      }
+    }
+    if (auto dir = root.optional_child("points_dir")) {
+      const fs::path d = fs::path(root.source_dir()) / dir->as<std::string>();
+      if (!fs::is_directory(d)) dir->fail("'" + d.string() + "' is not a directory");
+      std::vector<fs::path> files;
+      for (const auto& entry : fs::directory_iterator(d)) {
+        if (entry.path().extension() == ".yaml" || entry.path().extension() == ".yml") files.push_back(entry.path());
+      }
+      std::sort(files.begin(), files.end());
+      for (const auto& f : files) add_scenario_file(sweep, f);
+    }
+    root.finish();
+    if (sweep.points.empty()) root.fail("the sweep has no points");
+    return sweep;
+  }
+
+  std::string base_source;
+  const YAML::Node base = load_base(root, base_source);
+  const std::string combine = root.get_choice_or("combine", {"grid", "zip"}, "grid");
+  const ConfigNode axes_node = root.child("axes");
+  std::vector<Axis> axes;
+  for (const ConfigNode& a : axes_node.elements()) axes.push_back(read_axis(a));
+  root.finish();
+  if (axes.empty()) axes_node.fail("the sweep has no axes; expected a list of {key, values} or {key, range}");
+  for (const Axis& a : axes) sweep.input_keys.push_back(a.key);
+
+  std::size_t total = 1;
+  if (combine == "zip") {
+    total = axes[0].values.size();
+    for (const Axis& a : axes) {
+      if (a.values.size() != total) {
+        axes_node.fail("combine: zip needs axes of equal length; '" + axes[0].key + "' has " +
+                       std::to_string(total) + " values, '" + a.key + "' has " + std::to_string(a.values.size()));
+      }
+    }
+  } else {
+    for (const Axis& a : axes) {
+      if (total > kMaxSweepPoints / a.values.size()) {
+        axes_node.fail("the grid has more than " + std::to_string(kMaxSweepPoints) +
+                       " points; split the sweep or use fewer values");
+      }
+      total *= a.values.size();
+    }
+  }
+  sweep.points.reserve(total);
+  for (std::size_t i = 0; i < total; ++i) {
+    SweepPoint p;
+    p.index = i;
+    p.scenario_source = base_source;
+    p.scenario = YAML::Clone(base);
+    std::size_t rest = i;
+    std::vector<std::size_t> pick(axes.size());
+    for (std::size_t k = axes.size(); k-- > 0;) {  // last axis fastest
+      if (combine == "zip") {
+        pick[k] = i;
+      } else {
+        pick[k] = rest % axes[k].values.size();
+        rest /= axes[k].values.size();
+      }
+    }
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+      const std::string& value = axes[k].values[pick[k]];
+      apply_override(p.scenario, axes[k].key + "=" + value);
+      p.inputs.emplace_back(axes[k].key, value);
+      p.label += (k ? ";" : "") + axes[k].key + "=" + value;
+    }
+    sweep.points.push_back(std::move(p));
+  }
+  return sweep;
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += (c == '\n' || c == '\r') ? ' ' : c;
+  }
+  return out + "\"";
+}
+
+std::vector<std::string> csv_split(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        fields.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+std::vector<std::string> sweep_columns(const Sweep& sweep, const std::vector<std::string>& output_columns) {
+  std::vector<std::string> cols{"point", "label"};
+  cols.insert(cols.end(), sweep.input_keys.begin(), sweep.input_keys.end());
+  cols.emplace_back("status");
+  cols.emplace_back("error");
+  cols.insert(cols.end(), output_columns.begin(), output_columns.end());
+  return cols;
+}
+
+std::string sweep_row(const SweepPoint& point, const PointOutcome& outcome,
+                      const std::vector<std::string>& output_columns) {
+  std::string line = std::to_string(point.index) + "," + csv_field(point.label);
+  for (const auto& [key, value] : point.inputs) line += "," + csv_field(value);
+  line += "," + outcome.status + "," + csv_field(outcome.error);
+  for (const std::string& col : output_columns) {
+    const auto it = outcome.outputs.find(col);
+    line += "," + (it == outcome.outputs.end() ? std::string() : csv_field(it->second));
+  }
+  return line;
+}
+
+namespace {
+std::string join_header(const std::vector<std::string>& cols) {
+  std::string header;
+  for (std::size_t i = 0; i < cols.size(); ++i) header += (i ? "," : "") + csv_field(cols[i]);
+  return header;
+}
+}  // namespace
+
+namespace {
+// Rows of a result file by point index; a torn last line (no newline: the process died
+// while writing it) and lines that are not rows are dropped.
+void read_rows(const std::string& path, const std::string& header, std::map<std::size_t, std::string>& rows) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto last_newline = text.rfind('\n');
+  text = last_newline == std::string::npos ? std::string() : text.substr(0, last_newline + 1);
+  std::istringstream lines(text);
+  std::string line;
+  bool first = true;
+  while (std::getline(lines, line)) {
+    if (first) {
+      first = false;
+      if (line != header) {
+        throw ConfigError(path + ":1: the existing result file has other columns than this sweep; expected '" +
+                          header + "'");
+      }
+      continue;
+    }
+    const auto comma = line.find(',');
+    if (line.empty() || comma == std::string::npos || comma == 0 ||
+        line.find_first_not_of("0123456789") != comma) {
+      continue;
+    }
+    rows.emplace(std::stoull(line.substr(0, comma)), line);
+  }
+}
+}  // namespace
+
+std::string sweep_header(const Sweep& sweep, const std::vector<std::string>& output_columns) {
+  return join_header(sweep_columns(sweep, output_columns));
+}
+
+std::set<std::size_t> finished_points(const std::string& path, const std::string& header) {
+  std::map<std::size_t, std::string> rows;
+  read_rows(path, header, rows);
+  std::set<std::size_t> out;
+  for (const auto& [index, line] : rows) out.insert(index);
+  return out;
+}
+
+std::size_t collect_sweep_csv(const std::string& path, const std::vector<std::string>& parts,
+                              const std::string& header) {
+  std::map<std::size_t, std::string> rows;
+  read_rows(path, header, rows);
+  for (const std::string& part : parts) read_rows(part, header, rows);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << header << "\n";
+    for (const auto& [index, line] : rows) out << line << "\n";
+    if (!out) throw ConfigError(tmp + ": cannot write the result file");
+  }
+  fs::rename(tmp, path);
+  for (const std::string& part : parts) fs::remove(part);
+  return rows.size();
+}
+
+std::size_t run_points(const Sweep& sweep, const std::vector<std::size_t>& todo, const PointRunner& runner,
+                       const std::vector<std::string>& output_columns, const std::string& append_path,
+                       const SweepOptions& options) {
+  FILE* out = std::fopen(append_path.c_str(), "ab");
+  if (!out) throw ConfigError(append_path + ": cannot append to the result file");
+  std::mutex mutex;
+  std::atomic<std::size_t> next{0};
+  std::size_t written = 0;
+  std::size_t failed = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+
+  auto worker = [&] {
+    while (true) {
+      const std::size_t k = next.fetch_add(1);
+      if (k >= todo.size()) return;
+      const SweepPoint& point = sweep.points[todo[k]];
+      PointOutcome outcome;
+      try {
+        outcome = runner(point.scenario, point.scenario_source);
+      } catch (const std::exception& e) {
+        outcome.status = "error";
+        outcome.error = e.what();
+      }
+      const std::string line = sweep_row(point, outcome, output_columns) + "\n";
+      std::lock_guard lock(mutex);
+      std::fwrite(line.data(), 1, line.size(), out);
+      std::fflush(out);
+      ++written;
+      if (outcome.status != "ok") ++failed;
+      if (options.progress) {
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double rate = static_cast<double>(written) / std::max(elapsed, 1e-9);
+        const double left = static_cast<double>(todo.size() - written) / std::max(rate, 1e-9);
+        std::fprintf(stderr, "\r%zu/%zu points, %.1f points/s, %.0f s left   ", written, todo.size(), rate, left);
+      }
+      if (options.stop_after && written >= *options.stop_after) std::_Exit(99);  // a simulated interruption
+    }
+  };
+  const unsigned threads = std::max(1u, std::min<unsigned>(options.threads, static_cast<unsigned>(todo.size())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  std::fclose(out);
+  if (options.progress) std::fprintf(stderr, "\n");
+  return failed;
+}
+
+std::vector<std::size_t> points_to_run(const Sweep& sweep, const std::set<std::size_t>& finished, int rank, int ranks) {
+  std::vector<std::size_t> todo;
+  for (const SweepPoint& p : sweep.points) {
+    if (p.index % static_cast<std::size_t>(ranks) == static_cast<std::size_t>(rank) && !finished.count(p.index)) {
+      todo.push_back(p.index);
+    }
+  }
+  return todo;
+}
+
+std::size_t run_sweep(const Sweep& sweep, const PointRunner& runner, const std::vector<std::string>& output_columns,
+                      const SweepOptions& options) {
+  const std::string header = sweep_header(sweep, output_columns);
+  std::set<std::size_t> finished;
+  if (options.resume && fs::exists(options.output_path)) {
+    collect_sweep_csv(options.output_path, {}, header);
+    finished = finished_points(options.output_path, header);
+  } else {
+    std::ofstream out(options.output_path, std::ios::binary | std::ios::trunc);
+    out << header << "\n";
+    if (!out) throw ConfigError(options.output_path + ": cannot write the result file");
+  }
+  const std::size_t failed =
+      run_points(sweep, points_to_run(sweep, finished, 0, 1), runner, output_columns, options.output_path, options);
+  collect_sweep_csv(options.output_path, {}, header);
+  return failed;
+}
+
+}  // namespace dlrmsim::tools

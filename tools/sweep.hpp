@@ -1,0 +1,105 @@
+// Sweeps: many what-if points from one base scenario.
+//
+// A sweep file is
+//   base: ../scenarios/default.yaml   # a scenario file (relative to the sweep file) or an inline mapping
+//   combine: grid                     # grid (cartesian product, first axis slowest) or zip
+//   axes:
+//     - key: platform.nic_bandwidth   # a key path, as for --set
+//       values: ["100 Gbit/s", "400 Gbit/s"]
+//     - key: model.global_batch_size
+//       range: {from: 1024, to: 8192, step: 1024}      # numbers; `unit: "Gbit/s"` appends a unit
+// or, instead of base/axes, a list of scenario files or a directory of them:
+//   points: [a.yaml, b.yaml]          # or   points_dir: ../scenarios
+//
+// Points are numbered in expansion order; the result file has one row per point, sorted by
+// that number, so the output does not depend on -j or on how often the sweep was resumed.
+// Rows are appended and flushed as soon as a point finishes (an interrupted sweep loses no
+// finished row); the file is rewritten in order at the end. `resume` keeps the rows already
+// in the file and runs only the missing points. A point that fails becomes a row with its
+// error and the sweep goes on.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/config.hpp"
+
+namespace dlrmsim::tools {
+
+/// One point: a complete scenario and the inputs that make it differ from the base.
+struct SweepPoint {
+  std::size_t index = 0;
+  std::string label;  // "key=value;key=value" or the scenario file name
+  std::vector<std::pair<std::string, std::string>> inputs;  // varied key -> value text
+  YAML::Node scenario;
+  std::string scenario_source;  // file name for error messages and relative paths
+};
+
+struct Sweep {
+  std::vector<std::string> input_keys;  // the axes' key paths (or "scenario" for file lists)
+  std::vector<SweepPoint> points;
+};
+
+/// Refuses sweeps larger than this many points (a 10^9-point grid would exhaust memory).
+inline constexpr std::size_t kMaxSweepPoints = 10'000'000;
+
+/// Reads and expands a sweep file. Errors (empty axis, zip of unequal lengths, bad range,
+/// too many points) are ConfigErrors naming the file, line and key.
+Sweep load_sweep(const std::string& path);
+
+/// The outcome of one point: status "ok", "infeasible" or "error", and named output values.
+struct PointOutcome {
+  std::string status = "ok";
+  std::string error;
+  std::map<std::string, std::string> outputs;
+};
+
+/// Evaluates one point (the scenario tree and the file name its relative paths are read from).
+using PointRunner = std::function<PointOutcome(const YAML::Node& scenario, const std::string& source)>;
+
+struct SweepOptions {
+  std::string output_path;
+  unsigned threads = 1;
+  bool resume = false;
+  bool progress = false;  // a progress line on stderr
+  /// For tests of interruption: end the process abruptly after this many new rows.
+  std::optional<std::size_t> stop_after;
+};
+
+/// The CSV columns: point, label, the input keys, status, error, then `output_columns`.
+std::vector<std::string> sweep_columns(const Sweep& sweep, const std::vector<std::string>& output_columns);
+std::string sweep_header(const Sweep& sweep, const std::vector<std::string>& output_columns);
+/// One CSV line (no newline) for a finished point.
+std::string sweep_row(const SweepPoint& point, const PointOutcome& outcome, const std::vector<std::string>& output_columns);
+
+/// Runs the whole sweep in this process on `options.threads` threads (see the top of this
+/// file for the file handling). Returns the number of points that failed.
+std::size_t run_sweep(const Sweep& sweep, const PointRunner& runner, const std::vector<std::string>& output_columns,
+                      const SweepOptions& options);
+
+// Pieces for distributed runs (each rank appends to a part file; rank 0 collects):
+/// Point indices already in a result file (an absent file has none).
+std::set<std::size_t> finished_points(const std::string& path, const std::string& header);
+/// The points of this rank (index % ranks == rank) that are not finished, in order.
+std::vector<std::size_t> points_to_run(const Sweep& sweep, const std::set<std::size_t>& finished, int rank, int ranks);
+/// Runs `todo`, appending one row per finished point to `append_path`. Returns failures.
+std::size_t run_points(const Sweep& sweep, const std::vector<std::size_t>& todo, const PointRunner& runner,
+                       const std::vector<std::string>& output_columns, const std::string& append_path,
+                       const SweepOptions& options);
+/// Rewrites `path` with the header and the rows of `path` and `parts` sorted by point index
+/// (dropping torn lines and duplicates), then removes the parts. Returns the row count.
+std::size_t collect_sweep_csv(const std::string& path, const std::vector<std::string>& parts, const std::string& header);
+
+/// CSV field quoting (RFC 4180): quotes fields holding a comma, quote or newline.
+std::string csv_field(const std::string& text);
+/// Splits one CSV line into fields (RFC 4180 quoting).
+std::vector<std::string> csv_split(const std::string& line);
+
+}  // namespace dlrmsim::tools
