@@ -1,0 +1,85 @@
+// Validation cases: value, ratio and best-of cases against a stand-in metric, the summary
+// (median and worst absolute error), failures outside tolerance and infeasible candidates.
+#include <doctest/doctest.h>
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/config.hpp"
+#include "tools/validate.hpp"
+
+using namespace dlrmsim;
+using namespace dlrmsim::tools;
+namespace fs = std::filesystem;
+
+namespace {
+// Stand-in metric: the scenario's `speed` key, or infeasible when `fits: false`.
+std::optional<double> fake_metric(const YAML::Node& scenario, const std::string&, const std::string& metric,
+                                  std::string& why) {
+  CHECK(metric == "throughput_samples_per_s");
+  if (scenario["fits"] && !scenario["fits"].as<bool>()) {
+    why = "gpu0 overflows by 5 GB";
+    return std::nullopt;
+  }
+  return scenario["speed"].as<double>();
+}
+
+struct Dir {
+  fs::path path;
+  Dir() {
+    std::string pattern = (fs::temp_directory_path() / "dlrmsim_validate_XXXXXX").string();
+    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+    path = pattern;
+  }
+  ~Dir() { fs::remove_all(path); }
+  void write(const std::string& name, const std::string& text) const {
+    fs::create_directories((path / name).parent_path());
+    std::ofstream(path / name) << text;
+  }
+};
+}  // namespace
+
+TEST_CASE("value, ratio and best cases with a summary of absolute errors") {
+  // Predicted 110 vs 100 (+10 %), 95 vs 100 (-5 %), ratio 110/55 = 2 vs 2.5 (-20 %, tolerance
+  // 10 %: fails). Median |error| of 10, 5, 20 % is 10 %, worst 20 %.
+  Dir d;
+  d.write("scen/s.yaml", "speed: 110\n");
+  d.write("scen/t.yaml", "speed: 95\n");
+  d.write("scen/u.yaml", "speed: 55\n");
+  d.write("scen/big.yaml", "speed: 1\nfits: false\n");
+  d.write("a.yaml", "case: A\nsource: paper\nkind: value\nscenario: scen/s.yaml\npublished: 100\ntolerance: 0.25\n");
+  d.write("b.yaml", "case: B\nsource: paper\nkind: value\nscenario: scen/s.yaml\nset: [speed=95]\npublished: 100\ntolerance: 0.25\n");
+  d.write("c.yaml", "case: C\nsource: paper\nkind: ratio\nnumerator: {scenario: scen/s.yaml}\ndenominator: {scenario: scen/u.yaml}\n"
+                    "published: 2.5\ntolerance: 0.1\n");
+  d.write("d.yaml", "case: D\nsource: paper\nkind: best\ncandidates:\n  hbm: {scenario: scen/big.yaml}\n  remote: {scenario: scen/u.yaml}\n"
+                    "  host: {scenario: scen/t.yaml}\nexpect: host\n");
+  const auto results = run_validation_dir(d.path.string(), fake_metric);
+  REQUIRE(results.size() == 4);
+  CHECK(*results[0].error == doctest::Approx(0.10));
+  CHECK(*results[1].error == doctest::Approx(-0.05));
+  CHECK(*results[2].error == doctest::Approx(-0.20));
+  CHECK_FALSE(results[2].passed);
+  CHECK(results[3].passed);
+  CHECK(results[3].predicted.find("hbm infeasible") != std::string::npos);
+  const ValidationSummary s = summarize(results);
+  CHECK(s.numeric_cases == 3);
+  CHECK(s.median_abs_error == doctest::Approx(0.10));
+  CHECK(s.worst_abs_error == doctest::Approx(0.20));
+  CHECK(s.failed == 1);
+  CHECK(validation_table(results).find("median absolute error 10.0 %, worst 20.0 %; 1 outside tolerance") !=
+        std::string::npos);
+  CHECK(validation_json(results).find("\"failed\": 1") != std::string::npos);
+}
+
+TEST_CASE("a malformed case is a located error") {
+  Dir d;
+  d.write("scen/s.yaml", "speed: 1\n");
+  d.write("x.yaml", "case: X\nsource: s\nkind: valu\nscenario: scen/s.yaml\npublished: 1\ntolerance: 0.1\n");
+  CHECK_THROWS_WITH_AS(run_validation_case((d.path / "x.yaml").string(), fake_metric),
+                       doctest::Contains("x.yaml:3:7: kind: 'valu' is not one of"), ConfigError);
+  d.write("y.yaml", "case: Y\nsource: s\nkind: value\nscenario: scen/s.yaml\npublished: 1\ntolerence: 0.1\n");
+  CHECK_THROWS_WITH_AS(run_validation_case((d.path / "y.yaml").string(), fake_metric),
+                       doctest::Contains("missing required key 'tolerance'"), ConfigError);
+}

@@ -1,0 +1,216 @@
+#include "tools/validate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "common/config.hpp"
+#include "tools/plot.hpp"
+
+namespace dlrmsim::tools {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string number(double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+/// A scenario reference: {scenario: PATH, set: [...]} resolved against the case file.
+std::optional<double> evaluate(const ConfigNode& ref, const std::string& metric_name, const MetricFunction& metric,
+                               std::string& why) {
+  const ConfigNode scenario_node = ref.child("scenario");
+  const fs::path path = fs::path(ref.source_dir()) / scenario_node.as<std::string>();
+  if (!fs::exists(path)) scenario_node.fail("scenario file '" + path.string() + "' does not exist");
+  YAML::Node tree = ConfigNode::load_file(path.string()).yaml();
+  if (auto set = ref.optional_child("set")) {
+    for (const ConfigNode& s : set->elements()) {
+      try {
+        apply_override(tree, s.as<std::string>());
+      } catch (const ConfigError& e) {
+        s.fail(e.what());
+      }
+    }
+  }
+  return metric(tree, path.string(), metric_name, why);
+}
+
+double evaluate_feasible(const ConfigNode& ref, const std::string& metric_name, const MetricFunction& metric) {
+  std::string why;
+  const auto v = evaluate(ref, metric_name, metric, why);
+  if (!v) throw std::runtime_error("infeasible: " + why);
+  return *v;
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+ValidationResult run_validation_case(const std::string& path, const MetricFunction& metric) {
+  const ConfigNode root = ConfigNode::load_file(path);
+  ValidationResult r;
+  r.file = fs::path(path).filename().string();
+  r.title = root.get<std::string>("case");
+  r.source = root.get<std::string>("source");
+  r.kind = root.get_choice("kind", {"value", "ratio", "best"});
+  const std::string metric_name = root.get_or<std::string>("metric", "throughput_samples_per_s");
+  try {
+    if (r.kind == "best") {
+      const std::string expect = root.get<std::string>("expect");
+      std::string winner;
+      double best = -1.0;
+      std::string detail;
+      for (const auto& [name, ref] : root.child("candidates").entries()) {
+        std::string why;
+        const auto v = evaluate(ref, metric_name, metric, why);
+        ref.finish();
+        detail += (detail.empty() ? "" : ", ") + name + " " + (v ? number(*v) : std::string("infeasible"));
+        if (v && *v > best) {
+          best = *v;
+          winner = name;
+        }
+      }
+      r.predicted = winner + " (" + detail + ")";
+      r.published = expect;
+      r.passed = winner == expect;
+      if (winner.empty()) r.failure = "no candidate is feasible";
+    } else {
+      const ConfigNode published = root.child("published");
+      r.published_value = published.as<double>();
+      published.check_positive(*r.published_value, false);
+      r.tolerance = root.get_positive<double>("tolerance");
+      if (r.kind == "value") {
+        r.predicted_value = evaluate_feasible(root, metric_name, metric);
+      } else {
+        const ConfigNode num = root.child("numerator");
+        const ConfigNode den = root.child("denominator");
+        r.predicted_value =
+            evaluate_feasible(num, metric_name, metric) / evaluate_feasible(den, metric_name, metric);
+        num.finish();
+        den.finish();
+      }
+      r.predicted = number(*r.predicted_value);
+      r.published = number(*r.published_value);
+      r.error = *r.predicted_value / *r.published_value - 1.0;
+      r.passed = std::fabs(*r.error) <= r.tolerance;
+    }
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const std::exception& e) {
+    r.failure = e.what();
+    r.passed = false;
+  }
+  root.finish();
+  return r;
+}
+
+std::vector<ValidationResult> run_validation_dir(const std::string& dir, const MetricFunction& metric) {
+  if (!fs::is_directory(dir)) throw ConfigError(dir + ": not a directory of validation cases");
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() == ".yaml") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw ConfigError(dir + ": no *.yaml validation cases");
+  std::vector<ValidationResult> out;
+  for (const auto& f : files) out.push_back(run_validation_case(f.string(), metric));
+  return out;
+}
+
+ValidationSummary summarize(const std::vector<ValidationResult>& results) {
+  ValidationSummary s;
+  std::vector<double> errors;
+  for (const auto& r : results) {
+    if (!r.passed) ++s.failed;
+    if (r.error) errors.push_back(std::fabs(*r.error));
+  }
+  s.numeric_cases = errors.size();
+  if (!errors.empty()) {
+    std::sort(errors.begin(), errors.end());
+    const std::size_t n = errors.size();
+    s.median_abs_error = n % 2 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
+    s.worst_abs_error = errors.back();
+  }
+  return s;
+}
+
+std::string validation_table(const std::vector<ValidationResult>& results) {
+  std::ostringstream out;
+  char line[512];
+  std::snprintf(line, sizeof line, "%-44s %-12s %-12s %8s %6s  %s\n", "case", "predicted", "published", "error", "ok",
+                "");
+  out << line;
+  for (const auto& r : results) {
+    const std::string err = r.error ? number(*r.error * 100.0) + " %" : "";
+    const std::string predicted = r.failure.empty() ? r.predicted : "failed";
+    std::snprintf(line, sizeof line, "%-44s %-12s %-12s %8s %6s", r.title.substr(0, 44).c_str(),
+                  r.kind == "best" ? predicted.substr(0, predicted.find(' ')).c_str() : predicted.c_str(),
+                  r.published.c_str(), err.c_str(), r.passed ? "yes" : "NO");
+    out << line;
+    if (r.kind == "best" && r.failure.empty()) out << "  " << predicted.substr(predicted.find(' ') + 1);
+    if (!r.failure.empty()) out << "  " << r.failure;
+    out << "\n";
+  }
+  const ValidationSummary s = summarize(results);
+  std::snprintf(line, sizeof line,
+                "%zu cases (%zu numeric): median absolute error %.1f %%, worst %.1f %%; %zu outside tolerance\n",
+                results.size(), s.numeric_cases, s.median_abs_error * 100.0, s.worst_abs_error * 100.0, s.failed);
+  out << line;
+  return out.str();
+}
+
+std::string validation_json(const std::vector<ValidationResult>& results) {
+  std::ostringstream out;
+  const ValidationSummary s = summarize(results);
+  out << "{\n  \"cases\": [";
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    out << (i ? "," : "") << "\n    {\"file\": " << json_string(r.file) << ", \"case\": " << json_string(r.title)
+        << ", \"kind\": " << json_string(r.kind) << ", \"predicted\": " << json_string(r.predicted)
+        << ", \"published\": " << json_string(r.published);
+    if (r.error) out << ", \"error\": " << number(*r.error) << ", \"tolerance\": " << number(r.tolerance);
+    out << ", \"passed\": " << (r.passed ? "true" : "false") << ", \"source\": " << json_string(r.source);
+    if (!r.failure.empty()) out << ", \"failure\": " << json_string(r.failure);
+    out << "}";
+  }
+  out << "\n  ],\n  \"median_abs_error\": " << number(s.median_abs_error)
+      << ",\n  \"worst_abs_error\": " << number(s.worst_abs_error) << ",\n  \"failed\": " << s.failed << "\n}\n";
+  return out.str();
+}
+
+void write_validation_plot(const std::vector<ValidationResult>& results, const std::string& path) {
+  Chart chart;
+  chart.title = "dlrmsim predictions against published results";
+  chart.x_label = "published";
+  chart.y_label = "predicted";
+  chart.log_log_diagonal = true;
+  Series within{"within tolerance", {}, {}};
+  Series outside{"outside tolerance", {}, {}};
+  for (const auto& r : results) {
+    if (!r.predicted_value || !r.published_value || *r.predicted_value <= 0.0) continue;
+    Series& s = r.passed ? within : outside;
+    s.x.push_back(number(*r.published_value));
+    s.y.push_back(*r.predicted_value);
+  }
+  for (Series* s : {&within, &outside}) {
+    if (!s->y.empty()) chart.series.push_back(*s);
+  }
+  write_chart(chart, path);
+}
+
+}  // namespace dlrmsim::tools
