@@ -64,10 +64,10 @@ TEST_CASE("grid expansion is the cartesian product with the last axis fastest") 
       "base: base.yaml\naxes:\n  - key: platform.nic\n    values: [100 Gbit/s, 400 Gbit/s]\n"
       "  - key: model.batch\n    values: [1024, 2048, 3000]\n");
   const Sweep sweep = load_sweep(sweep_file);
-  REQUIRE(sweep.points.size() == 6);
-  CHECK(sweep.points[1].label == "platform.nic=100 Gbit/s;model.batch=2048");
-  CHECK(sweep.points[3].label == "platform.nic=400 Gbit/s;model.batch=1024");
-  CHECK(sweep.points[5].scenario["model"]["batch"].as<int>() == 3000);
+  REQUIRE(sweep.size() == 6);
+  CHECK(sweep.point(1).label == "platform.nic=100 Gbit/s;model.batch=2048");
+  CHECK(sweep.point(3).label == "platform.nic=400 Gbit/s;model.batch=1024");
+  CHECK(sweep.point(5).scenario["model"]["batch"].as<int>() == 3000);
 }
 
 TEST_CASE("zip expansion pairs values and range axes generate numbers with units") {
@@ -78,9 +78,9 @@ TEST_CASE("zip expansion pairs values and range axes generate numbers with units
       "base: base.yaml\ncombine: zip\naxes:\n  - key: platform.nic\n    range: {from: 100, to: 400, step: 100, unit: Gbit/s}\n"
       "  - key: model.batch\n    values: [1, 2, 3, 4]\n");
   const Sweep sweep = load_sweep(sweep_file);
-  REQUIRE(sweep.points.size() == 4);
-  CHECK(sweep.points[2].inputs[0].second == "300 Gbit/s");
-  CHECK(sweep.points[2].inputs[1].second == "3");
+  REQUIRE(sweep.size() == 4);
+  CHECK(sweep.point(2).inputs[0].second == "300 Gbit/s");
+  CHECK(sweep.point(2).inputs[1].second == "3");
 }
 
 TEST_CASE("a failing point becomes a row and the others still run; -j gives the same file as -j 1") {
@@ -111,7 +111,7 @@ TEST_CASE("resume after a sweep killed half way gives the same CSV as an uninter
       "base: base.yaml\naxes:\n  - key: platform.nic\n    values: [100 Gbit/s, 200 Gbit/s, 400 Gbit/s]\n"
       "  - key: model.batch\n    range: {from: 1000, to: 4000, step: 1000}\n");
   const Sweep sweep = load_sweep(sweep_file);
-  REQUIRE(sweep.points.size() == 12);
+  REQUIRE(sweep.size() == 12);
   const std::string full = (s.dir / "full.csv").string();
   run_sweep(sweep, fake_runner, kOutputs, SweepOptions{full, 1, false, false, {}});
 
@@ -141,9 +141,9 @@ TEST_CASE("a list of scenario files is a sweep too") {
   s.write("a.yaml", kBase);
   s.write("b.yaml", "platform:\n  nic: 200 Gbit/s\nmodel:\n  batch: 10\n");
   const Sweep sweep = load_sweep(s.write("sweep.yaml", "points: [a.yaml, b.yaml]\n"));
-  REQUIRE(sweep.points.size() == 2);
-  CHECK(sweep.points[1].label == "b.yaml");
-  CHECK(sweep.input_keys == std::vector<std::string>{"scenario"});
+  REQUIRE(sweep.size() == 2);
+  CHECK(sweep.point(1).label == "b.yaml");
+  CHECK(sweep.input_keys() == std::vector<std::string>{"scenario"});
 }
 
 TEST_CASE("malformed sweeps are located errors") {
@@ -155,8 +155,14 @@ TEST_CASE("malformed sweeps are located errors") {
   const std::string zip = s.write("z.yaml", "base: base.yaml\ncombine: zip\naxes:\n  - key: a\n    values: [1, 2]\n"
                                             "  - key: b\n    values: [1]\n");
   CHECK_THROWS_WITH_AS(load_sweep(zip), doctest::Contains("zip needs axes of equal length"), ConfigError);
-  const std::string huge = s.write("h.yaml", "base: base.yaml\naxes:\n  - key: a\n    range: {from: 1, to: 1e9, step: 1}\n");
-  CHECK_THROWS_WITH_AS(load_sweep(huge), doctest::Contains("the limit is 10000000"), ConfigError);
+  const std::string huge = s.write("h.yaml", "base: base.yaml\naxes:\n  - key: a\n    range: {from: 1, to: 1e9, step: 0.5}\n");
+  CHECK_THROWS_WITH_AS(load_sweep(huge), doctest::Contains("the limit is 1000000"), ConfigError);
+  // 1000^3 = 10^9 points: refused before anything is expanded.
+  const std::string grid = s.write("g.yaml", "base: base.yaml\naxes:\n"
+                                             "  - {key: a, range: {from: 1, to: 1000, step: 1}}\n"
+                                             "  - {key: b, range: {from: 1, to: 1000, step: 1}}\n"
+                                             "  - {key: c, range: {from: 1, to: 1000, step: 1}}\n");
+  CHECK_THROWS_WITH_AS(load_sweep(grid), doctest::Contains("more than 100000000 points (the limit)"), ConfigError);
   const std::string typo = s.write("t.yaml", "base: base.yaml\naxis:\n  - key: a\n    values: [1]\n");
   CHECK_THROWS_WITH_AS(load_sweep(typo), doctest::Contains("missing required key 'axes'"), ConfigError);
   const std::string typo2 = s.write("t2.yaml", "base: base.yaml\naxes:\n  - key: a\n    valus: [1]\n");

@@ -21,10 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Axis {
-  std::string key;
-  std::vector<std::string> values;
-};
 
 std::string number_text(double v) {
   char buf[64];
@@ -32,8 +28,8 @@ std::string number_text(double v) {
   return buf;
 }
 
-Axis read_axis(const ConfigNode& node) {
-  Axis axis;
+SweepAxis read_axis(const ConfigNode& node) {
+  SweepAxis axis;
   axis.key = node.get<std::string>("key");
   if (axis.key.empty()) node.child("key").fail("the key path is empty");
   const bool has_values = node.has("values");
@@ -51,6 +47,7 @@ Axis read_axis(const ConfigNode& node) {
       }
     }
     if (axis.values.empty()) values.fail("the axis has no values; expected a non-empty list");
+    if (axis.values.size() > kMaxAxisValues) values.fail("the axis has more than " + std::to_string(kMaxAxisValues) + " values");
   } else {
     const ConfigNode range = node.child("range");
     const double from = range.get<double>("from");
@@ -61,8 +58,8 @@ Axis read_axis(const ConfigNode& node) {
     if (!(step > 0.0)) range.child("step").fail("the step must be positive");
     if (to < from) range.child("to").fail("'to' (" + number_text(to) + ") is below 'from' (" + number_text(from) + ")");
     const double count = std::floor((to - from) / step + 1e-9) + 1.0;
-    if (count > static_cast<double>(kMaxSweepPoints)) {
-      range.fail("the range has " + number_text(count) + " values; the limit is " + std::to_string(kMaxSweepPoints));
+    if (count > static_cast<double>(kMaxAxisValues)) {
+      range.fail("the range has " + number_text(count) + " values; the limit is " + std::to_string(kMaxAxisValues));
     }
     for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
       const double v = from + step * static_cast<double>(i);
@@ -86,15 +83,6 @@ YAML::Node load_base(const ConfigNode& root, std::string& source) {
   return base.yaml();
 }
 
-void add_scenario_file(Sweep& sweep, const fs::path& path) {
-  SweepPoint p;
-  p.index = sweep.points.size();
-  p.label = path.filename().string();
-  p.inputs = {{"scenario", path.string()}};
-  p.scenario_source = path.string();
-  p.scenario = ConfigNode::load_file(path.string()).yaml();
-  sweep.points.push_back(std::move(p));
-}
 
 }  // namespace
 
@@ -102,82 +90,94 @@ Sweep load_sweep(const std::string& path) {
   const ConfigNode root = ConfigNode::load_file(path);
   Sweep sweep;
   if (root.has("points") || root.has("points_dir")) {
-    sweep.input_keys = {"scenario"};
+    sweep.input_keys_ = {"scenario"};
     if (auto list = root.optional_child("points")) {
       for (const ConfigNode& item : list->elements()) {
         const fs::path p = fs::path(root.source_dir()) / item.as<std::string>();
-        if (!fs::exists(p)) item.fail("scenario file '" + p.string() + "' does not exist");
-        add_scenario_file(sweep, p);
+        if (!fs::is_regular_file(p)) item.fail("scenario file '" + p.string() + "' does not exist");
+        sweep.files_.push_back(p.string());
       }
     }
     if (auto dir = root.optional_child("points_dir")) {
       const fs::path d = fs::path(root.source_dir()) / dir->as<std::string>();
       if (!fs::is_directory(d)) dir->fail("'" + d.string() + "' is not a directory");
-      std::vector<fs::path> files;
+      std::vector<std::string> files;
       for (const auto& entry : fs::directory_iterator(d)) {
-        if (entry.path().extension() == ".yaml" || entry.path().extension() == ".yml") files.push_back(entry.path());
+        if (entry.path().extension() == ".yaml" || entry.path().extension() == ".yml") files.push_back(entry.path().string());
       }
       std::sort(files.begin(), files.end());
-      for (const auto& f : files) add_scenario_file(sweep, f);
+      sweep.files_.insert(sweep.files_.end(), files.begin(), files.end());
     }
     root.finish();
-    if (sweep.points.empty()) root.fail("the sweep has no points");
+    if (sweep.files_.empty()) root.fail("the sweep has no points");
+    sweep.size_ = sweep.files_.size();
     return sweep;
   }
 
-  std::string base_source;
-  const YAML::Node base = load_base(root, base_source);
-  const std::string combine = root.get_choice_or("combine", {"grid", "zip"}, "grid");
+  sweep.base_ = load_base(root, sweep.base_source_);
+  sweep.zip_ = root.get_choice_or("combine", {"grid", "zip"}, "grid") == "zip";
   const ConfigNode axes_node = root.child("axes");
-  std::vector<Axis> axes;
-  for (const ConfigNode& a : axes_node.elements()) axes.push_back(read_axis(a));
+  for (const ConfigNode& a : axes_node.elements()) sweep.axes_.push_back(read_axis(a));
   root.finish();
-  if (axes.empty()) axes_node.fail("the sweep has no axes; expected a list of {key, values} or {key, range}");
-  for (const Axis& a : axes) sweep.input_keys.push_back(a.key);
-
+  if (sweep.axes_.empty()) axes_node.fail("the sweep has no axes; expected a list of {key, values} or {key, range}");
+  for (const SweepAxis& a : sweep.axes_) {
+    sweep.input_keys_.push_back(a.key);
+    // Every value must apply cleanly to the base scenario (caught here, not at point 10^6).
+    YAML::Node probe = YAML::Clone(sweep.base_);
+    try {
+      apply_override(probe, a.key + "=" + a.values.front());
+    } catch (const ConfigError& e) {
+      axes_node.fail(e.what());
+    }
+  }
+  const auto& axes = sweep.axes_;
   std::size_t total = 1;
-  if (combine == "zip") {
+  if (sweep.zip_) {
     total = axes[0].values.size();
-    for (const Axis& a : axes) {
+    for (const SweepAxis& a : axes) {
       if (a.values.size() != total) {
         axes_node.fail("combine: zip needs axes of equal length; '" + axes[0].key + "' has " +
                        std::to_string(total) + " values, '" + a.key + "' has " + std::to_string(a.values.size()));
       }
     }
   } else {
-    for (const Axis& a : axes) {
+    for (const SweepAxis& a : axes) {
       if (total > kMaxSweepPoints / a.values.size()) {
         axes_node.fail("the grid has more than " + std::to_string(kMaxSweepPoints) +
-                       " points; split the sweep or use fewer values");
+                       " points (the limit); split the sweep or use fewer values");
       }
       total *= a.values.size();
     }
   }
-  sweep.points.reserve(total);
-  for (std::size_t i = 0; i < total; ++i) {
-    SweepPoint p;
-    p.index = i;
-    p.scenario_source = base_source;
-    p.scenario = YAML::Clone(base);
-    std::size_t rest = i;
-    std::vector<std::size_t> pick(axes.size());
-    for (std::size_t k = axes.size(); k-- > 0;) {  // last axis fastest
-      if (combine == "zip") {
-        pick[k] = i;
-      } else {
-        pick[k] = rest % axes[k].values.size();
-        rest /= axes[k].values.size();
-      }
-    }
-    for (std::size_t k = 0; k < axes.size(); ++k) {
-      const std::string& value = axes[k].values[pick[k]];
-      apply_override(p.scenario, axes[k].key + "=" + value);
-      p.inputs.emplace_back(axes[k].key, value);
-      p.label += (k ? ";" : "") + axes[k].key + "=" + value;
-    }
-    sweep.points.push_back(std::move(p));
-  }
+  sweep.size_ = total;
   return sweep;
+}
+
+SweepPoint Sweep::point(std::size_t index) const {
+  SweepPoint p;
+  p.index = index;
+  if (!files_.empty()) {
+    p.label = fs::path(files_[index]).filename().string();
+    p.inputs = {{"scenario", files_[index]}};
+    p.scenario_source = files_[index];
+    p.scenario = ConfigNode::load_file(files_[index]).yaml();
+    return p;
+  }
+  p.scenario_source = base_source_;
+  p.scenario = YAML::Clone(base_);
+  std::vector<std::size_t> pick(axes_.size());
+  std::size_t rest = index;
+  for (std::size_t k = axes_.size(); k-- > 0;) {  // last axis fastest
+    pick[k] = zip_ ? index : rest % axes_[k].values.size();
+    if (!zip_) rest /= axes_[k].values.size();
+  }
+  for (std::size_t k = 0; k < axes_.size(); ++k) {
+    const std::string& value = axes_[k].values[pick[k]];
+    apply_override(p.scenario, axes_[k].key + "=" + value);
+    p.inputs.emplace_back(axes_[k].key, value);
+    p.label += (k ? ";" : "") + axes_[k].key + "=" + value;
+  }
+  return p;
 }
 
 std::string csv_field(const std::string& text) {
@@ -217,7 +217,7 @@ std::vector<std::string> csv_split(const std::string& line) {
 
 std::vector<std::string> sweep_columns(const Sweep& sweep, const std::vector<std::string>& output_columns) {
   std::vector<std::string> cols{"point", "label"};
-  cols.insert(cols.end(), sweep.input_keys.begin(), sweep.input_keys.end());
+  cols.insert(cols.end(), sweep.input_keys().begin(), sweep.input_keys().end());
   cols.emplace_back("status");
   cols.emplace_back("error");
   cols.insert(cols.end(), output_columns.begin(), output_columns.end());
@@ -319,9 +319,12 @@ std::size_t run_points(const Sweep& sweep, const std::vector<std::size_t>& todo,
     while (true) {
       const std::size_t k = next.fetch_add(1);
       if (k >= todo.size()) return;
-      const SweepPoint& point = sweep.points[todo[k]];
       PointOutcome outcome;
+      SweepPoint point;
+      point.index = todo[k];
+      point.inputs.assign(sweep.input_keys().size(), {});
       try {
+        point = sweep.point(todo[k]);
         outcome = runner(point.scenario, point.scenario_source);
       } catch (const std::exception& e) {
         outcome.status = "error";
@@ -354,10 +357,8 @@ std::size_t run_points(const Sweep& sweep, const std::vector<std::size_t>& todo,
 
 std::vector<std::size_t> points_to_run(const Sweep& sweep, const std::set<std::size_t>& finished, int rank, int ranks) {
   std::vector<std::size_t> todo;
-  for (const SweepPoint& p : sweep.points) {
-    if (p.index % static_cast<std::size_t>(ranks) == static_cast<std::size_t>(rank) && !finished.count(p.index)) {
-      todo.push_back(p.index);
-    }
+  for (std::size_t i = static_cast<std::size_t>(rank); i < sweep.size(); i += static_cast<std::size_t>(ranks)) {
+    if (!finished.count(i)) todo.push_back(i);
   }
   return todo;
 }
