@@ -84,10 +84,18 @@ ActivityId ActivityGraph::add_transfer(Bytes bytes, std::span<const ResourceId> 
     throw GraphError("add_transfer: size must be zero or positive, got " + std::to_string(bytes.value()) + " B");
   }
   if (route.empty()) throw GraphError("add_transfer: the route is empty (a transfer crosses at least one resource)");
-  for (ResourceId r : route) {
+  for (std::size_t i = 0; i < route.size(); ++i) {
+    const ResourceId r = route[i];
     if (r.index >= resources_.size()) {
       throw GraphError("add_transfer: route goes through resource #" + std::to_string(r.index) +
                        ", which does not exist (" + std::to_string(resources_.size()) + " resources)");
+    }
+    // A route is a path: a resource crossed twice would count twice against its capacity
+    // in one model and once in another, so it is refused.
+    for (std::size_t j = 0; j < i; ++j) {
+      if (route[j] == r) {
+        throw GraphError("add_transfer: the route crosses resource '" + resources_[r.index].name + "' twice");
+      }
     }
   }
   Activity a;

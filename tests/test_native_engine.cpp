@@ -247,6 +247,7 @@ TEST_CASE("bad input raises a clear error") {
   CHECK_THROWS_WITH_AS(g.add_transfer(Bytes(1), std::vector{ResourceId{7}}), doctest::Contains("resource #7, which does not exist"), GraphError);
   CHECK_THROWS_WITH_AS(g.add_compute(s, Seconds(-1e-6)), doctest::Contains("duration must be zero or positive"), GraphError);
   CHECK_THROWS_WITH_AS(g.add_marker(std::vector{ActivityId{99}}), doctest::Contains("does not exist"), GraphError);
+  CHECK_THROWS_WITH_AS(g.add_transfer(Bytes(1), std::vector{link, link}), doctest::Contains("crosses resource 'link' twice"), GraphError);
   CHECK_THROWS_AS(g.add_resource("bad", BytesPerSecond(-5), Seconds(0)), GraphError);
   CHECK_THROWS_AS(g.add_resource("zero", BytesPerSecond(0), Seconds(0)), GraphError);
 }
