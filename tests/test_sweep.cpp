@@ -136,6 +136,19 @@ TEST_CASE("resume after a sweep killed half way gives the same CSV as an uninter
   CHECK(read(resumed) == read(full));
 }
 
+TEST_CASE("linked keys vary together inside a grid") {
+  // 2 NIC speeds x 2 linked (batch, nic-name) pairs = 4 points; batch and name always match.
+  Scratch s;
+  s.write("base.yaml", kBase);
+  const Sweep sweep = load_sweep(s.write("sweep.yaml",
+      "base: base.yaml\naxes:\n  - key: platform.nic\n    values: [100 Gbit/s, 400 Gbit/s]\n"
+      "  - keys: [model.batch, model.name]\n    values: [[1024, small], [4096, large]]\n"));
+  REQUIRE(sweep.size() == 4);
+  CHECK(sweep.point(1).label == "platform.nic=100 Gbit/s;model.batch=4096;model.name=large");
+  CHECK(sweep.point(2).label == "platform.nic=400 Gbit/s;model.batch=1024;model.name=small");
+  CHECK(sweep.input_keys() == std::vector<std::string>{"platform.nic", "model.batch", "model.name"});
+}
+
 TEST_CASE("a list of scenario files is a sweep too") {
   Scratch s;
   s.write("a.yaml", kBase);

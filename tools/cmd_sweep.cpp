@@ -74,7 +74,7 @@ int run_distributed(const Sweep& sweep, const SweepOptions& options) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
     collect_sweep_csv(options.output_path, parts, header);
-    std::cerr << sweep.points.size() << " points, " << total_failed << " failed; results in " << options.output_path
+    std::cerr << sweep.size() << " points, " << total_failed << " failed; results in " << options.output_path
               << " (" << ranks << " ranks)\n";
   }
   MPI_Finalize();
@@ -119,7 +119,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
 #endif
   }
   const std::size_t failed = run_sweep(sweep, run_scenario_point, scenario_output_columns(), options);
-  std::cerr << sweep.points.size() << " points, " << failed << " failed; results in " << options.output_path << "\n";
+  std::cerr << sweep.size() << " points, " << failed << " failed; results in " << options.output_path << "\n";
   return kExitOk;
 }
 

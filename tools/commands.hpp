@@ -28,5 +28,12 @@ struct Command {
 };
 
 int cmd_list(const std::vector<std::string>& args);
+int cmd_run(const std::vector<std::string>& args);
+int cmd_fit_profile(const std::vector<std::string>& args);
+int cmd_platform(const std::vector<std::string>& args);
+int cmd_place(const std::vector<std::string>& args);
+int cmd_sweep(const std::vector<std::string>& args);
+int cmd_plot(const std::vector<std::string>& args);
+int cmd_validate(const std::vector<std::string>& args);
 
 }  // namespace dlrmsim::tools

@@ -8,6 +8,7 @@
 #include <boost/program_options/errors.hpp>
 
 #include "common/config.hpp"
+#include "placement/placement.hpp"
 #include "sim/activity_graph.hpp"
 #include "tools/commands.hpp"
 
@@ -16,6 +17,13 @@ namespace {
 
 constexpr std::array kCommands{
     Command{"list", "list the registered engine backends and other implementations", &cmd_list},
+    Command{"run", "simulate a scenario: throughput, step time, breakdown, utilisation, memory, placement", &cmd_run},
+    Command{"fit-profile", "fit a device profile to calibration measurements (dlrmsim-calibrate)", &cmd_fit_profile},
+    Command{"platform", "describe a hardware platform file: nodes, devices, links, bandwidths", &cmd_platform},
+    Command{"place", "plan the embedding placement of a scenario: tiers, sharding, memory per device", &cmd_place},
+    Command{"sweep", "run many what-if points of a scenario (grid or zip of axes) into a CSV file", &cmd_sweep},
+    Command{"plot", "draw a line or bar chart from a sweep's CSV file (SVG or PNG)", &cmd_plot},
+    Command{"validate", "compare predictions with published results (validation/cases/)", &cmd_validate},
 };
 
 void usage(std::ostream& out) {
@@ -64,6 +72,9 @@ int main(int argc, char** argv) {
   } catch (const sim::GraphError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return tools::kExitBadInput;
+  } catch (const placement::InfeasiblePlacement& e) {
+    std::cerr << "infeasible: " << e.what() << "\n";
+    return tools::kExitInfeasible;
   } catch (const tools::InfeasibleJob& e) {
     std::cerr << "infeasible: " << e.what() << "\n";
     return tools::kExitInfeasible;

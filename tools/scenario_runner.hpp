@@ -1,15 +1,20 @@
 // One sweep point: simulate a scenario tree and report its main outputs as CSV columns.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include "models/simulation.hpp"
 #include "tools/sweep.hpp"
 
 namespace dlrmsim::tools {
 
 /// The output columns of a scenario point, in CSV order.
 const std::vector<std::string>& scenario_output_columns();
+
+/// The output columns' values for a finished run.
+std::map<std::string, std::string> report_columns(const models::RunReport& report);
 
 /// Loads `scenario` (relative paths resolved against `source`'s directory), simulates it
 /// and fills the output columns; an infeasible job becomes status "infeasible" with the

@@ -28,8 +28,34 @@ std::string number_text(double v) {
   return buf;
 }
 
-SweepAxis read_axis(const ConfigNode& node) {
+std::string value_text(const ConfigNode& v) {
+  if (v.is_scalar()) return v.as<std::string>();
+  YAML::Emitter out;
+  out << YAML::Flow << v.yaml();
+  return out.c_str();
+}
+
+/// One entry of `axes:`; a linked axis (`keys: [...]`, each value a list with one element per
+/// key) gives several SweepAxis that vary together (same `group`).
+std::vector<SweepAxis> read_axis(const ConfigNode& node, std::size_t group) {
+  std::vector<SweepAxis> axes;
+  if (node.has("keys")) {
+    for (const ConfigNode& k : node.child("keys").elements()) axes.push_back(SweepAxis{k.as<std::string>(), {}, group});
+    if (axes.empty()) node.child("keys").fail("expected a non-empty list of key paths");
+    const ConfigNode values = node.child("values");
+    for (const ConfigNode& v : values.elements()) {
+      const auto parts = v.elements();
+      if (parts.size() != axes.size()) {
+        v.fail("expected a list of " + std::to_string(axes.size()) + " values, one per key");
+      }
+      for (std::size_t i = 0; i < parts.size(); ++i) axes[i].values.push_back(value_text(parts[i]));
+    }
+    if (axes[0].values.empty()) values.fail("the axis has no values; expected a non-empty list");
+    node.finish();
+    return axes;
+  }
   SweepAxis axis;
+  axis.group = group;
   axis.key = node.get<std::string>("key");
   if (axis.key.empty()) node.child("key").fail("the key path is empty");
   const bool has_values = node.has("values");
@@ -37,15 +63,7 @@ SweepAxis read_axis(const ConfigNode& node) {
   if (has_values == has_range) node.fail("an axis needs exactly one of 'values' (a list) or 'range'");
   if (has_values) {
     const ConfigNode values = node.child("values");
-    for (const ConfigNode& v : values.elements()) {
-      if (v.is_scalar()) {
-        axis.values.push_back(v.as<std::string>());
-      } else {
-        YAML::Emitter out;
-        out << YAML::Flow << v.yaml();
-        axis.values.emplace_back(out.c_str());
-      }
-    }
+    for (const ConfigNode& v : values.elements()) axis.values.push_back(value_text(v));
     if (axis.values.empty()) values.fail("the axis has no values; expected a non-empty list");
     if (axis.values.size() > kMaxAxisValues) values.fail("the axis has more than " + std::to_string(kMaxAxisValues) + " values");
   } else {
@@ -67,7 +85,8 @@ SweepAxis read_axis(const ConfigNode& node) {
     }
   }
   node.finish();
-  return axis;
+  axes.push_back(std::move(axis));
+  return axes;
 }
 
 YAML::Node load_base(const ConfigNode& root, std::string& source) {
@@ -117,7 +136,11 @@ Sweep load_sweep(const std::string& path) {
   sweep.base_ = load_base(root, sweep.base_source_);
   sweep.zip_ = root.get_choice_or("combine", {"grid", "zip"}, "grid") == "zip";
   const ConfigNode axes_node = root.child("axes");
-  for (const ConfigNode& a : axes_node.elements()) sweep.axes_.push_back(read_axis(a));
+  std::size_t groups = 0;
+  for (const ConfigNode& a : axes_node.elements()) {
+    for (SweepAxis& axis : read_axis(a, groups)) sweep.axes_.push_back(std::move(axis));
+    ++groups;
+  }
   root.finish();
   if (sweep.axes_.empty()) axes_node.fail("the sweep has no axes; expected a list of {key, values} or {key, range}");
   for (const SweepAxis& a : sweep.axes_) {
@@ -141,7 +164,9 @@ Sweep load_sweep(const std::string& path) {
       }
     }
   } else {
-    for (const SweepAxis& a : axes) {
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+      const SweepAxis& a = axes[k];
+      if (k > 0 && axes[k - 1].group == a.group) continue;  // linked to the previous axis
       if (total > kMaxSweepPoints / a.values.size()) {
         axes_node.fail("the grid has more than " + std::to_string(kMaxSweepPoints) +
                        " points (the limit); split the sweep or use fewer values");
@@ -167,9 +192,15 @@ SweepPoint Sweep::point(std::size_t index) const {
   p.scenario = YAML::Clone(base_);
   std::vector<std::size_t> pick(axes_.size());
   std::size_t rest = index;
-  for (std::size_t k = axes_.size(); k-- > 0;) {  // last axis fastest
-    pick[k] = zip_ ? index : rest % axes_[k].values.size();
-    if (!zip_) rest /= axes_[k].values.size();
+  for (std::size_t k = axes_.size(); k-- > 0;) {  // last axis fastest; linked axes share a pick
+    if (zip_) {
+      pick[k] = index;
+    } else if (k + 1 < axes_.size() && axes_[k + 1].group == axes_[k].group) {
+      pick[k] = pick[k + 1];
+    } else {
+      pick[k] = rest % axes_[k].values.size();
+      rest /= axes_[k].values.size();
+    }
   }
   for (std::size_t k = 0; k < axes_.size(); ++k) {
     const std::string& value = axes_[k].values[pick[k]];

@@ -8,6 +8,8 @@
 //       values: ["100 Gbit/s", "400 Gbit/s"]
 //     - key: model.global_batch_size
 //       range: {from: 1024, to: 8192, step: 1024}      # numbers; `unit: "Gbit/s"` appends a unit
+//     - keys: [training.mode, placement.tiers]         # linked keys vary together:
+//       values: [[hybrid_parallel_sync, [gpu_hbm]], [parameter_server, [remote_ps]]]
 // or, instead of base/axes, a list of scenario files or a directory of them:
 //   points: [a.yaml, b.yaml]          # or   points_dir: ../scenarios
 //
@@ -45,6 +47,7 @@ struct SweepPoint {
 struct SweepAxis {
   std::string key;
   std::vector<std::string> values;
+  std::size_t group = 0;  // axes of one group (a linked `keys:` axis) vary together
 };
 
 /// An expanded sweep. Points are materialised one at a time (point(i)), so a sweep of

@@ -1,0 +1,209 @@
+#include "models/cost_models.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace dlrmsim::models {
+
+GemmDtype gemm_dtype_for(Precision compute, const DeviceProfile& profile) {
+  GemmDtype d = GemmDtype::fp32;
+  switch (compute) {
+    case Precision::fp32: d = GemmDtype::fp32; break;
+    case Precision::tf32: d = GemmDtype::tf32; break;
+    case Precision::bf16: d = GemmDtype::bf16; break;
+    case Precision::fp16: d = GemmDtype::fp16; break;
+    case Precision::fp8: d = GemmDtype::fp8; break;
+    case Precision::int8:
+      throw std::invalid_argument("compute precision int8 has no dense GEMM model; use fp32, tf32, bf16, fp16 or fp8");
+  }
+  if (!profile.supports(d)) {
+    throw std::invalid_argument("device profile '" + profile.name + "' has no GEMM coefficients for " +
+                                std::string(name_of(d)) + " (the model's compute precision)");
+  }
+  return d;
+}
+
+namespace {
+
+Seconds memory_time(const DeviceProfile& p, Bytes bytes) { return bytes / p.achievable_hbm_bandwidth(); }
+
+}  // namespace
+
+std::vector<DenseOperatorCost> gpu_dense_costs(const ModelSpec& model, const DeviceProfile& profile,
+                                               std::int64_t local_batch) {
+  const GemmDtype dt = gemm_dtype_for(model.compute_precision, profile);
+  const Bytes elem = operand_bytes(dt);
+  const Seconds launch = profile.kernel_launch_overhead();
+  const std::int64_t b = std::max<std::int64_t>(local_batch, 1);
+  std::vector<DenseOperatorCost> out;
+  for (const DenseLayer& l : model.dense_layers()) {
+    DenseOperatorCost c;
+    c.name = l.name;
+    c.parameters = l.parameters;
+    switch (l.kind) {
+      case DenseLayer::Kind::bottom_mlp:
+      case DenseLayer::Kind::top_mlp:
+        c.forward = profile.gemm_time(b, l.out, l.in, dt) + launch;
+        c.backward = profile.gemm_time(b, l.in, l.out, dt) + profile.gemm_time(l.in, l.out, b, dt) + launch * 2.0;
+        c.forward_kernels = 1;
+        c.backward_kernels = 2;
+        break;
+      case DenseLayer::Kind::interaction: {
+        const Bytes activation_bytes = elem * (l.activation_elements_per_sample * static_cast<double>(b));
+        switch (model.interaction.kind) {
+          case Interaction::Kind::dot: {
+            const std::int64_t vectors = model.table_count() + 1;
+            const int d = model.common_embedding_dim();
+            const Seconds gemm = profile.gemm_time(b * vectors, vectors, d, dt);
+            const Seconds floor = memory_time(profile, activation_bytes);
+            c.forward = std::max(gemm, floor) + launch;
+            c.backward = std::max(gemm * 2.0, floor * 2.0) + launch * 2.0;
+            c.forward_kernels = 1;
+            c.backward_kernels = 2;
+            break;
+          }
+          case Interaction::Kind::concat:
+            c.forward = memory_time(profile, activation_bytes) + launch;
+            c.backward = memory_time(profile, activation_bytes) + launch;
+            c.forward_kernels = c.backward_kernels = 1;
+            break;
+          case Interaction::Kind::dcnv2: {
+            const std::int64_t w = l.in;
+            const std::int64_t r = model.interaction.low_rank;
+            const int layers = model.interaction.cross_layers;
+            Seconds fwd{0.0}, bwd{0.0};
+            for (int i = 0; i < layers; ++i) {
+              if (r > 0) {
+                fwd += profile.gemm_time(b, r, w, dt) + profile.gemm_time(b, w, r, dt);
+                bwd += profile.gemm_time(b, w, r, dt) + profile.gemm_time(w, r, b, dt) +  // V: dX, dW
+                       profile.gemm_time(b, r, w, dt) + profile.gemm_time(r, w, b, dt);   // U: dX, dW
+              } else {
+                fwd += profile.gemm_time(b, w, w, dt);
+                bwd += profile.gemm_time(b, w, w, dt) + profile.gemm_time(w, w, b, dt);
+              }
+            }
+            // Elementwise x0 * (.) + b + x: read x0, the GEMM output and x, write x_{l+1}
+            // (4 w elements per sample per layer), twice as much backward.
+            const Bytes elementwise = elem * (4.0 * static_cast<double>(w) * static_cast<double>(b) * layers);
+            fwd += memory_time(profile, elementwise);
+            bwd += memory_time(profile, elementwise * 2.0);
+            const int gemms_per_layer = r > 0 ? 2 : 1;
+            c.forward_kernels = layers * (gemms_per_layer + 1);
+            c.backward_kernels = layers * (2 * gemms_per_layer + 1);
+            c.forward = fwd + launch * static_cast<double>(c.forward_kernels);
+            c.backward = bwd + launch * static_cast<double>(c.backward_kernels);
+            break;
+          }
+        }
+        break;
+      }
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+Bytes dense_optimizer_bytes_per_parameter(const ModelSpec& model) {
+  const double state_values = model.dense_optimizer.dense_state_values_per_parameter();
+  return element_size(Precision::fp32) * 2.0 + element_size(model.communication_precision) +
+         element_size(model.dense_optimizer.state_dtype) * (2.0 * state_values);
+}
+
+Seconds gpu_dense_optimizer_time(const ModelSpec& model, const DeviceProfile& profile, double parameters) {
+  return memory_time(profile, dense_optimizer_bytes_per_parameter(model) * parameters) + profile.kernel_launch_overhead();
+}
+
+Seconds cpu_dense_optimizer_time(const ModelSpec& model, const topo::CpuSocketSpec& cpu, double parameters) {
+  if (cpu.dram_bandwidth.value() <= 0.0) throw std::invalid_argument("CPU '" + cpu.model + "' has no DRAM bandwidth");
+  return dense_optimizer_bytes_per_parameter(model) * parameters / cpu.dram_bandwidth;
+}
+
+Seconds gpu_embedding_forward_time(const DeviceProfile& profile, const GatherWork& work) {
+  if (work.lookups <= 0.0) return Seconds(0.0);
+  return profile.embedding_forward_time(work.lookups, work.row_bytes, std::max(work.pooling, 1.0));
+}
+
+Seconds gpu_embedding_backward_time(const DeviceProfile& profile, const GatherWork& work, const Optimizer& optimizer) {
+  if (work.lookups <= 0.0) return Seconds(0.0);
+  const double pooling = std::max(work.pooling, 1.0);
+  switch (optimizer.kind) {
+    case OptimizerKind::sgd:
+      return profile.embedding_backward_time(work.lookups, work.row_bytes, pooling, EmbeddingOptimizer::sgd);
+    case OptimizerKind::rowwise_adagrad:
+      return profile.embedding_backward_time(work.lookups, work.row_bytes, pooling, EmbeddingOptimizer::rowwise_adagrad);
+    case OptimizerKind::adagrad:
+    case OptimizerKind::adam: {
+      const Seconds rowwise =
+          profile.embedding_backward_time(work.lookups, work.row_bytes, pooling, EmbeddingOptimizer::rowwise_adagrad);
+      const Bytes state_elem = element_size(optimizer.state_dtype);
+      const double values_per_element = optimizer.kind == OptimizerKind::adam ? 2.0 : 1.0;
+      const Bytes full_state = state_elem * (values_per_element * static_cast<double>(work.columns));
+      const Bytes rowwise_state = state_elem;
+      return rowwise * ((work.row_bytes + full_state) / (work.row_bytes + rowwise_state));
+    }
+  }
+  return Seconds(0.0);
+}
+
+Bytes uvm_effective_bytes(const DeviceProfile& profile, double misses, Bytes row_bytes, BytesPerSecond route_bandwidth) {
+  if (misses <= 0.0) return Bytes(0.0);
+  const Seconds t = profile.uvm_gather_time(misses, row_bytes);
+  return route_bandwidth * t;
+}
+
+Bytes copy_effective_bytes(const DeviceProfile& profile, CopyKind kind, Bytes bytes, BytesPerSecond route_bandwidth) {
+  const CopyCoefficients& c = profile.copy(kind);
+  if (c.bandwidth.value() <= 0.0) return bytes;
+  return bytes * (route_bandwidth / c.bandwidth);
+}
+
+BytesPerSecond cpu_gather_bandwidth(const topo::CpuSocketSpec& cpu) {
+  const BytesPerSecond cores = cpu.gather_bandwidth_per_core * static_cast<double>(cpu.cores);
+  if (cores.value() <= 0.0) return cpu.dram_bandwidth;
+  if (cpu.dram_bandwidth.value() <= 0.0) return cores;
+  return std::min(cores, cpu.dram_bandwidth);
+}
+
+namespace {
+Bytes granular(Bytes b, Bytes granule) { return b < granule ? granule : b; }
+}  // namespace
+
+Seconds cpu_gather_time(const topo::CpuSocketSpec& cpu, double rows, Bytes row_bytes, Bytes granule) {
+  if (rows <= 0.0) return Seconds(0.0);
+  const BytesPerSecond bw = cpu_gather_bandwidth(cpu);
+  if (bw.value() <= 0.0) {
+    throw std::invalid_argument("CPU '" + cpu.model + "' has neither a DRAM bandwidth nor a per-core gather bandwidth");
+  }
+  return granular(row_bytes, granule) * rows / bw;
+}
+
+Seconds cpu_update_time(const topo::CpuSocketSpec& cpu, double rows, Bytes row_bytes, Bytes state_bytes_per_row,
+                        Bytes granule) {
+  if (rows <= 0.0) return Seconds(0.0);
+  Bytes per_row = granular(row_bytes, granule) * 2.0;
+  if (state_bytes_per_row.value() > 0.0) per_row += granular(state_bytes_per_row, granule) * 2.0;
+  return per_row * rows / cpu_gather_bandwidth(cpu);
+}
+
+FlopsPerSecond cpu_peak(const topo::CpuSocketSpec& cpu, Precision compute) {
+  topo::Precision p = topo::Precision::fp32;
+  switch (compute) {
+    case Precision::fp32:
+    case Precision::tf32: p = topo::Precision::fp32; break;
+    case Precision::bf16: p = topo::Precision::bf16; break;
+    case Precision::fp16: p = topo::Precision::fp16; break;
+    case Precision::fp8: p = topo::Precision::fp8; break;
+    case Precision::int8: p = topo::Precision::int8; break;
+  }
+  if (auto r = cpu.peak.get(p)) return *r;
+  throw std::invalid_argument("CPU '" + cpu.model + "' has no peak FLOP/s for " + std::string(to_string(compute)) +
+                              " in the platform file");
+}
+
+Seconds cpu_dense_time(const topo::CpuSocketSpec& cpu, Flops flops, Precision compute, double efficiency) {
+  if (flops.value() <= 0.0) return Seconds(0.0);
+  if (!(efficiency > 0.0)) throw std::invalid_argument("CPU dense efficiency must be positive");
+  return flops / (cpu_peak(cpu, compute) * efficiency);
+}
+
+}  // namespace dlrmsim::models

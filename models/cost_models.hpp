@@ -1,0 +1,129 @@
+// Per-operator cost models: the duration of each kernel or host task of a training step.
+//
+// Every coefficient comes from a GPU's DeviceProfile (configs/calibration/*.yaml, see
+// device_profile.hpp for the fitted forms) or from the platform file (CPU sockets: cores,
+// DRAM bandwidth, per-core gather bandwidth, peak FLOP/s), never from constants here. The
+// formulas, following ../shared/DESIGN.md "Cost models and calibration":
+//
+//  Dense layers on a GPU, local batch b (FLOPs and shapes from ModelSpec::dense_layers):
+//    linear forward          gemm(m=b, n=out, k=in)
+//    linear backward         gemm(b, in, out) [input gradient] + gemm(in, out, b) [weight gradient]
+//    dot interaction         one tall GEMM standing for the batched X X^T: gemm(b (F+1), F+1, d),
+//                            backward twice that (dX = (dZ + dZ^T) X); floored by its
+//                            activation traffic over achievable HBM bandwidth
+//    DCNv2 cross layer       gemm(b, r, w) + gemm(b, w, r) forward, four GEMMs backward, plus the
+//                            elementwise x0 * (.) + x traffic over achievable HBM bandwidth
+//    concat interaction      a copy: activation bytes over achievable HBM bandwidth
+//  where gemm() is DeviceProfile::gemm_time (peak x efficiency(m, n, k), floored by operand
+//  traffic) and each kernel adds the profile's launch overhead.
+//    dense optimiser update  memory bound: fp32 master weights read + written, gradient read,
+//                            optimiser state read + written, over achievable HBM bandwidth
+//                            (a fused multi-tensor kernel: one launch).
+//
+//  Embeddings on a GPU (FBGEMM-style table-batched kernel: one launch per pass per GPU):
+//    forward                 DeviceProfile::embedding_forward_time(lookups, row bytes, pooling)
+//    backward + update       DeviceProfile::embedding_backward_time with the profile's measured
+//                            multiple for SGD or row-wise Adagrad. Full Adagrad and Adam keep a
+//                            per-element state that the update reads and writes with the row;
+//                            their time is the row-wise Adagrad time scaled by
+//                            (row bytes + state bytes per row) / (row bytes + row-wise state
+//                            bytes per row) (assumption: the update is memory bound).
+//    UVM misses              the rows that miss the HBM cache cross PCIe: "effective bytes"
+//                            = misses x uvm_access_bytes / uvm_efficiency, a transfer on the
+//                            host -> GPU route, so it shares PCIe with copies. Effective bytes
+//                            are scaled by (route bandwidth / profile PCIe bandwidth) so that an
+//                            uncontended transfer takes exactly DeviceProfile::uvm_gather_time.
+//
+//  Host-device copies: transfers on the PCIe route whose bytes are scaled by (route bandwidth /
+//  measured copy bandwidth) for the same reason (an uncontended copy takes the measured time).
+//
+//  Embeddings on a CPU socket (host_dram tier, parameter servers, CPU trainers):
+//    gather                  rows x max(row bytes, granule) / min(DRAM bandwidth,
+//                            cores x gather bandwidth per core)
+//    update (backward)       read-modify-write of each touched row and of its optimiser state:
+//                            rows x (2 max(row bytes, granule) + 2 max(state bytes, granule)
+//                            if any state) over the same rate
+//  The granule is the CPU's cache line (platform: CpuSocketSpec, see devices.hpp: "64-byte
+//  cache-line granules") taken as the access granule placement uses for CPU sockets.
+//    dense layers on a CPU   FLOPs / (socket peak at the compute precision x dense efficiency);
+//                            the dense efficiency is a scenario input (training.cpu.dense_efficiency)
+//                            because no CPU calibration profile exists yet.
+//
+// Validity: the GEMM and gather forms hold within the ranges their profile was fitted on
+// (device_profile.hpp); operators below a few microseconds are dominated by launch overhead.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/units.hpp"
+#include "models/device_profile.hpp"
+#include "models/model_spec.hpp"
+#include "topologies/devices.hpp"
+
+namespace dlrmsim::models {
+
+/// The GEMM dtype a compute precision runs in; int8 has no dense GEMM here. Throws
+/// std::invalid_argument naming the device when its profile lacks the dtype.
+GemmDtype gemm_dtype_for(Precision compute, const DeviceProfile& profile);
+
+/// Time of one dense operator (forward, backward) for a local batch, and its gradient size.
+struct DenseOperatorCost {
+  std::string name;
+  Seconds forward;
+  Seconds backward;
+  double parameters = 0.0;  // trainable parameters (their gradients are all-reduced)
+  int forward_kernels = 0;
+  int backward_kernels = 0;
+};
+
+/// Costs of the dense operators in forward order on one GPU (launch overheads included).
+std::vector<DenseOperatorCost> gpu_dense_costs(const ModelSpec& model, const DeviceProfile& profile,
+                                               std::int64_t local_batch);
+
+/// Fused dense optimiser update of `parameters` parameters on a GPU.
+Seconds gpu_dense_optimizer_time(const ModelSpec& model, const DeviceProfile& profile, double parameters);
+/// Bytes the dense optimiser update moves per parameter (fp32 master weight read + write,
+/// gradient read, optimiser state read + write).
+Bytes dense_optimizer_bytes_per_parameter(const ModelSpec& model);
+/// The same update on a CPU socket: memory bound over its DRAM bandwidth.
+Seconds cpu_dense_optimizer_time(const ModelSpec& model, const topo::CpuSocketSpec& cpu, double parameters);
+
+/// Embedding work of one GPU in one pass: rows gathered and rows per pooled bag.
+struct GatherWork {
+  double lookups = 0.0;  // rows gathered
+  Bytes row_bytes;       // bytes of one row (shard columns x element size)
+  double pooling = 1.0;  // rows per bag (lookups per sample)
+  int columns = 0;       // elements per row (for per-element optimiser state)
+};
+
+/// Forward gather time of rows in HBM (no launch overhead: one launch per pass is added by
+/// the caller for the table-batched kernel).
+Seconds gpu_embedding_forward_time(const DeviceProfile& profile, const GatherWork& work);
+/// Backward + optimiser update of rows in HBM (no launch overhead).
+Seconds gpu_embedding_backward_time(const DeviceProfile& profile, const GatherWork& work, const Optimizer& optimizer);
+/// Bytes to put on the host -> GPU route for `misses` zero-copy row reads so that an
+/// uncontended transfer over a route of `route_bandwidth` lasts DeviceProfile::uvm_gather_time.
+Bytes uvm_effective_bytes(const DeviceProfile& profile, double misses, Bytes row_bytes, BytesPerSecond route_bandwidth);
+/// Bytes to put on a PCIe route for a cudaMemcpyAsync of `bytes` so that an uncontended transfer
+/// lasts as long as the profile's measured copy (minus its fixed latency, which the route's
+/// latency stands for).
+Bytes copy_effective_bytes(const DeviceProfile& profile, CopyKind kind, Bytes bytes, BytesPerSecond route_bandwidth);
+
+/// CPU socket costs (coefficients from the platform file).
+struct CpuCostInputs {
+  Bytes granule;                 // cache line
+  double dense_efficiency = 0.0;  // fraction of peak reached by dense layers (scenario input)
+};
+/// Rows per second and bytes per second one socket sustains for random row reads.
+BytesPerSecond cpu_gather_bandwidth(const topo::CpuSocketSpec& cpu);
+Seconds cpu_gather_time(const topo::CpuSocketSpec& cpu, double rows, Bytes row_bytes, Bytes granule);
+Seconds cpu_update_time(const topo::CpuSocketSpec& cpu, double rows, Bytes row_bytes, Bytes state_bytes_per_row,
+                        Bytes granule);
+/// Peak FLOP/s of a socket at a compute precision (tf32 falls back to fp32 on CPUs, which have
+/// no tf32 mode); std::invalid_argument when the platform gives no figure.
+FlopsPerSecond cpu_peak(const topo::CpuSocketSpec& cpu, Precision compute);
+Seconds cpu_dense_time(const topo::CpuSocketSpec& cpu, Flops flops, Precision compute, double efficiency);
+
+}  // namespace dlrmsim::models

@@ -1,0 +1,469 @@
+#include "models/device_profile.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <stdexcept>
+
+namespace dlrmsim::models {
+
+// --- names -----------------------------------------------------------------------------
+
+std::string_view name_of(GemmDtype dtype) {
+  switch (dtype) {
+    case GemmDtype::fp32: return "fp32";
+    case GemmDtype::tf32: return "tf32";
+    case GemmDtype::bf16: return "bf16";
+    case GemmDtype::fp16: return "fp16";
+    case GemmDtype::fp8: return "fp8";
+  }
+  return "?";
+}
+
+std::optional<GemmDtype> gemm_dtype_from_name(std::string_view name) {
+  for (GemmDtype d : kGemmDtypes) {
+    if (name_of(d) == name) return d;
+  }
+  return std::nullopt;
+}
+
+Bytes operand_bytes(GemmDtype dtype) {
+  switch (dtype) {
+    case GemmDtype::fp32:
+    case GemmDtype::tf32: return Bytes(4.0);
+    case GemmDtype::bf16:
+    case GemmDtype::fp16: return Bytes(2.0);
+    case GemmDtype::fp8: return Bytes(1.0);
+  }
+  return Bytes(4.0);
+}
+
+Bytes output_bytes(GemmDtype dtype) {
+  return dtype == GemmDtype::fp8 ? Bytes(2.0) : operand_bytes(dtype);
+}
+
+std::string_view name_of(EmbeddingOptimizer optimizer) {
+  switch (optimizer) {
+    case EmbeddingOptimizer::sgd: return "sgd";
+    case EmbeddingOptimizer::rowwise_adagrad: return "rowwise_adagrad";
+  }
+  return "?";
+}
+
+std::optional<EmbeddingOptimizer> embedding_optimizer_from_name(std::string_view name) {
+  for (EmbeddingOptimizer o : kEmbeddingOptimizers) {
+    if (name_of(o) == name) return o;
+  }
+  return std::nullopt;
+}
+
+std::string_view name_of(CopyKind kind) {
+  switch (kind) {
+    case CopyKind::h2d_pinned: return "h2d_pinned";
+    case CopyKind::h2d_pageable: return "h2d_pageable";
+    case CopyKind::d2h_pinned: return "d2h_pinned";
+    case CopyKind::d2h_pageable: return "d2h_pageable";
+    case CopyKind::d2d: return "d2d";
+  }
+  return "?";
+}
+
+std::optional<CopyKind> copy_kind_from_name(std::string_view name) {
+  for (CopyKind k : kCopyKinds) {
+    if (name_of(k) == name) return k;
+  }
+  return std::nullopt;
+}
+
+// --- model evaluation ------------------------------------------------------------------
+
+double saturation(double x, double half) {
+  if (!(x > 0.0)) return 0.0;
+  return x / (x + std::max(half, 0.0));
+}
+
+double GemmCoefficients::efficiency(double m, double n, double k) const {
+  return max_efficiency * saturation(m, m_half) * saturation(n, n_half) * saturation(k, k_half);
+}
+
+double GatherCoefficients::efficiency(Bytes row_bytes, double pooling) const {
+  return max_efficiency * saturation(row_bytes.value(), row_half.value()) * saturation(pooling, pooling_half);
+}
+
+double EmbeddingBackwardCoefficients::multiple(EmbeddingOptimizer optimizer) const {
+  return optimizer == EmbeddingOptimizer::sgd ? sgd_multiple : rowwise_adagrad_multiple;
+}
+
+double UvmGatherCoefficients::efficiency(Bytes row_bytes) const {
+  return max_efficiency * saturation(row_bytes.value(), row_half.value());
+}
+
+bool DeviceProfile::supports(GemmDtype dtype) const {
+  return std::any_of(gemm.begin(), gemm.end(), [&](const auto& e) { return e.first == dtype; });
+}
+
+const GemmCoefficients& DeviceProfile::gemm_coefficients(GemmDtype dtype) const {
+  for (const auto& [d, c] : gemm) {
+    if (d == dtype) return c;
+  }
+  std::string have;
+  for (const auto& e : gemm) have += (have.empty() ? "" : ", ") + std::string(name_of(e.first));
+  throw std::invalid_argument("device " + name + " has no " + std::string(name_of(dtype)) +
+                              " GEMM (its profile lists: " + have + ")");
+}
+
+FlopsPerSecond DeviceProfile::gemm_peak(GemmDtype dtype) const { return gemm_coefficients(dtype).peak; }
+
+namespace {
+void check_shape(std::int64_t m, std::int64_t n, std::int64_t k) {
+  if (m <= 0 || n <= 0 || k <= 0) {
+    throw std::invalid_argument("GEMM shape m=" + std::to_string(m) + " n=" + std::to_string(n) +
+                                " k=" + std::to_string(k) + " must have positive extents");
+  }
+}
+}  // namespace
+
+double DeviceProfile::gemm_efficiency(std::int64_t m, std::int64_t n, std::int64_t k, GemmDtype dtype) const {
+  check_shape(m, n, k);
+  return gemm_coefficients(dtype).efficiency(static_cast<double>(m), static_cast<double>(n),
+                                             static_cast<double>(k));
+}
+
+Seconds DeviceProfile::gemm_time(std::int64_t m, std::int64_t n, std::int64_t k, GemmDtype dtype) const {
+  check_shape(m, n, k);
+  const GemmCoefficients& c = gemm_coefficients(dtype);
+  const double dm = static_cast<double>(m), dn = static_cast<double>(n), dk = static_cast<double>(k);
+  const Flops flops(2.0 * dm * dn * dk);
+  const Seconds compute = flops / (c.peak * c.efficiency(dm, dn, dk));
+  const Bytes moved = (dm * dk + dk * dn) * operand_bytes(dtype) + dm * dn * output_bytes(dtype);
+  const Seconds memory_floor = moved / achievable_hbm_bandwidth();
+  return std::max(compute, memory_floor);
+}
+
+namespace {
+Bytes round_up(Bytes bytes, Bytes granule) {
+  if (!(granule.value() > 0.0)) return bytes;
+  return granule * std::ceil(bytes.value() / granule.value());
+}
+void check_lookups(double lookups, Bytes row_bytes) {
+  if (!(lookups >= 0.0) || !(row_bytes.value() > 0.0)) {
+    throw std::invalid_argument("embedding gather needs lookups >= 0 and a positive row size (got " +
+                                std::to_string(lookups) + " lookups of " + std::to_string(row_bytes.value()) +
+                                " B)");
+  }
+}
+}  // namespace
+
+Bytes DeviceProfile::gather_access_bytes(Bytes row_bytes) const { return round_up(row_bytes, gather.access_granule); }
+
+double DeviceProfile::gather_efficiency(Bytes row_bytes, double pooling) const {
+  return gather.efficiency(row_bytes, pooling);
+}
+
+Seconds DeviceProfile::embedding_forward_time(double lookups, Bytes row_bytes, double pooling) const {
+  check_lookups(lookups, row_bytes);
+  if (!(pooling >= 1.0)) throw std::invalid_argument("embedding pooling must be at least 1 lookup per bag");
+  return lookups * gather_access_bytes(row_bytes) / (hbm_bandwidth() * gather_efficiency(row_bytes, pooling));
+}
+
+Seconds DeviceProfile::embedding_backward_time(double lookups, Bytes row_bytes, double pooling,
+                                               EmbeddingOptimizer optimizer) const {
+  return embedding_forward_time(lookups, row_bytes, pooling) * embedding_backward.multiple(optimizer);
+}
+
+double DeviceProfile::uvm_gather_efficiency(Bytes row_bytes) const { return uvm_gather.efficiency(row_bytes); }
+
+Seconds DeviceProfile::uvm_gather_time(double lookups, Bytes row_bytes) const {
+  check_lookups(lookups, row_bytes);
+  return lookups * round_up(row_bytes, uvm_gather.access_granule) /
+         (uvm_gather.pcie_bandwidth * uvm_gather_efficiency(row_bytes));
+}
+
+// --- reading ---------------------------------------------------------------------------
+
+namespace {
+
+double get_fraction(const ConfigNode& n, std::string_view key) {
+  const ConfigNode c = n.child(key);
+  const double v = c.as<double>();
+  if (!(v > 0.0 && v <= 1.0)) c.fail("expected a fraction in (0, 1], found " + c.as<std::string>());
+  return v;
+}
+
+double get_nonnegative(const ConfigNode& n, std::string_view key) { return n.get_positive<double>(key, true); }
+
+std::optional<FitError> read_fit(const ConfigNode& group) {
+  const auto f = group.optional_child("fit");
+  if (!f) return std::nullopt;
+  FitError e;
+  e.rms_relative = get_nonnegative(*f, "rms_relative");
+  e.max_relative = get_nonnegative(*f, "max_relative");
+  e.measurements = f->get_positive<int>("measurements");
+  if (e.max_relative < e.rms_relative) f->fail("max_relative must be at least rms_relative");
+  f->finish();
+  return e;
+}
+
+Provenance read_provenance(const ConfigNode& group) {
+  Provenance p;
+  p.source = group.get<std::string>("source");
+  if (p.source.empty()) group.child("source").fail("a source is required: a measurement, a datasheet, a paper or a labelled assumption");
+  p.fit = read_fit(group);
+  return p;
+}
+
+GemmCoefficients read_gemm(const ConfigNode& n) {
+  GemmCoefficients c;
+  c.peak = n.get_positive<FlopsPerSecond>("peak");
+  c.max_efficiency = get_fraction(n, "max_efficiency");
+  c.m_half = get_nonnegative(n, "m_half");
+  c.n_half = get_nonnegative(n, "n_half");
+  c.k_half = get_nonnegative(n, "k_half");
+  c.provenance = read_provenance(n);
+  n.finish();
+  return c;
+}
+
+CopyCoefficients read_copy(const ConfigNode& n) {
+  CopyCoefficients c;
+  c.latency = n.get_positive<Seconds>("latency", true);
+  c.bandwidth = n.get_positive<BytesPerSecond>("bandwidth");
+  c.provenance = read_provenance(n);
+  n.finish();
+  return c;
+}
+
+std::vector<std::string> names_of_all_dtypes() {
+  std::vector<std::string> v;
+  for (GemmDtype d : kGemmDtypes) v.emplace_back(name_of(d));
+  return v;
+}
+
+}  // namespace
+
+DeviceProfile parse_device_profile(const ConfigNode& root) {
+  if (!root.is_map()) root.fail("a device profile must be a mapping with keys device, gemm, memory, ...");
+  DeviceProfile p;
+
+  const ConfigNode device = root.child("device");
+  p.name = device.get<std::string>("name");
+  p.description = device.get<std::string>("description");
+  p.provenance = device.get<std::string>("provenance");
+  p.memory_capacity = device.get_positive<Bytes>("memory_capacity");
+  p.memory_capacity_source = device.get<std::string>("memory_capacity_source");
+  device.finish();
+
+  const ConfigNode gemm = root.child("gemm");
+  if (!gemm.is_map()) gemm.fail("expected a mapping from dtype (fp32, tf32, bf16, fp16, fp8) to coefficients");
+  for (const auto& [key, value] : gemm.entries()) {
+    const auto dtype = gemm_dtype_from_name(key);
+    if (!dtype) {
+      std::string msg = "unknown GEMM dtype '" + key + "'";
+      if (auto guess = did_you_mean(key, names_of_all_dtypes())) msg += "; did you mean '" + *guess + "'?";
+      value.fail(msg + " (expected one of fp32, tf32, bf16, fp16, fp8)");
+    }
+    p.gemm.emplace_back(*dtype, read_gemm(value));
+  }
+  if (p.gemm.empty()) gemm.fail("at least one GEMM dtype is required");
+  gemm.finish();
+
+  const ConfigNode memory = root.child("memory");
+  p.memory.hbm_bandwidth = memory.get_positive<BytesPerSecond>("hbm_bandwidth");
+  p.memory.achievable_fraction = get_fraction(memory, "achievable_fraction");
+  p.memory.provenance = read_provenance(memory);
+  memory.finish();
+
+  const ConfigNode gather = root.child("embedding_gather");
+  p.gather.access_granule = gather.get_positive<Bytes>("access_granule");
+  p.gather.max_efficiency = get_fraction(gather, "max_efficiency");
+  p.gather.row_half = gather.get_positive<Bytes>("row_half", true);
+  p.gather.pooling_half = get_nonnegative(gather, "pooling_half");
+  p.gather.provenance = read_provenance(gather);
+  gather.finish();
+
+  const ConfigNode backward = root.child("embedding_backward");
+  p.embedding_backward.sgd_multiple = backward.get_positive<double>("sgd_multiple");
+  p.embedding_backward.rowwise_adagrad_multiple = backward.get_positive<double>("rowwise_adagrad_multiple");
+  p.embedding_backward.provenance = read_provenance(backward);
+  backward.finish();
+
+  const ConfigNode uvm = root.child("uvm_gather");
+  p.uvm_gather.pcie_bandwidth = uvm.get_positive<BytesPerSecond>("pcie_bandwidth");
+  p.uvm_gather.access_granule = uvm.get_positive<Bytes>("access_granule");
+  p.uvm_gather.max_efficiency = get_fraction(uvm, "max_efficiency");
+  p.uvm_gather.row_half = uvm.get_positive<Bytes>("row_half", true);
+  p.uvm_gather.provenance = read_provenance(uvm);
+  uvm.finish();
+
+  const ConfigNode copies = root.child("copies");
+  for (CopyKind k : kCopyKinds) {
+    p.copies[static_cast<std::size_t>(k)] = read_copy(copies.child(name_of(k)));
+  }
+  copies.finish();
+
+  const ConfigNode launch = root.child("launch");
+  p.launch_overhead = launch.get_positive<Seconds>("overhead");
+  p.launch_provenance = read_provenance(launch);
+  launch.finish();
+
+  root.finish();
+  return p;
+}
+
+DeviceProfile load_device_profile(const std::string& path) {
+  return parse_device_profile(ConfigNode::load_file(path));
+}
+
+// --- writing ---------------------------------------------------------------------------
+
+namespace {
+
+// Full precision (the format_* helpers round to three digits, too coarse for coefficients).
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    if (ch == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += ch;
+  }
+  return out + "\"";
+}
+std::string with_unit(double base_value, double scale, const char* unit) {
+  return quoted(number(base_value / scale) + " " + unit);
+}
+std::string flop_rate(FlopsPerSecond r) { return with_unit(r.value(), 1e12, "TFLOP/s"); }
+std::string byte_rate(BytesPerSecond r) { return with_unit(r.value(), 1e9, "GB/s"); }
+std::string bytes(Bytes b) { return with_unit(b.value(), 1.0, "B"); }
+std::string seconds(Seconds s) { return with_unit(s.value(), 1e-6, "us"); }
+
+void write_provenance(std::ostream& out, const Provenance& p, const std::string& indent) {
+  out << indent << "source: " << quoted(p.source) << "\n";
+  if (p.fit) {
+    out << indent << "fit: {rms_relative: " << number(p.fit->rms_relative)
+        << ", max_relative: " << number(p.fit->max_relative) << ", measurements: " << p.fit->measurements << "}\n";
+  }
+}
+
+}  // namespace
+
+std::string device_profile_to_yaml(const DeviceProfile& p) {
+  std::ostringstream out;
+  out << "device:\n"
+      << "  name: " << quoted(p.name) << "\n"
+      << "  description: " << quoted(p.description) << "\n"
+      << "  provenance: " << quoted(p.provenance) << "\n"
+      << "  memory_capacity: " << with_unit(p.memory_capacity.value(), 1e9, "GB") << "\n"
+      << "  memory_capacity_source: " << quoted(p.memory_capacity_source) << "\n";
+  out << "gemm:\n";
+  for (const auto& [dtype, c] : p.gemm) {
+    out << "  " << name_of(dtype) << ":\n"
+        << "    peak: " << flop_rate(c.peak) << "\n"
+        << "    max_efficiency: " << number(c.max_efficiency) << "\n"
+        << "    m_half: " << number(c.m_half) << "\n"
+        << "    n_half: " << number(c.n_half) << "\n"
+        << "    k_half: " << number(c.k_half) << "\n";
+    write_provenance(out, c.provenance, "    ");
+  }
+  out << "memory:\n"
+      << "  hbm_bandwidth: " << byte_rate(p.memory.hbm_bandwidth) << "\n"
+      << "  achievable_fraction: " << number(p.memory.achievable_fraction) << "\n";
+  write_provenance(out, p.memory.provenance, "  ");
+  out << "embedding_gather:\n"
+      << "  access_granule: " << bytes(p.gather.access_granule) << "\n"
+      << "  max_efficiency: " << number(p.gather.max_efficiency) << "\n"
+      << "  row_half: " << bytes(p.gather.row_half) << "\n"
+      << "  pooling_half: " << number(p.gather.pooling_half) << "\n";
+  write_provenance(out, p.gather.provenance, "  ");
+  out << "embedding_backward:\n"
+      << "  sgd_multiple: " << number(p.embedding_backward.sgd_multiple) << "\n"
+      << "  rowwise_adagrad_multiple: " << number(p.embedding_backward.rowwise_adagrad_multiple) << "\n";
+  write_provenance(out, p.embedding_backward.provenance, "  ");
+  out << "uvm_gather:\n"
+      << "  pcie_bandwidth: " << byte_rate(p.uvm_gather.pcie_bandwidth) << "\n"
+      << "  access_granule: " << bytes(p.uvm_gather.access_granule) << "\n"
+      << "  max_efficiency: " << number(p.uvm_gather.max_efficiency) << "\n"
+      << "  row_half: " << bytes(p.uvm_gather.row_half) << "\n";
+  write_provenance(out, p.uvm_gather.provenance, "  ");
+  out << "copies:\n";
+  for (CopyKind k : kCopyKinds) {
+    const CopyCoefficients& c = p.copy(k);
+    out << "  " << name_of(k) << ":\n"
+        << "    latency: " << seconds(c.latency) << "\n"
+        << "    bandwidth: " << byte_rate(c.bandwidth) << "\n";
+    write_provenance(out, c.provenance, "    ");
+  }
+  out << "launch:\n"
+      << "  overhead: " << seconds(p.launch_overhead) << "\n";
+  write_provenance(out, p.launch_provenance, "  ");
+  return out.str();
+}
+
+// --- finding a profile -----------------------------------------------------------------
+
+std::string find_device_profile(std::string_view gpu_model, const std::string& calibration_dir) {
+  namespace fs = std::filesystem;
+  std::string lower;
+  for (char ch : gpu_model) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (lower.empty() || lower.find('/') != std::string::npos) {
+    throw ConfigError("GPU model name '" + std::string(gpu_model) +
+                      "' is empty or contains '/'; expected a name such as 'H100-SXM5-80GB'");
+  }
+  std::vector<std::string> tried;
+  std::string stem = lower;
+  while (true) {
+    const fs::path candidate = fs::path(calibration_dir) / (stem + ".yaml");
+    tried.push_back(candidate.string());
+    if (fs::is_regular_file(candidate)) return candidate.string();
+    const auto dash = stem.rfind('-');
+    if (dash == std::string::npos || dash == 0) break;
+    stem.resize(dash);
+  }
+  std::vector<std::string> present;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(calibration_dir, ec)) {
+    if (entry.path().extension() == ".yaml") present.push_back(entry.path().stem().string());
+  }
+  std::sort(present.begin(), present.end());
+  std::string msg = "no device profile for GPU model '" + std::string(gpu_model) + "'; tried";
+  for (const auto& t : tried) msg += " " + t;
+  msg += "; profiles present in " + calibration_dir + ":";
+  if (present.empty()) msg += " none";
+  for (const auto& name : present) msg += " " + name;
+  throw ConfigError(msg);
+}
+
+std::string gpu_model_from_device_name(std::string_view device_name) {
+  std::string_view name = device_name;
+  for (std::string_view prefix : {std::string_view("NVIDIA "), std::string_view("Tesla ")}) {
+    if (name.substr(0, prefix.size()) == prefix) name.remove_prefix(prefix.size());
+  }
+  std::string model;
+  bool pending_separator = false;
+  for (char ch : name) {
+    if (std::isspace(static_cast<unsigned char>(ch))) {
+      pending_separator = !model.empty();
+      continue;
+    }
+    if (pending_separator) model += '-';
+    pending_separator = false;
+    model += ch;
+  }
+  return model;
+}
+
+DeviceProfile load_device_profile_for(std::string_view gpu_model, const std::string& calibration_dir) {
+  return load_device_profile(find_device_profile(gpu_model, calibration_dir));
+}
+
+}  // namespace dlrmsim::models

@@ -1,0 +1,238 @@
+// A GPU's device profile: the calibrated coefficients every operator cost model reads.
+//
+// The cost models never hold device constants of their own; they read one DeviceProfile,
+// loaded from `configs/calibration/<device>.yaml`. A profile is produced either by the
+// calibration fitter from measurements of the kernel set in validation/kernels/ (see
+// validation/calibration_fit.hpp), or written by hand from datasheets and published kernel
+// figures. Every group of numbers carries a `source` string saying which (a measurement on a
+// named machine and date, a datasheet, a paper, or an explicitly labelled assumption).
+//
+// Models (each coefficient is fitted by validation/calibration_fit.cpp):
+//
+// * GEMM (cuBLAS, one call C = A B with A m x k, B k x n):
+//     compute time  = 2 m n k / (peak(dtype) * efficiency(m, n, k, dtype))
+//     efficiency    = e_max * s(m, m_half) * s(n, n_half) * s(k, k_half),   s(x, h) = x / (x + h)
+//     memory floor  = (m k + k n) * operand_bytes + m n * output_bytes  over achievable HBM bandwidth
+//     gemm_time     = max(compute time, memory floor)
+//   Why this form: a GEMM of large m, n, k runs at a constant fraction e_max of the tensor-core
+//   (or FMA) peak. Along each dimension a small extent leaves tiles partly empty and SMs idle
+//   (m, n: fewer output tiles than SMs; k: the prologue and epilogue of each tile are not
+//   amortised), and each such loss is a per-dimension fixed cost: with one dimension varying,
+//   time = flops / (peak e_max) * (1 + h / x), a line in 1/x, i.e. the saturating factor
+//   x / (x + h). The half-saturation extents h are in elements. Valid for the dense MLP shapes
+//   of recommendation models (m = batch 64..65536, n, k = 16..8192); not for batched or
+//   strided GEMMs.
+//
+// * Embedding-bag forward, sum pooling, rows in HBM (FBGEMM-style table-batched kernel):
+//     time = lookups * access_bytes(row_bytes) / (hbm_bandwidth * gather_efficiency(row_bytes, pooling))
+//     access_bytes = row_bytes rounded up to a multiple of the access granule (the 32-byte
+//                    L2 sector: a row of 4 bytes still moves 32 bytes)
+//     gather_efficiency = e_max * s(row_bytes, row_half) * s(pooling, pooling_half)
+//   Why: random rows are read at a fraction of the streaming bandwidth; short rows expose the
+//   per-lookup cost of loading an index and computing an address (row_half), small bags the
+//   per-bag cost of reading offsets and writing the pooled output (pooling_half).
+//   Backward with the optimiser update (sort by row, segment-reduce, update) costs a measured
+//   multiple of the forward time of the same lookups, per optimiser.
+//
+// * Zero-copy (UVM) gather of rows from pinned host memory over PCIe:
+//     time = lookups * access_bytes(row_bytes, uvm granule) / (pcie_bandwidth * uvm_efficiency(row_bytes))
+//     uvm_efficiency = e_max * s(row_bytes, row_half)
+//
+// * Copies (cudaMemcpyAsync) H2D / D2H pinned and pageable, D2D:
+//     time = latency + bytes / bandwidth
+//
+// * Kernel launch overhead: a constant per launch (host-side cudaLaunchKernel cost of an
+//   empty kernel, back to back).
+//
+// Every time returned here is device time of the kernel or copy alone; a cost model adds
+// launch_overhead() once per kernel launch where the launch is on the critical path.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/config.hpp"
+#include "common/units.hpp"
+
+namespace dlrmsim::models {
+
+/// Element types of a GEMM (tf32: fp32 storage, tensor-core math with a 10-bit mantissa).
+enum class GemmDtype { fp32, tf32, bf16, fp16, fp8 };
+inline constexpr std::array kGemmDtypes{GemmDtype::fp32, GemmDtype::tf32, GemmDtype::bf16,
+                                        GemmDtype::fp16, GemmDtype::fp8};
+std::string_view name_of(GemmDtype dtype);
+std::optional<GemmDtype> gemm_dtype_from_name(std::string_view name);
+/// Bytes per element of A and B: 4 (fp32, tf32), 2 (bf16, fp16), 1 (fp8).
+Bytes operand_bytes(GemmDtype dtype);
+/// Bytes per element of C: as the operands, except fp8 GEMMs write bf16 (2 bytes), the usual
+/// cuBLASLt FP8 configuration.
+Bytes output_bytes(GemmDtype dtype);
+
+/// Optimisers of the embedding backward pass (FBGEMM's fused backward + update kernels).
+enum class EmbeddingOptimizer { sgd, rowwise_adagrad };
+inline constexpr std::array kEmbeddingOptimizers{EmbeddingOptimizer::sgd,
+                                                 EmbeddingOptimizer::rowwise_adagrad};
+std::string_view name_of(EmbeddingOptimizer optimizer);
+std::optional<EmbeddingOptimizer> embedding_optimizer_from_name(std::string_view name);
+
+/// Kinds of cudaMemcpyAsync.
+enum class CopyKind { h2d_pinned, h2d_pageable, d2h_pinned, d2h_pageable, d2d };
+inline constexpr std::array kCopyKinds{CopyKind::h2d_pinned, CopyKind::h2d_pageable,
+                                       CopyKind::d2h_pinned, CopyKind::d2h_pageable, CopyKind::d2d};
+std::string_view name_of(CopyKind kind);
+std::optional<CopyKind> copy_kind_from_name(std::string_view name);
+
+/// s(x, h) = x / (x + h): 0 at x = 0, 1/2 at x = h, tends to 1. h = 0 gives 1 for all x > 0.
+double saturation(double x, double half);
+
+/// How well a fitted model reproduces the measurements it was fitted to (relative errors of
+/// predicted time against measured time). Absent for profiles written from datasheets.
+struct FitError {
+  double rms_relative = 0.0;
+  double max_relative = 0.0;
+  int measurements = 0;
+};
+
+/// Where a group of numbers comes from, and how well it fits when fitted.
+struct Provenance {
+  std::string source;
+  std::optional<FitError> fit;
+};
+
+struct GemmCoefficients {
+  FlopsPerSecond peak{0.0};     // dense peak for this dtype (datasheet)
+  double max_efficiency = 0.0;  // e_max, fraction of peak reached by large GEMMs
+  double m_half = 0.0;          // half-saturation extents, in elements
+  double n_half = 0.0;
+  double k_half = 0.0;
+  Provenance provenance;
+
+  [[nodiscard]] double efficiency(double m, double n, double k) const;
+};
+
+struct MemoryCoefficients {
+  BytesPerSecond hbm_bandwidth{0.0};  // datasheet peak
+  double achievable_fraction = 0.0;   // streaming (device-to-device copy) fraction of the peak
+  Provenance provenance;
+};
+
+struct GatherCoefficients {
+  Bytes access_granule{0.0};  // smallest unit a random row read moves (32-byte L2 sector)
+  double max_efficiency = 0.0;
+  Bytes row_half{0.0};
+  double pooling_half = 0.0;
+  Provenance provenance;
+
+  [[nodiscard]] double efficiency(Bytes row_bytes, double pooling) const;
+};
+
+struct EmbeddingBackwardCoefficients {
+  // time(backward + optimiser update) / time(forward) for the same lookups, per optimiser.
+  double sgd_multiple = 0.0;
+  double rowwise_adagrad_multiple = 0.0;
+  Provenance provenance;
+
+  [[nodiscard]] double multiple(EmbeddingOptimizer optimizer) const;
+};
+
+struct UvmGatherCoefficients {
+  BytesPerSecond pcie_bandwidth{0.0};  // one direction, link rate of the host interface
+  Bytes access_granule{0.0};
+  double max_efficiency = 0.0;
+  Bytes row_half{0.0};
+  Provenance provenance;
+
+  [[nodiscard]] double efficiency(Bytes row_bytes) const;
+};
+
+struct CopyCoefficients {
+  Seconds latency{0.0};
+  BytesPerSecond bandwidth{0.0};
+  Provenance provenance;
+
+  [[nodiscard]] Seconds time(Bytes bytes) const { return latency + bytes / bandwidth; }
+};
+
+class DeviceProfile {
+ public:
+  // Identity.
+  std::string name;                  // e.g. "H100-SXM5-80GB"
+  std::string description;           // one line: what device and system this describes
+  std::string provenance;            // overall: measured (machine, date, command) or datasheet-based
+  Bytes memory_capacity{0.0};        // HBM capacity (datasheet)
+  std::string memory_capacity_source;
+
+  std::vector<std::pair<GemmDtype, GemmCoefficients>> gemm;  // only the dtypes the device supports
+  MemoryCoefficients memory;
+  GatherCoefficients gather;
+  EmbeddingBackwardCoefficients embedding_backward;
+  UvmGatherCoefficients uvm_gather;
+  std::array<CopyCoefficients, kCopyKinds.size()> copies{};  // indexed by CopyKind
+  Seconds launch_overhead{0.0};
+  Provenance launch_provenance;
+
+  // --- GEMM ---
+  [[nodiscard]] bool supports(GemmDtype dtype) const;
+  /// Throws std::invalid_argument naming the device if the dtype is not supported.
+  [[nodiscard]] const GemmCoefficients& gemm_coefficients(GemmDtype dtype) const;
+  [[nodiscard]] FlopsPerSecond gemm_peak(GemmDtype dtype) const;
+  [[nodiscard]] double gemm_efficiency(std::int64_t m, std::int64_t n, std::int64_t k, GemmDtype dtype) const;
+  /// max(2mnk / (peak x efficiency), bytes moved / achievable HBM bandwidth); no launch overhead.
+  [[nodiscard]] Seconds gemm_time(std::int64_t m, std::int64_t n, std::int64_t k, GemmDtype dtype) const;
+
+  // --- memory ---
+  [[nodiscard]] BytesPerSecond hbm_bandwidth() const { return memory.hbm_bandwidth; }
+  [[nodiscard]] BytesPerSecond achievable_hbm_bandwidth() const {
+    return memory.hbm_bandwidth * memory.achievable_fraction;
+  }
+
+  // --- embeddings in HBM ---
+  /// Bytes one random row read moves: row_bytes rounded up to the access granule.
+  [[nodiscard]] Bytes gather_access_bytes(Bytes row_bytes) const;
+  /// Fraction of the HBM peak a forward sum-pooled gather reaches.
+  [[nodiscard]] double gather_efficiency(Bytes row_bytes, double pooling) const;
+  /// Forward embedding-bag time for `lookups` rows of `row_bytes`, `pooling` rows per bag.
+  [[nodiscard]] Seconds embedding_forward_time(double lookups, Bytes row_bytes, double pooling) const;
+  /// Backward with optimiser update: a measured multiple of the forward time.
+  [[nodiscard]] Seconds embedding_backward_time(double lookups, Bytes row_bytes, double pooling,
+                                                EmbeddingOptimizer optimizer) const;
+
+  // --- zero-copy gather over PCIe ---
+  [[nodiscard]] double uvm_gather_efficiency(Bytes row_bytes) const;
+  [[nodiscard]] Seconds uvm_gather_time(double lookups, Bytes row_bytes) const;
+
+  // --- copies and launches ---
+  [[nodiscard]] const CopyCoefficients& copy(CopyKind kind) const {
+    return copies[static_cast<std::size_t>(kind)];
+  }
+  [[nodiscard]] Seconds copy_time(CopyKind kind, Bytes bytes) const { return copy(kind).time(bytes); }
+  [[nodiscard]] Seconds kernel_launch_overhead() const { return launch_overhead; }
+};
+
+/// Reads a profile from YAML. Every field is required and every quantity must carry its unit;
+/// a missing field, a number without a unit, a value out of range or an unknown key throws
+/// ConfigError naming the file, line, column and key path.
+DeviceProfile load_device_profile(const std::string& path);
+DeviceProfile parse_device_profile(const ConfigNode& root);
+
+/// Writes a profile as YAML that load_device_profile reads back (units on every quantity).
+std::string device_profile_to_yaml(const DeviceProfile& profile);
+
+/// The profile file for a GPU model name. Names are hyphen-separated, from the family to the
+/// variant: "H100-SXM5-80GB". Files are named by the lower-cased name or a prefix of it ending
+/// at a hyphen, and the most specific file wins: for "H100-SXM5-80GB" in DIR it tries
+/// DIR/h100-sxm5-80gb.yaml, DIR/h100-sxm5.yaml, DIR/h100.yaml. Throws ConfigError listing the
+/// paths tried and the profiles present when none exists.
+std::string find_device_profile(std::string_view gpu_model, const std::string& calibration_dir);
+/// The model name for a CUDA device name (cudaDeviceProp::name): drops a leading "NVIDIA " or
+/// "Tesla " and joins words with hyphens, so "NVIDIA H100 80GB HBM3" gives "H100-80GB-HBM3"
+/// (found as h100.yaml) and "Tesla V100-SXM2-32GB" gives "V100-SXM2-32GB".
+std::string gpu_model_from_device_name(std::string_view device_name);
+/// find_device_profile + load_device_profile.
+DeviceProfile load_device_profile_for(std::string_view gpu_model, const std::string& calibration_dir);
+
+}  // namespace dlrmsim::models

@@ -1,0 +1,542 @@
+#include "models/model_spec.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace dlrmsim::models {
+
+Bytes element_size(Precision p) {
+  switch (p) {
+    case Precision::fp32:
+    case Precision::tf32: return Bytes(4.0);
+    case Precision::bf16:
+    case Precision::fp16: return Bytes(2.0);
+    case Precision::fp8:
+    case Precision::int8: return Bytes(1.0);
+  }
+  return Bytes(4.0);
+}
+
+std::string_view to_string(Precision p) {
+  switch (p) {
+    case Precision::fp32: return "fp32";
+    case Precision::tf32: return "tf32";
+    case Precision::bf16: return "bf16";
+    case Precision::fp16: return "fp16";
+    case Precision::fp8: return "fp8";
+    case Precision::int8: return "int8";
+  }
+  return "fp32";
+}
+
+namespace {
+
+const std::vector<std::string>& precision_names() {
+  static const std::vector<std::string> names{"fp32", "tf32", "bf16", "fp16", "fp8", "int8"};
+  return names;
+}
+
+std::string quote_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", '" : "'") + items[i] + "'";
+  return out;
+}
+
+std::string choice_of(const ConfigNode& node, const std::vector<std::string>& allowed) {
+  const auto v = node.as<std::string>();
+  if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
+    std::string msg = "'" + v + "' is not one of " + quote_list(allowed);
+    if (auto guess = did_you_mean(v, allowed)) msg += "; did you mean '" + *guess + "'?";
+    node.fail(msg);
+  }
+  return v;
+}
+
+std::string format_number(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+}  // namespace
+
+Precision parse_precision(const ConfigNode& node) {
+  const auto v = choice_of(node, precision_names());
+  for (std::size_t i = 0; i < precision_names().size(); ++i) {
+    if (precision_names()[i] == v) return static_cast<Precision>(i);
+  }
+  return Precision::fp32;
+}
+
+// ---- lookups and access skew ----------------------------------------------------------
+
+double LookupsPerSample::mean() const {
+  switch (distribution) {
+    case Distribution::fixed: return fixed;
+    case Distribution::uniform: return 0.5 * (min + max);
+    case Distribution::poisson: return poisson_mean;
+  }
+  return fixed;
+}
+
+std::string LookupsPerSample::describe() const {
+  switch (distribution) {
+    case Distribution::fixed: return format_number(fixed);
+    case Distribution::uniform: return "uniform[" + std::to_string(min) + "," + std::to_string(max) + "]";
+    case Distribution::poisson: return "poisson(" + format_number(poisson_mean) + ")";
+  }
+  return "?";
+}
+
+std::string AccessSkew::describe() const {
+  switch (kind) {
+    case Kind::uniform: return "uniform";
+    case Kind::zipf: return "zipf(" + format_number(zipf_exponent) + ")";
+    case Kind::hit_rate_curve: return "hit-rate curve (" + std::to_string(hit_rate_points.size()) + " points)";
+  }
+  return "?";
+}
+
+Bytes EmbeddingTable::row_bytes() const { return element_size(dtype) * static_cast<double>(dim); }
+Bytes EmbeddingTable::weight_bytes() const { return row_bytes() * static_cast<double>(rows); }
+double EmbeddingTable::parameters() const { return static_cast<double>(rows) * dim; }
+
+// ---- optimiser ---------------------------------------------------------------------------
+
+std::string_view to_string(OptimizerKind k) {
+  switch (k) {
+    case OptimizerKind::sgd: return "sgd";
+    case OptimizerKind::adagrad: return "adagrad";
+    case OptimizerKind::rowwise_adagrad: return "rowwise_adagrad";
+    case OptimizerKind::adam: return "adam";
+  }
+  return "sgd";
+}
+
+double Optimizer::dense_state_values_per_parameter() const {
+  switch (kind) {
+    case OptimizerKind::sgd: return 0.0;
+    case OptimizerKind::adagrad:
+    case OptimizerKind::rowwise_adagrad: return 1.0;
+    case OptimizerKind::adam: return 2.0;
+  }
+  return 0.0;
+}
+
+Bytes Optimizer::embedding_state_bytes(std::int64_t rows, int dim) const {
+  const double r = static_cast<double>(rows);
+  switch (kind) {
+    case OptimizerKind::sgd: return Bytes(0.0);
+    case OptimizerKind::adagrad: return element_size(state_dtype) * (r * dim);
+    case OptimizerKind::rowwise_adagrad: return element_size(state_dtype) * r;
+    case OptimizerKind::adam: return element_size(state_dtype) * (2.0 * r * dim);
+  }
+  return Bytes(0.0);
+}
+
+Bytes Optimizer::dense_state_bytes(double parameters) const {
+  return element_size(state_dtype) * (parameters * dense_state_values_per_parameter());
+}
+
+std::string Interaction::describe() const {
+  switch (kind) {
+    case Kind::dot: return "dot";
+    case Kind::concat: return "concat";
+    case Kind::dcnv2:
+      return "dcnv2(" + std::to_string(cross_layers) + " cross layers, rank " +
+             (low_rank > 0 ? std::to_string(low_rank) : std::string("full")) + ")";
+  }
+  return "?";
+}
+
+// ---- derived sizes ---------------------------------------------------------------------------
+
+std::int64_t ModelSpec::table_count() const {
+  std::int64_t n = 0;
+  for (const auto& t : tables) n += t.count;
+  return n;
+}
+
+int ModelSpec::common_embedding_dim() const {
+  if (tables.empty()) return 0;
+  const int d = tables.front().dim;
+  for (const auto& t : tables) {
+    if (t.dim != d) return 0;
+  }
+  return d;
+}
+
+std::int64_t ModelSpec::pooled_embedding_width() const {
+  std::int64_t w = 0;
+  for (const auto& t : tables) w += t.count * t.dim;
+  return w;
+}
+
+Bytes ModelSpec::table_optimizer_state_bytes(const EmbeddingTable& t) const {
+  return embedding_optimizer.embedding_state_bytes(t.rows, t.dim);
+}
+
+Bytes ModelSpec::table_total_bytes(const EmbeddingTable& t) const {
+  return t.weight_bytes() + table_optimizer_state_bytes(t);
+}
+
+Bytes ModelSpec::embedding_weight_bytes() const {
+  Bytes b;
+  for (const auto& t : tables) b += t.weight_bytes() * static_cast<double>(t.count);
+  return b;
+}
+
+Bytes ModelSpec::embedding_optimizer_state_bytes() const {
+  Bytes b;
+  for (const auto& t : tables) b += table_optimizer_state_bytes(t) * static_cast<double>(t.count);
+  return b;
+}
+
+double ModelSpec::embedding_parameters() const {
+  double p = 0.0;
+  for (const auto& t : tables) p += t.parameters() * static_cast<double>(t.count);
+  return p;
+}
+
+std::int64_t ModelSpec::interaction_input_width() const {
+  const std::int64_t bottom_out = bottom_mlp.empty() ? dense_features : bottom_mlp.back();
+  return bottom_out + pooled_embedding_width();
+}
+
+std::int64_t ModelSpec::interaction_output_width() const {
+  const std::int64_t bottom_out = bottom_mlp.empty() ? dense_features : bottom_mlp.back();
+  switch (interaction.kind) {
+    case Interaction::Kind::dot: {
+      const std::int64_t vectors = table_count() + 1;
+      return bottom_out + vectors * (vectors - 1) / 2;
+    }
+    case Interaction::Kind::concat:
+    case Interaction::Kind::dcnv2: return interaction_input_width();
+  }
+  return interaction_input_width();
+}
+
+namespace {
+
+DenseLayer linear_layer(DenseLayer::Kind kind, std::string name, std::int64_t in, std::int64_t out) {
+  DenseLayer l;
+  l.kind = kind;
+  l.name = std::move(name);
+  l.in = in;
+  l.out = out;
+  l.parameters = static_cast<double>(in) * static_cast<double>(out) + static_cast<double>(out);
+  l.forward_flops_per_sample = Flops(2.0 * static_cast<double>(in) * static_cast<double>(out));
+  l.backward_flops_per_sample = l.forward_flops_per_sample * 2.0;
+  l.activation_elements_per_sample = static_cast<double>(in + out);
+  l.gemms = 1;
+  return l;
+}
+
+}  // namespace
+
+std::vector<DenseLayer> ModelSpec::dense_layers() const {
+  std::vector<DenseLayer> layers;
+  std::int64_t width = dense_features;
+  for (std::size_t i = 0; i < bottom_mlp.size(); ++i) {
+    layers.push_back(linear_layer(DenseLayer::Kind::bottom_mlp, "bottom_mlp." + std::to_string(i), width, bottom_mlp[i]));
+    width = bottom_mlp[i];
+  }
+  DenseLayer inter;
+  inter.kind = DenseLayer::Kind::interaction;
+  inter.name = "interaction." + interaction.describe();
+  inter.in = interaction_input_width();
+  inter.out = interaction_output_width();
+  const double w = static_cast<double>(inter.in);
+  switch (interaction.kind) {
+    case Interaction::Kind::dot: {
+      // Batched GEMM Z = X X^T of the (F+1) x d matrix per sample: (F+1)^2 d multiply-adds;
+      // backward computes dX = (dZ + dZ^T) X: the same count again twice.
+      const double vectors = static_cast<double>(table_count() + 1);
+      const int d = common_embedding_dim();
+      inter.forward_flops_per_sample = Flops(2.0 * vectors * vectors * d);
+      inter.backward_flops_per_sample = inter.forward_flops_per_sample * 2.0;
+      inter.activation_elements_per_sample = w + static_cast<double>(inter.out);
+      inter.gemms = 1;
+      break;
+    }
+    case Interaction::Kind::concat:
+      inter.forward_flops_per_sample = Flops(0.0);
+      inter.backward_flops_per_sample = Flops(0.0);
+      inter.activation_elements_per_sample = 2.0 * w;  // a copy into the concatenated buffer
+      inter.gemms = 0;
+      break;
+    case Interaction::Kind::dcnv2: {
+      // Per layer: V^T x (w -> r), U (r -> w): 2 x 2wr FLOP with low rank, 2w^2 with full rank,
+      // plus the elementwise x0 * (.) + x (3w, negligible but counted).
+      const double r = static_cast<double>(interaction.low_rank);
+      const double gemm_flops = interaction.low_rank > 0 ? 4.0 * w * r : 2.0 * w * w;
+      const double params_per_layer = (interaction.low_rank > 0 ? 2.0 * w * r : w * w) + w;
+      inter.forward_flops_per_sample = Flops(interaction.cross_layers * (gemm_flops + 3.0 * w));
+      inter.backward_flops_per_sample = Flops(interaction.cross_layers * (2.0 * gemm_flops + 6.0 * w));
+      inter.parameters = interaction.cross_layers * params_per_layer;
+      inter.activation_elements_per_sample = interaction.cross_layers * (4.0 * w + 2.0 * r);
+      inter.gemms = interaction.cross_layers * (interaction.low_rank > 0 ? 2 : 1);
+      break;
+    }
+  }
+  layers.push_back(inter);
+  width = inter.out;
+  for (std::size_t i = 0; i < top_mlp.size(); ++i) {
+    layers.push_back(linear_layer(DenseLayer::Kind::top_mlp, "top_mlp." + std::to_string(i), width, top_mlp[i]));
+    width = top_mlp[i];
+  }
+  return layers;
+}
+
+double ModelSpec::dense_parameters() const {
+  double p = 0.0;
+  for (const auto& l : dense_layers()) p += l.parameters;
+  return p;
+}
+
+Bytes ModelSpec::dense_weight_bytes() const { return element_size(Precision::fp32) * dense_parameters(); }
+
+Bytes ModelSpec::dense_optimizer_state_bytes() const { return dense_optimizer.dense_state_bytes(dense_parameters()); }
+
+Bytes ModelSpec::dense_gradient_bytes() const { return element_size(communication_precision) * dense_parameters(); }
+
+double ModelSpec::lookups_per_sample() const {
+  double n = 0.0;
+  for (const auto& t : tables) n += t.lookups.mean() * static_cast<double>(t.count);
+  return n;
+}
+
+Bytes ModelSpec::gathered_bytes_per_sample() const {
+  Bytes b;
+  for (const auto& t : tables) b += t.row_bytes() * (t.lookups.mean() * static_cast<double>(t.count));
+  return b;
+}
+
+Bytes ModelSpec::pooled_bytes_per_sample() const {
+  return element_size(communication_precision) * static_cast<double>(pooled_embedding_width());
+}
+
+Flops ModelSpec::dense_forward_flops_per_sample() const {
+  Flops f;
+  for (const auto& l : dense_layers()) f += l.forward_flops_per_sample;
+  return f;
+}
+
+Flops ModelSpec::dense_backward_flops_per_sample() const {
+  Flops f;
+  for (const auto& l : dense_layers()) f += l.backward_flops_per_sample;
+  return f;
+}
+
+// ---- loading ------------------------------------------------------------------------------
+
+namespace {
+
+LookupsPerSample read_lookups(const ConfigNode& node) {
+  LookupsPerSample l;
+  if (node.is_scalar()) {
+    l.distribution = LookupsPerSample::Distribution::fixed;
+    l.fixed = node.as<double>();
+    node.check_positive(l.fixed, false);
+    return l;
+  }
+  const auto kind = node.get_choice("distribution", {"fixed", "uniform", "poisson"});
+  if (kind == "fixed") {
+    l.distribution = LookupsPerSample::Distribution::fixed;
+    l.fixed = node.get_positive<double>("value");
+  } else if (kind == "uniform") {
+    l.distribution = LookupsPerSample::Distribution::uniform;
+    l.min = node.get_positive<int>("min", true);
+    l.max = node.get_positive<int>("max");
+    if (l.max < l.min) node.fail("max (" + std::to_string(l.max) + ") must be at least min (" + std::to_string(l.min) + ")");
+  } else {
+    l.distribution = LookupsPerSample::Distribution::poisson;
+    l.poisson_mean = node.get_positive<double>("mean");
+  }
+  node.finish();
+  return l;
+}
+
+AccessSkew read_access(const ConfigNode& node) {
+  AccessSkew a;
+  const auto kind = node.is_scalar() ? choice_of(node, {"uniform", "zipf", "hit_rate_curve"})
+                                     : node.get_choice("kind", {"uniform", "zipf", "hit_rate_curve"});
+  if (kind == "uniform") {
+    a.kind = AccessSkew::Kind::uniform;
+  } else if (kind == "zipf") {
+    if (node.is_scalar()) node.fail("a Zipf access needs an exponent: {kind: zipf, exponent: 1.05}");
+    a.kind = AccessSkew::Kind::zipf;
+    a.zipf_exponent = node.get_positive<double>("exponent", true);
+  } else {
+    if (node.is_scalar()) node.fail("a hit-rate curve needs points: {kind: hit_rate_curve, points: [[0.01, 0.5], ...]}");
+    a.kind = AccessSkew::Kind::hit_rate_curve;
+    const auto points = node.child("points");
+    double last_x = -1.0, last_y = -1.0;
+    for (const auto& p : points.elements()) {
+      const auto xy = p.elements();
+      if (xy.size() != 2) p.fail("expected a pair [fraction of rows cached, hit rate]");
+      const double x = xy[0].as<double>();
+      const double y = xy[1].as<double>();
+      if (x < 0.0 || x > 1.0 || y < 0.0 || y > 1.0) p.fail("both values must lie in [0, 1]");
+      if (x <= last_x) p.fail("cached fractions must increase from point to point");
+      if (y < last_y) p.fail("hit rates must not decrease as more rows are cached");
+      last_x = x;
+      last_y = y;
+      a.hit_rate_points.emplace_back(x, y);
+    }
+    if (a.hit_rate_points.empty()) points.fail("a hit-rate curve needs at least one point");
+  }
+  if (!node.is_scalar()) node.finish();
+  return a;
+}
+
+std::vector<EmbeddingTable> read_table_entry(const ConfigNode& node) {
+  EmbeddingTable base;
+  base.name = node.get<std::string>("name");
+  base.dim = node.get_positive<int>("dim");
+  if (node.has("dtype")) base.dtype = parse_precision(node.child("dtype"));
+  if (base.dtype == Precision::tf32) node.child("dtype").fail("tf32 is a compute mode, not a storage format; use fp32");
+  if (auto a = node.optional_child("access")) base.access = read_access(*a);
+
+  const auto rows_node = node.child("rows");
+  const auto lookups_node = node.optional_child("lookups_per_sample");
+  std::vector<EmbeddingTable> out;
+  if (rows_node.is_sequence()) {
+    if (node.has("count")) node.child("count").fail("give either a list of rows (one table each) or a count, not both");
+    const auto rows = rows_node.elements();
+    std::vector<ConfigNode> lookups;
+    if (lookups_node && lookups_node->is_sequence()) {
+      lookups = lookups_node->elements();
+      if (lookups.size() != rows.size()) {
+        lookups_node->fail("has " + std::to_string(lookups.size()) + " entries but rows has " +
+                           std::to_string(rows.size()) + "; give one per table");
+      }
+    }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      EmbeddingTable t = base;
+      t.name = base.name + "_" + std::to_string(i);
+      t.rows = rows[i].as<std::int64_t>();
+      rows[i].check_positive(static_cast<double>(t.rows), false);
+      if (!lookups.empty()) {
+        t.lookups = read_lookups(lookups[i]);
+      } else if (lookups_node) {
+        t.lookups = read_lookups(*lookups_node);
+      }
+      out.push_back(t);
+    }
+    if (out.empty()) rows_node.fail("an empty list of rows");
+  } else {
+    base.rows = node.get_positive<std::int64_t>("rows");
+    base.count = node.get_positive_or<std::int64_t>("count", 1);
+    if (lookups_node) {
+      if (lookups_node->is_sequence()) lookups_node->fail("a list of lookups needs a list of rows");
+      base.lookups = read_lookups(*lookups_node);
+    }
+    out.push_back(base);
+  }
+  node.finish();
+  return out;
+}
+
+std::vector<std::int64_t> read_widths(const ConfigNode& node) {
+  std::vector<std::int64_t> widths;
+  for (const auto& e : node.elements()) {
+    const auto w = e.as<std::int64_t>();
+    e.check_positive(static_cast<double>(w), false);
+    widths.push_back(w);
+  }
+  return widths;
+}
+
+OptimizerKind read_optimizer_kind(const ConfigNode& node) {
+  const auto v = choice_of(node, {"sgd", "adagrad", "rowwise_adagrad", "adam"});
+  if (v == "sgd") return OptimizerKind::sgd;
+  if (v == "adagrad") return OptimizerKind::adagrad;
+  if (v == "rowwise_adagrad") return OptimizerKind::rowwise_adagrad;
+  return OptimizerKind::adam;
+}
+
+}  // namespace
+
+ModelSpec load_model(const ConfigNode& node) {
+  if (!node.is_map()) node.fail("expected a model: a mapping with name, embedding_tables, top_mlp, ...");
+  ModelSpec m;
+  m.name = node.get<std::string>("name");
+  m.description = node.get_or<std::string>("description", "");
+  m.source = node.get_or<std::string>("source", "");
+  m.global_batch_size = node.get_positive<std::int64_t>("global_batch_size");
+  m.dense_features = node.get_positive_or<int>("dense_features", 0, true);
+
+  const auto tables = node.child("embedding_tables");
+  for (const auto& e : tables.elements()) {
+    for (auto& t : read_table_entry(e)) m.tables.push_back(std::move(t));
+  }
+  if (m.tables.empty()) tables.fail("a recommendation model needs at least one embedding table");
+  {
+    std::vector<std::string> names;
+    for (const auto& t : m.tables) {
+      if (std::find(names.begin(), names.end(), t.name) != names.end()) {
+        tables.fail("two tables are named '" + t.name + "'; table names must be unique");
+      }
+      names.push_back(t.name);
+    }
+  }
+
+  if (auto b = node.optional_child("bottom_mlp")) m.bottom_mlp = read_widths(*b);
+  const auto inter = node.child("interaction");
+  if (inter.is_scalar()) {
+    const auto kind = choice_of(inter, {"dot", "concat", "dcnv2"});
+    if (kind == "dcnv2") inter.fail("dcnv2 needs its layers: {kind: dcnv2, cross_layers: 3, low_rank: 512}");
+    m.interaction.kind = kind == "dot" ? Interaction::Kind::dot : Interaction::Kind::concat;
+  } else {
+    const auto kind = inter.get_choice("kind", {"dot", "concat", "dcnv2"});
+    if (kind == "dcnv2") {
+      m.interaction.kind = Interaction::Kind::dcnv2;
+      m.interaction.cross_layers = inter.get_positive<int>("cross_layers");
+      m.interaction.low_rank = inter.get_positive_or<int>("low_rank", 0, true);
+    } else {
+      m.interaction.kind = kind == "dot" ? Interaction::Kind::dot : Interaction::Kind::concat;
+    }
+    inter.finish();
+  }
+  if (m.interaction.kind == Interaction::Kind::dot) {
+    const int d = m.common_embedding_dim();
+    if (d == 0) inter.fail("dot interaction needs all tables to have the same dim");
+    const std::int64_t bottom_out = m.bottom_mlp.empty() ? m.dense_features : m.bottom_mlp.back();
+    if (bottom_out != d) {
+      inter.fail("dot interaction needs the bottom MLP's output width (" + std::to_string(bottom_out) +
+                 ") to equal the embedding dim (" + std::to_string(d) + ")");
+    }
+  }
+  const auto top = node.child("top_mlp");
+  m.top_mlp = read_widths(top);
+  if (m.top_mlp.empty()) top.fail("the top MLP needs at least one layer");
+
+  const auto opt = node.child("optimizer");
+  if (opt.is_scalar()) {
+    m.embedding_optimizer.kind = m.dense_optimizer.kind = read_optimizer_kind(opt);
+  } else {
+    m.embedding_optimizer.kind = read_optimizer_kind(opt.child("embedding"));
+    m.dense_optimizer.kind = read_optimizer_kind(opt.child("dense"));
+    if (opt.has("state_dtype")) {
+      m.embedding_optimizer.state_dtype = m.dense_optimizer.state_dtype = parse_precision(opt.child("state_dtype"));
+    }
+    opt.finish();
+  }
+
+  if (auto p = node.optional_child("precision")) {
+    if (p->has("compute")) m.compute_precision = parse_precision(p->child("compute"));
+    if (p->has("communication")) {
+      m.communication_precision = parse_precision(p->child("communication"));
+      if (m.communication_precision == Precision::tf32) p->child("communication").fail("tf32 is not a wire format; use fp32");
+    }
+    p->finish();
+  }
+  node.finish();
+  return m;
+}
+
+ModelSpec load_model(const std::string& path) { return load_model(ConfigNode::load_file(path)); }
+
+}  // namespace dlrmsim::models

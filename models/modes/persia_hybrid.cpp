@@ -1,0 +1,231 @@
+// Persia hybrid training (Lian et al., "Persia: An Open, Hybrid System Scaling Deep
+// Learning-based Recommenders up to 100 Trillion Parameters", KDD 2022).
+//
+// Roles (platform groups by role): GPU trainers (the dense network, synchronous data
+// parallel with all-reduce), embedding workers (CPU nodes: they receive the batch's ids,
+// fetch rows from the parameter servers, pool them and send the pooled embeddings to the
+// trainers; backward they receive the pooled gradients, turn them into row gradients and
+// push them to the servers) and parameter servers (CPU nodes with large DRAM holding the
+// tables as a key-value store: they return raw rows and apply row updates).
+//
+// Per step s:
+//   embedding pipeline (forward)   ids EW -> PS, gather on PS, rows PS -> EW, pooling on EW,
+//                                  pooled EW -> trainers
+//   dense step (trainers)          input copy, bottom MLP, (pooled arrived), interaction and top
+//                                  MLP forward and backward, bottom backward, bucketed all-reduce,
+//                                  dense optimiser: synchronous
+//   embedding pipeline (backward)  pooled gradients trainers -> EW, row gradients on EW, EW -> PS,
+//                                  update on PS
+// Asynchrony with bounded staleness k (training.staleness): the forward fetch of step s waits
+// only for the update of step s-1-k, so the embedding pipeline of later steps overlaps the
+// dense step; k = 0 is fully synchronous (the fetch waits for the previous update). The
+// forward and backward embedding pipelines run on separate streams of the worker and server
+// sockets (Persia runs them in separate thread pools).
+//
+// Representation: embedding workers and parameter servers are symmetric server groups; one of
+// each is simulated doing its share (1/E and the largest 1/P of the work), its NIC carrying
+// its share of the traffic (egress/ingress segments, step_builder.hpp). Trainers follow the
+// builder's node fidelity. Ids reach the embedding workers from the data loaders, which are
+// assumed to run on the workers themselves (as in Persia's deployment of data loaders next to
+// embedding workers), so no network traffic is modelled for them. CPU work of the
+// forward and backward pipelines on one socket does not contend (an optimistic assumption:
+// DRAM bandwidth sharing between them is not modelled).
+#include <array>
+#include <stdexcept>
+#include <vector>
+
+#include "models/training_mode.hpp"
+
+namespace dlrmsim::models {
+
+using placement::DeviceKind;
+using sim::ActivityId;
+
+void build_persia_hybrid_steps(StepBuilder& b, int steps) {
+  const auto& cat = b.categories();
+  const auto& model = b.model();
+  auto& trainers = const_cast<std::vector<SimDevice>&>(b.trainers());
+  const std::size_t n = trainers.size();
+  const auto ew_nodes = b.nodes_with_role(b.options().embedding_worker_role);
+  if (ew_nodes.empty()) {
+    throw std::invalid_argument("persia_hybrid needs a platform group with role '" + b.options().embedding_worker_role +
+                                "' (the embedding workers)");
+  }
+  const auto servers = b.simulated_owners(DeviceKind::parameter_server);
+  if (servers.empty()) {
+    throw std::invalid_argument("persia_hybrid needs the tables on parameter servers (placement tier remote_ps) "
+                                "and a platform group with role '" + b.options().parameter_server_role + "'");
+  }
+  if (b.plan_uses(placement::Tier::gpu_hbm) || b.plan_uses(placement::Tier::uvm) ||
+      b.plan_uses(placement::Tier::host_dram)) {
+    throw std::invalid_argument("persia_hybrid keeps every table on the parameter servers; the placement put some "
+                                "elsewhere (use placement tiers: [remote_ps])");
+  }
+
+  // The simulated embedding worker: its sockets, with a forward and a backward stream each.
+  std::vector<SimDevice> ew_fwd, ew_bwd;
+  for (SimDevice* s : b.sockets_of(ew_nodes.front())) {
+    ew_fwd.push_back(*s);
+    SimDevice back = *s;
+    back.stream = b.graph().add_stream(b.resources().engine(s->device),
+                                       b.platform().device(s->device).name + ".backward");
+    ew_bwd.push_back(back);
+  }
+  // Server sockets, forward and backward streams.
+  std::vector<std::vector<SimDevice>> ps_fwd, ps_bwd;
+  for (auto o : servers) {
+    std::vector<SimDevice> f, k;
+    for (SimDevice* s : b.sockets_of(topo::NodeId{b.problem().devices[o].topology_id})) {
+      f.push_back(*s);
+      SimDevice back = *s;
+      back.stream = b.graph().add_stream(b.resources().engine(s->device),
+                                         b.platform().device(s->device).name + ".backward");
+      k.push_back(back);
+    }
+    ps_fwd.push_back(std::move(f));
+    ps_bwd.push_back(std::move(k));
+  }
+
+  const double workers = static_cast<double>(ew_nodes.size());
+  const double samples_per_worker = static_cast<double>(model.global_batch_size) / workers;
+  const double lookups = model.lookups_per_sample();
+  const Bytes rows_per_sample = model.gathered_bytes_per_sample();
+  const Bytes avg_row = lookups > 0.0 ? rows_per_sample / lookups : Bytes(0.0);
+  const Bytes pooled_per_sample = model.pooled_bytes_per_sample();
+  const double local = static_cast<double>(b.local_batch());
+  const Bytes granule = b.options().cpu_access_granule;
+  const double ew_sockets = static_cast<double>(ew_fwd.size());
+  // Pooling on a worker reads every fetched row once (memory bound, the CPU gather model).
+  const Seconds pool_time =
+      cpu_gather_time(*ew_fwd.front().cpu, samples_per_worker * lookups / ew_sockets, avg_row, granule);
+  const std::uint16_t ps_cat = cat.parameter_server_traffic;
+  const topo::DeviceId ew_dev = ew_fwd.front().device;
+
+  std::vector<ActivityId> ps_update;  // per step
+  std::vector<ActivityId> prev_copy(n);
+  std::vector<ActivityId> step_end;
+  for (int s = 0; s < steps; ++s) {
+    // --- embedding pipeline, forward ---
+    std::vector<ActivityId> gate;
+    const int waited = s - 1 - b.options().staleness;
+    if (waited >= 0) gate.push_back(ps_update[static_cast<std::size_t>(waited)]);
+    const auto ids_out = b.send_egress(ew_dev, StepBuilder::index_bytes() * (samples_per_worker * lookups), gate, ps_cat);
+    std::vector<ActivityId> gathered;
+    for (std::size_t p = 0; p < servers.size(); ++p) {
+      const OwnerWork& w = b.represented_work(servers[p]);
+      const auto ids_in = b.send_ingress(ps_fwd[p].front().device, w.ids_in, gate, ps_cat);
+      const std::array<ActivityId, 2> dep{ids_out, ids_in};
+      const auto ids_done = b.marker(dep);
+      std::vector<ActivityId> parts;
+      for (auto& sock : ps_fwd[p]) {
+        const std::array<ActivityId, 1> d1{ids_done};
+        parts.push_back(b.compute(sock, w.forward_compute, d1, cat.embedding_lookup));
+      }
+      const auto looked_up = b.marker(parts);
+      const std::array<ActivityId, 1> d2{looked_up};
+      gathered.push_back(b.send_egress(ps_fwd[p].front().device, avg_row * w.lookups, d2, ps_cat));
+    }
+    const auto rows_in = b.send_ingress(ew_dev, rows_per_sample * samples_per_worker, gathered, ps_cat);
+    std::vector<ActivityId> rows_dep = gathered;
+    rows_dep.push_back(rows_in);
+    std::vector<ActivityId> pooled_parts;
+    for (auto& sock : ew_fwd) pooled_parts.push_back(b.compute(sock, pool_time, rows_dep, cat.embedding_lookup));
+    const auto pooled = b.marker(pooled_parts);
+    const std::array<ActivityId, 1> pdep{pooled};
+    const auto ew_out = b.send_egress(ew_dev, pooled_per_sample * samples_per_worker, pdep, ps_cat);
+
+    // --- dense step on the trainers ---
+    std::vector<ActivityId> copy(n), arrived(n), inter_bwd(n), last_bwd(n);
+    const auto& costs = b.dense_costs(trainers.front());
+    std::vector<std::vector<ActivityId>> layer_bwd(costs.size(), std::vector<ActivityId>(n));
+    for (std::size_t i = 0; i < n; ++i) {
+      std::vector<ActivityId> deps;
+      if (s > 0) deps.push_back(prev_copy[i]);
+      if (s > 1) deps.push_back(step_end[static_cast<std::size_t>(s) - 2]);
+      copy[i] = b.input_copy(trainers[i], deps);
+      const auto& ci = b.dense_costs(trainers[i]);
+      ActivityId last = copy[i];
+      for (const auto& c : ci) {
+        if (c.name.rfind("bottom_mlp", 0) != 0) continue;
+        const std::array<ActivityId, 1> dep{last};
+        last = b.compute(trainers[i], c.forward, dep, cat.dense_compute);
+      }
+      const auto in = b.send_ingress(trainers[i].device, pooled_per_sample * local, pdep, ps_cat);
+      const std::array<ActivityId, 3> join{last, in, ew_out};
+      arrived[i] = b.marker(join);
+      last = arrived[i];
+      for (const auto& c : ci) {
+        if (c.name.rfind("bottom_mlp", 0) == 0) continue;
+        const std::array<ActivityId, 1> dep{last};
+        last = b.compute(trainers[i], c.forward, dep, cat.dense_compute);
+      }
+      for (std::size_t l = ci.size(); l-- > 0;) {
+        if (ci[l].name.rfind("bottom_mlp", 0) == 0) continue;
+        const std::array<ActivityId, 1> dep{last};
+        last = b.compute(trainers[i], ci[l].backward, dep, cat.dense_compute);
+        layer_bwd[l][i] = last;
+      }
+      inter_bwd[i] = last;
+      for (std::size_t l = ci.size(); l-- > 0;) {
+        if (ci[l].name.rfind("bottom_mlp", 0) != 0) continue;
+        const std::array<ActivityId, 1> dep{last};
+        last = b.compute(trainers[i], ci[l].backward, dep, cat.dense_compute);
+        layer_bwd[l][i] = last;
+      }
+      last_bwd[i] = last;
+    }
+    prev_copy = copy;
+
+    // --- embedding pipeline, backward (asynchronous: nothing of the dense step waits for it) ---
+    std::vector<ActivityId> grads_out;
+    for (std::size_t i = 0; i < n; ++i) {
+      grads_out.push_back(b.send_egress(trainers[i].device, pooled_per_sample * local,
+                                        std::span<const ActivityId>(&inter_bwd[i], 1), ps_cat));
+    }
+    const auto grads_in = b.send_ingress(ew_dev, pooled_per_sample * samples_per_worker, inter_bwd, ps_cat);
+    std::vector<ActivityId> gdep = grads_out;
+    gdep.push_back(grads_in);
+    std::vector<ActivityId> scatter_parts;
+    for (auto& sock : ew_bwd) scatter_parts.push_back(b.compute(sock, pool_time, gdep, cat.embedding_lookup));
+    const auto scattered = b.marker(scatter_parts);
+    const std::array<ActivityId, 1> sdep{scattered};
+    const auto push_out = b.send_egress(ew_dev, rows_per_sample * samples_per_worker, sdep, ps_cat);
+    std::vector<ActivityId> updates;
+    for (std::size_t p = 0; p < servers.size(); ++p) {
+      const OwnerWork& w = b.represented_work(servers[p]);
+      const auto push_in = b.send_ingress(ps_bwd[p].front().device, avg_row * w.lookups, sdep, ps_cat);
+      const std::array<ActivityId, 2> udep{push_out, push_in};
+      for (auto& sock : ps_bwd[p]) updates.push_back(b.compute(sock, w.backward_compute, udep, cat.embedding_lookup));
+    }
+    ps_update.push_back(b.marker(updates));
+
+    // --- dense all-reduce and optimiser ---
+    std::vector<ActivityId> prev_bucket;
+    const Bytes grad_elem = element_size(model.communication_precision);
+    Bytes acc;
+    for (std::size_t l = costs.size(); l-- > 0;) {
+      acc += grad_elem * costs[l].parameters;
+      if ((acc >= b.options().allreduce_bucket || l == 0) && acc.value() > 0.0) {
+        std::vector<ActivityId> ready(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          std::vector<ActivityId> deps{layer_bwd[l][i]};
+          if (!prev_bucket.empty()) deps.push_back(prev_bucket[i]);
+          ready[i] = b.marker(deps);
+        }
+        prev_bucket = b.all_reduce(acc, ready, cat.all_reduce);
+        acc = Bytes(0.0);
+      }
+    }
+    std::vector<ActivityId> ends;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::vector<ActivityId> deps{last_bwd[i]};
+      if (!prev_bucket.empty()) deps.push_back(prev_bucket[i]);
+      ends.push_back(b.compute(trainers[i], gpu_dense_optimizer_time(model, *trainers[i].profile, model.dense_parameters()),
+                               deps, cat.dense_compute));
+    }
+    step_end.push_back(b.marker(ends));
+  }
+  b.built().step_end = step_end;
+}
+
+}  // namespace dlrmsim::models

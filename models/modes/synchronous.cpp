@@ -1,0 +1,238 @@
+// Synchronous hybrid-parallel steps: hybrid_parallel_sync, cpu_only and parameter_server.
+//
+// One step, per simulated trainer t and per simulated embedding owner o (a GPU for gpu_hbm
+// and uvm shards, a CPU socket for host_dram, a parameter server for remote_ps):
+//
+//   input copy(t)       host -> GPU copy of the local batch; prefetched: the copy of step s
+//                       waits for the copy of step s-1 and the end of step s-2 (two buffers,
+//                       as TorchRec's TrainPipelineSparseDist)
+//   ids -> owners       indices of the local batch to the owners of the rows (all-to-all)
+//   lookup(o)           forward gather + pooling; UVM misses cross PCIe concurrently
+//   bottom MLP fwd(t)   after the lookup on the same stream, overlapping the pooled all-to-all
+//   pooled -> trainers  owners send each trainer its share of the pooled embeddings
+//   interaction, top MLP forward and backward(t)
+//   gradients -> owners the pooled gradients go back (all-to-all)
+//   bottom MLP bwd(t)
+//   update(o)           embedding backward + optimiser on the owner; evicted UVM rows written back
+//   all-reduce buckets  dense gradients in buckets, each launched when its last layer's
+//                       backward is done and after the previous bucket (one NCCL stream)
+//   dense optimiser(t)  after the last bucket
+// GPU streams are in-order, so step s+1's lookups on an owner wait for step s's update there
+// (synchronous training); parameter servers run their lookups and updates on their sockets'
+// streams in order, which makes the next step's lookups wait for this step's updates.
+#include <array>
+#include <map>
+#include <vector>
+
+#include "models/training_mode.hpp"
+
+namespace dlrmsim::models {
+
+using placement::DeviceKind;
+using sim::ActivityId;
+
+namespace {
+
+constexpr std::array kOwnerKinds{DeviceKind::gpu, DeviceKind::cpu_socket, DeviceKind::parameter_server};
+
+std::uint16_t traffic_category(const StepBuilder& b, DeviceKind kind) {
+  return kind == DeviceKind::parameter_server ? b.categories().parameter_server_traffic : b.categories().all_to_all;
+}
+
+}  // namespace
+
+void build_synchronous_steps(StepBuilder& b, int steps) {
+  const auto& cat = b.categories();
+  const auto& model = b.model();
+  auto& trainers = const_cast<std::vector<SimDevice>&>(b.trainers());
+  const std::size_t n = trainers.size();
+  const Seconds zero{0.0};
+
+  std::vector<ActivityId> prev_copy(n);
+  std::vector<ActivityId> step_end;
+  for (int s = 0; s < steps; ++s) {
+    // 1. Input copies.
+    std::vector<ActivityId> copy(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      std::vector<ActivityId> deps;
+      if (s > 0) deps.push_back(prev_copy[i]);
+      if (s > 1) deps.push_back(step_end[static_cast<std::size_t>(s) - 2]);
+      copy[i] = b.input_copy(trainers[i], deps);
+    }
+    prev_copy = copy;
+
+    // 2-3. Ids to the owners, then the forward lookups.
+    std::map<DeviceKind, std::map<std::uint32_t, ActivityId>> lookup_done;
+    for (DeviceKind kind : kOwnerKinds) {
+      const auto owners = b.simulated_owners(kind);
+      if (owners.empty()) continue;
+      const auto ids = b.gradients_to_owners(kind, copy, traffic_category(b, kind), &OwnerWork::ids_in);
+      for (auto o : owners) {
+        const OwnerWork& w = b.represented_work(o);
+        const std::array<ActivityId, 1> dep{ids.at(o)};
+        if (kind == DeviceKind::parameter_server) {
+          std::vector<ActivityId> parts;
+          for (SimDevice* sock : b.sockets_of(topo::NodeId{b.problem().devices[o].topology_id})) {
+            parts.push_back(b.compute(*sock, w.forward_compute, dep, cat.embedding_lookup));
+          }
+          lookup_done[kind][o] = b.marker(parts);
+          continue;
+        }
+        SimDevice ed = b.embedding_device(*b.owner_device(o));
+        SimDevice* d = &ed;
+        const Seconds launch = d->is_gpu ? d->profile->kernel_launch_overhead() : zero;
+        std::vector<ActivityId> parts{b.compute(*d, w.forward_compute + launch, dep, cat.embedding_lookup)};
+        if (w.uvm_read.value() > 0.0) {
+          const auto host = b.platform().host_cpu(d->device);
+          const auto u = b.send(*host, d->device, w.uvm_read, dep, cat.embedding_lookup);
+          // The gather kernel holds the stream until its PCIe reads are done.
+          const std::array<ActivityId, 1> udep{u};
+          parts.push_back(b.compute(*d, zero, udep, cat.embedding_lookup));
+        }
+        lookup_done[kind][o] = b.marker(parts);
+      }
+    }
+
+    // 4. Bottom MLP forward (dense features only).
+    std::vector<std::vector<ActivityId>> bwd_done(n);
+    std::vector<ActivityId> bottom_fwd(n), inter_bwd(n), last_bwd(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& costs = b.dense_costs(trainers[i]);
+      ActivityId last = copy[i];
+      for (const auto& c : costs) {
+        if (c.name.rfind("bottom_mlp", 0) != 0) continue;
+        const std::array<ActivityId, 1> dep{last};
+        last = b.compute(trainers[i], c.forward, dep, cat.dense_compute);
+      }
+      bottom_fwd[i] = last;
+    }
+
+    // 5. Pooled embeddings to the trainers.
+    std::vector<ActivityId> arrived(n);
+    {
+      std::vector<std::vector<ActivityId>> parts(n);
+      for (std::size_t i = 0; i < n; ++i) parts[i].push_back(bottom_fwd[i]);
+      for (auto& [kind, ready] : lookup_done) {
+        const auto a = b.pooled_to_trainers(kind, ready, copy, traffic_category(b, kind));
+        for (std::size_t i = 0; i < n; ++i) parts[i].push_back(a[i]);
+      }
+      for (std::size_t i = 0; i < n; ++i) arrived[i] = b.marker(parts[i]);
+    }
+
+    // 6. Interaction and top MLP forward, then backward down to the interaction; 8. bottom bwd.
+    // Gradient buckets close in backward order (top MLP last layer first).
+    struct BucketEdge {
+      std::vector<ActivityId> ready;  // per trainer
+      Bytes bytes;
+    };
+    std::vector<BucketEdge> buckets;
+    const Bytes grad_elem = element_size(model.communication_precision);
+    {
+      const auto& costs = b.dense_costs(trainers.front());
+      std::vector<std::vector<ActivityId>> layer_bwd(costs.size(), std::vector<ActivityId>(n));
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto& ci = b.dense_costs(trainers[i]);
+        ActivityId last = arrived[i];
+        for (const auto& c : ci) {
+          if (c.name.rfind("bottom_mlp", 0) == 0) continue;
+          const std::array<ActivityId, 1> dep{last};
+          last = b.compute(trainers[i], c.forward, dep, cat.dense_compute);
+        }
+        // Backward of top MLP and interaction.
+        for (std::size_t l = ci.size(); l-- > 0;) {
+          if (ci[l].name.rfind("bottom_mlp", 0) == 0) continue;
+          const std::array<ActivityId, 1> dep{last};
+          last = b.compute(trainers[i], ci[l].backward, dep, cat.dense_compute);
+          layer_bwd[l][i] = last;
+        }
+        inter_bwd[i] = last;
+      }
+      // 7. Gradients to the owners (launched as soon as the interaction backward is done).
+      std::map<DeviceKind, std::map<std::uint32_t, ActivityId>> grads_in;
+      for (DeviceKind kind : kOwnerKinds) {
+        if (lookup_done.count(kind) == 0) continue;
+        grads_in[kind] = b.gradients_to_owners(kind, inter_bwd, traffic_category(b, kind));
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto& ci = b.dense_costs(trainers[i]);
+        ActivityId last = inter_bwd[i];
+        for (std::size_t l = ci.size(); l-- > 0;) {
+          if (ci[l].name.rfind("bottom_mlp", 0) != 0) continue;
+          const std::array<ActivityId, 1> dep{last};
+          last = b.compute(trainers[i], ci[l].backward, dep, cat.dense_compute);
+          layer_bwd[l][i] = last;
+        }
+        last_bwd[i] = last;
+      }
+      // 9. Embedding backward and update on the owners.
+      for (auto& [kind, done] : grads_in) {
+        for (auto& [o, g] : done) {
+          const OwnerWork& w = b.represented_work(o);
+          const std::array<ActivityId, 1> dep{g};
+          std::vector<ActivityId> parts;
+          if (kind == DeviceKind::parameter_server) {
+            for (SimDevice* sock : b.sockets_of(topo::NodeId{b.problem().devices[o].topology_id})) {
+              parts.push_back(b.compute(*sock, w.backward_compute, dep, cat.embedding_lookup));
+            }
+          } else {
+            SimDevice ed = b.embedding_device(*b.owner_device(o));
+            SimDevice* d = &ed;
+            const Seconds launch = d->is_gpu ? d->profile->kernel_launch_overhead() : zero;
+            const auto u = b.compute(*d, w.backward_compute + launch, dep, cat.embedding_lookup);
+            parts.push_back(u);
+            if (w.uvm_write.value() > 0.0) {
+              const std::array<ActivityId, 1> udep{u};
+              parts.push_back(b.send(d->device, *b.platform().host_cpu(d->device), w.uvm_write, udep, cat.embedding_lookup));
+            }
+          }
+          last_bwd.push_back(b.marker(parts));  // joins the step end below
+        }
+      }
+      // Buckets: walk layers in backward order.
+      Bytes acc;
+      for (std::size_t l = costs.size(); l-- > 0;) {
+        acc += grad_elem * costs[l].parameters;
+        const bool close = acc >= b.options().allreduce_bucket || l == 0;
+        if (close && acc.value() > 0.0) {
+          BucketEdge e;
+          e.bytes = acc;
+          for (std::size_t i = 0; i < n; ++i) e.ready.push_back(layer_bwd[l][i]);
+          buckets.push_back(std::move(e));
+          acc = Bytes(0.0);
+        }
+      }
+      if (b.data_parallel_gradient_bytes().value() > 0.0) {
+        BucketEdge e;
+        e.bytes = b.data_parallel_gradient_bytes();
+        for (std::size_t i = 0; i < n; ++i) e.ready.push_back(last_bwd[i]);
+        buckets.push_back(std::move(e));
+      }
+    }
+
+    // 10. All-reduce buckets in order, then the dense optimiser.
+    std::vector<ActivityId> prev_bucket;
+    for (auto& bucket : buckets) {
+      std::vector<ActivityId> ready(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        std::vector<ActivityId> deps{bucket.ready[i]};
+        if (!prev_bucket.empty()) deps.push_back(prev_bucket[i]);
+        ready[i] = b.marker(deps);
+      }
+      prev_bucket = b.all_reduce(bucket.bytes, ready, cat.all_reduce);
+    }
+    std::vector<ActivityId> ends;
+    const double dense_params = model.dense_parameters();
+    for (std::size_t i = 0; i < n; ++i) {
+      std::vector<ActivityId> deps{last_bwd[i]};
+      if (!prev_bucket.empty()) deps.push_back(prev_bucket[i]);
+      const Seconds t = trainers[i].is_gpu ? gpu_dense_optimizer_time(model, *trainers[i].profile, dense_params)
+                                           : cpu_dense_optimizer_time(model, *trainers[i].cpu, dense_params);
+      ends.push_back(b.compute(trainers[i], t, deps, cat.dense_compute));
+    }
+    for (std::size_t k = n; k < last_bwd.size(); ++k) ends.push_back(last_bwd[k]);
+    step_end.push_back(b.marker(ends));
+  }
+  b.built().step_end = step_end;
+}
+
+}  // namespace dlrmsim::models

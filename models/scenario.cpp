@@ -1,0 +1,151 @@
+#include "models/scenario.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "models/training_mode.hpp"
+#include "topologies/platform_loader.hpp"
+
+namespace dlrmsim::models {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string resolve(const std::string& path, const std::string& base_dir) {
+  const fs::path p(path);
+  if (p.is_absolute()) return path;
+  if (!base_dir.empty()) {
+    const fs::path candidate = fs::path(base_dir) / p;
+    if (fs::exists(candidate)) return candidate.lexically_normal().string();
+  }
+  return path;
+}
+
+YAML::Node load_yaml_file(const std::string& path, const ConfigNode& referenced_from) {
+  std::ifstream in(path);
+  if (!in) referenced_from.fail("cannot open file '" + path + "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return YAML::Load(text.str());
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                      ": YAML syntax error: " + e.msg);
+  }
+}
+
+/// A referenced part of the scenario (model or platform): its YAML and the file it is in.
+struct Part {
+  YAML::Node yaml;
+  std::string source;
+  bool from_file = false;
+};
+
+Part load_part(const ConfigNode& scenario, const std::string& key, const std::string& base_dir) {
+  const auto node = scenario.child(key);
+  Part part;
+  if (node.is_scalar()) {
+    part.source = resolve(node.as<std::string>(), base_dir);
+    part.yaml = load_yaml_file(part.source, node);
+    part.from_file = true;
+  } else if (node.is_map()) {
+    part.yaml = node.yaml();
+    part.source = scenario.source();
+  } else {
+    node.fail("expected a file path or an inline mapping");
+  }
+  return part;
+}
+
+Scenario parse(YAML::Node root, const std::string& source_name, const std::string& base_dir,
+               const std::vector<std::string>& command_line_overrides) {
+  // The scenario's own `set:` list applies first, then the command line's.
+  std::vector<std::string> overrides;
+  if (root.IsMap() && root["set"]) {
+    const ConfigNode set(root["set"], source_name, "set");
+    for (const auto& e : set.elements()) {
+      const auto v = e.as<std::string>();
+      if (v.find('=') == std::string::npos) e.fail("expected key.path=value");
+      overrides.push_back(v);
+    }
+  }
+  overrides.insert(overrides.end(), command_line_overrides.begin(), command_line_overrides.end());
+  // Overrides of the scenario itself (including replacing a referenced path) come first.
+  std::vector<std::string> model_overrides, platform_overrides;
+  for (const auto& o : overrides) {
+    const auto eq = o.find('=');
+    const auto dot = o.find('.');
+    const std::string head = o.substr(0, std::min(eq, dot));
+    if ((head == "model" || head == "platform") && dot != std::string::npos && dot < eq && root[head] &&
+        root[head].IsScalar()) {
+      (head == "model" ? model_overrides : platform_overrides).push_back(o.substr(dot + 1));
+      continue;
+    }
+    try {
+      apply_override(root, o);
+    } catch (const ConfigError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw ConfigError("--set " + o + ": " + e.what());
+    }
+  }
+  ConfigNode scenario(root, source_name);
+  if (!scenario.is_map()) scenario.fail("expected a scenario: a mapping with name, platform, model, training, run");
+  Scenario s;
+  s.source = source_name;
+  s.name = scenario.get<std::string>("name");
+  s.description = scenario.get_or<std::string>("description", "");
+  scenario.has("set");  // applied above
+
+  Part platform = load_part(scenario, "platform", base_dir);
+  for (const auto& o : platform_overrides) apply_override(platform.yaml, o);
+  s.platform = platform.from_file ? topo::load_platform(ConfigNode(platform.yaml, platform.source))
+                                  : topo::load_platform(scenario.child("platform"));
+
+  Part model = load_part(scenario, "model", base_dir);
+  for (const auto& o : model_overrides) apply_override(model.yaml, o);
+  s.model = model.from_file ? load_model(ConfigNode(model.yaml, model.source)) : load_model(scenario.child("model"));
+
+  const auto training = scenario.child("training");
+  {
+    std::vector<std::string> names;
+    for (const auto& m : training_modes()) names.emplace_back(m.name);
+    training.get_choice("mode", names);  // a did-you-mean for a misspelt mode
+  }
+  s.training = TrainingOptions::from_config(training);
+
+  if (auto p = scenario.optional_child("placement")) {
+    s.placement = placement::PlacementOptions::from_config(*p);
+  }
+  std::string calibration = "../calibration";
+  if (auto run = scenario.optional_child("run")) {
+    s.warmup_steps = run->get_positive_or<int>("warmup_steps", s.warmup_steps, true);
+    s.steps = run->get_positive_or<int>("steps", s.steps);
+    s.backend = run->get_choice_or("backend", {"native", "simgrid"}, s.backend);
+    calibration = run->get_or<std::string>("calibration", calibration);
+    run->finish();
+  }
+  s.calibration_dir = resolve(calibration, base_dir);
+  if (!fs::exists(s.calibration_dir)) {
+    // Fall back to the repository layout when run from its root.
+    if (fs::exists("configs/calibration")) s.calibration_dir = "configs/calibration";
+  }
+  scenario.finish();
+  return s;
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  const ConfigNode file = ConfigNode::load_file(path);
+  return parse(file.yaml(), path, fs::path(path).parent_path().string(), overrides);
+}
+
+Scenario load_scenario_text(const std::string& text, const std::string& source_name, const std::string& base_dir,
+                            const std::vector<std::string>& overrides) {
+  const ConfigNode file = ConfigNode::load_string(text, source_name);
+  return parse(file.yaml(), source_name, base_dir, overrides);
+}
+
+}  // namespace dlrmsim::models

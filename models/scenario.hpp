@@ -1,0 +1,63 @@
+// Scenario files: what to simulate (configs/scenarios/*.yaml).
+//
+//   name: dcnv2_dgx_h100                       # required
+//   description: "..."                         # optional
+//   platform: ../platforms/dgx-h100.yaml       # a path (relative to this file) or an inline mapping
+//   model: ../models/dlrm_dcnv2_criteo_4tb.yaml   # a path or an inline mapping (model_spec.hpp)
+//   training:                                  # TrainingOptions (step_builder.hpp)
+//     mode: hybrid_parallel_sync               # hybrid_parallel_sync | cpu_only | parameter_server | persia_hybrid
+//     nodes: representative                    # representative | all
+//     communication: aggregated                # aggregated | per_pair
+//     allreduce_bucket: 25 MiB
+//     embedding_overlap: serial                # serial | concurrent (embedding kernels on their own stream)
+//     staleness: 1                             # persia_hybrid
+//     cpu: {dense_efficiency: 0.5}             # modes with CPU trainers
+//     roles: {trainer: trainer, parameter_server: parameter_server, embedding_worker: embedding_worker}
+//   placement: {policy: cost_greedy, ...}      # read by placement::PlacementOptions::from_config
+//   set: ["model.global_batch_size=65536"]   # optional overrides applied before the command line's
+//   run:
+//     warmup_steps: 2                          # steps simulated before measuring (default 2)
+//     steps: 3                                 # measured steps (default 3)
+//     backend: native                          # native | simgrid
+//     calibration: ../calibration              # device-profile directory (default: ../calibration
+//                                              # next to the scenario's folder)
+//
+// Overrides (`--set key.path=value`) address any key of the scenario; when `model` or
+// `platform` is a path, `model.x.y=...` edits the referenced file's content (it is loaded
+// first), so every model and platform key can be swept without copying files. Errors keep
+// naming the file (scenario or referenced) and line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/config.hpp"
+#include "models/model_spec.hpp"
+#include "models/step_builder.hpp"
+#include "placement/placement.hpp"
+#include "topologies/platform.hpp"
+
+namespace dlrmsim::models {
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string source;  // file it was read from ("" for inline)
+  topo::Platform platform;
+  ModelSpec model;
+  TrainingOptions training;
+  placement::PlacementOptions placement;
+  int warmup_steps = 2;
+  int steps = 3;
+  std::string backend = "native";
+  std::string calibration_dir;
+};
+
+/// Reads a scenario file, applying `overrides` ("a.b.c=value") first.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+/// Reads a scenario from YAML text (`source_name` stands for the file in messages; relative
+/// paths resolve against `base_dir`).
+Scenario load_scenario_text(const std::string& text, const std::string& source_name, const std::string& base_dir,
+                            const std::vector<std::string>& overrides = {});
+
+}  // namespace dlrmsim::models

@@ -1,0 +1,141 @@
+// Running a scenario: placement, step graph, engine, and the report's numbers.
+//
+//   Scenario s = load_scenario("configs/scenarios/default.yaml");
+//   RunReport r = run_scenario(s);          // throws placement::InfeasiblePlacement if it does not fit
+//   r.throughput_samples_per_s, r.step_time, r.breakdown, r.utilization, r.memory, r.placement
+//
+// Definitions (what the report's numbers mean):
+//  - step time: steady state, (end of the last measured step - end of the last warm-up step) /
+//    measured steps; a step ends when every simulated trainer has applied its dense update
+//    (and, in the synchronous modes, every embedding owner its sparse update). Two more steps
+//    are simulated after the measured ones (and not measured) so that the last measured step
+//    overlaps the next steps' prefetch and embedding pipeline as every steady-state step does.
+//  - throughput: global batch / step time.
+//  - breakdown, per category of activity over the measured window, per step:
+//      busy     the length of the union of the intervals during which some activity of the
+//               category runs (anywhere in the simulated system);
+//      exposed  the part of busy not covered by a category earlier in the order
+//               dense_compute, embedding_lookup, all_to_all, parameter_server_traffic,
+//               all_reduce, host_device_copy: the time this category alone adds to the step.
+//    busy - exposed is the overlapped time; step time - sum(exposed) is idle (waiting).
+//  - utilisation: per resource class (link kinds, hbm, dram), bytes moved / (capacity x
+//    simulated time) over the resources that carried traffic; per compute engine kind (gpu,
+//    cpu), busy time / simulated time over the engines that ran work.
+//  - memory: the placement's accounting per device (weights, optimiser state, UVM cache,
+//    activations and the dense replica) against capacity.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/scenario.hpp"
+#include "placement/placement.hpp"
+#include "sim/activity_graph.hpp"
+
+namespace dlrmsim::models {
+
+struct BreakdownEntry {
+  std::string category;
+  Seconds busy;     // per step
+  Seconds exposed;  // per step
+};
+
+struct UtilizationEntry {
+  std::string resource_class;  // "nvlink", "pcie", "nic", "hbm", "gpu", "cpu", ...
+  bool compute = false;        // a compute-engine kind (else a bandwidth resource class)
+  std::size_t count = 0;       // resources / engines that were used
+  double utilization = 0.0;
+  Bytes bytes;                 // bandwidth classes: bytes per step over all of them
+};
+
+struct MemoryEntry {
+  std::string device;
+  std::string kind;  // gpu, cpu_socket, parameter_server
+  Bytes capacity;
+  Bytes weights;
+  Bytes optimizer_state;
+  Bytes cache;
+  Bytes activations;  // activations and dense replica
+  [[nodiscard]] Bytes used() const { return weights + optimizer_state + cache + activations; }
+};
+
+struct TablePlacementEntry {
+  std::string table;
+  std::string tier;
+  std::string sharding;
+  std::size_t shards = 0;
+  std::vector<std::string> owners;  // distinct owner names (first few)
+  std::size_t owner_count = 0;
+  double hit_rate = 0.0;            // uvm: mean expected cache hit rate over shards
+};
+
+struct RunReport {
+  std::string scenario;
+  std::string model;
+  std::string platform;
+  std::string mode;
+  std::string backend;
+  std::string fidelity;
+  std::int64_t global_batch = 0;
+  std::size_t trainers = 0;
+  std::size_t simulated_trainers = 0;
+  int warmup_steps = 0;
+  int measured_steps = 0;
+
+  double throughput_samples_per_s = 0.0;
+  Seconds step_time;
+  std::vector<Seconds> step_ends;  // end time of every simulated step (warm-up, measured, cool-down)
+  /// (longest - shortest) / mean of the measured steps' durations: near 0 in steady state;
+  /// a large value asks for more warm-up steps (run.warmup_steps).
+  double step_time_spread = 0.0;
+  std::vector<BreakdownEntry> breakdown;
+  Seconds idle;  // per step: step time - sum of exposed
+  std::vector<UtilizationEntry> utilization;
+  std::vector<MemoryEntry> memory;
+  std::string placement_policy;
+  std::vector<TablePlacementEntry> placement;
+
+  // Engine figures.
+  std::size_t activities = 0;
+  std::uint64_t events = 0;
+  Seconds simulated_time;
+  double wall_seconds = 0.0;  // wall-clock time of the whole run (placement + build + engine)
+
+  // The simulated graph and its result, kept when asked for (traces).
+  std::shared_ptr<sim::ActivityGraph> graph;
+  std::shared_ptr<sim::SimResult> result;
+};
+
+struct RunOptions {
+  bool keep_graph = false;  // keep graph and result in the report (for --trace)
+};
+
+/// Places the tables, builds warm-up + measured steps, runs the backend and computes the
+/// report. Throws placement::InfeasiblePlacement when the job does not fit, ConfigError or
+/// std::invalid_argument for inputs that cannot be simulated as described.
+RunReport run_scenario(const Scenario& scenario, const RunOptions& options = {});
+
+/// Wall-clock figures of loading and running one scenario (for dlrmsim-bench).
+struct ScenarioTiming {
+  double load_s = 0.0;   // reading the scenario, platform and model files
+  double run_s = 0.0;    // placement + step graph + engine + report
+  double total_s = 0.0;  // both
+  double throughput_samples_per_s = 0.0;
+  std::size_t activities = 0;
+  std::size_t simulated_trainers = 0;
+};
+/// Loads and runs a scenario file, timing both parts. For the speed requirements:
+///   one DCNv2 step on 4096 GPUs:  time_scenario(".../configs/scenarios/dcnv2_superpod_4096gpu.yaml",
+///                                               {"run.warmup_steps=0", "run.steps=1"}).total_s
+///   the Persia 100 T run:         time_scenario(".../configs/scenarios/persia_100t_gcp.yaml").total_s
+ScenarioTiming time_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+
+/// Simulates `steps` steps of a given plan and returns the steady-state step time (used as
+/// the placement search's evaluator and by tests).
+Seconds simulate_plan_step_time(const Scenario& scenario, const placement::PlacementProblem& problem,
+                                const placement::PlacementPlan& plan, int warmup_steps, int steps);
+
+}  // namespace dlrmsim::models

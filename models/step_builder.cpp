@@ -1,0 +1,719 @@
+#include "models/step_builder.hpp"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+#include "placement/lookup_cost.hpp"
+
+namespace dlrmsim::models {
+
+using sim::ActivityId;
+using placement::DeviceKind;
+using placement::Tier;
+
+// ---- options --------------------------------------------------------------------------------
+
+TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
+  TrainingOptions o;
+  o.mode = node.get<std::string>("mode");
+  o.nodes = node.get_choice_or("nodes", {"representative", "all"}, "representative") == "all"
+                ? NodeFidelity::all
+                : NodeFidelity::representative;
+  o.communication = node.get_choice_or("communication", {"aggregated", "per_pair"}, "aggregated") == "per_pair"
+                        ? CommunicationFidelity::per_pair
+                        : CommunicationFidelity::aggregated;
+  o.allreduce_bucket = node.get_positive_or<Bytes>("allreduce_bucket", o.allreduce_bucket);
+  o.staleness = node.get_positive_or<int>("staleness", o.staleness, true);
+  o.embedding_overlap = node.get_choice_or("embedding_overlap", {"serial", "concurrent"}, "serial") == "concurrent"
+                            ? EmbeddingOverlap::concurrent
+                            : EmbeddingOverlap::serial;
+  if (auto cpu = node.optional_child("cpu")) {
+    o.cpu_dense_efficiency = cpu->get_positive<double>("dense_efficiency");
+    if (*o.cpu_dense_efficiency > 1.0) cpu->child("dense_efficiency").fail("a fraction of peak must be at most 1");
+    o.cpu_access_granule = cpu->get_positive_or<Bytes>("access_granule", o.cpu_access_granule);
+    cpu->finish();
+  }
+  if (auto roles = node.optional_child("roles")) {
+    o.trainer_role = roles->get_or<std::string>("trainer", o.trainer_role);
+    o.parameter_server_role = roles->get_or<std::string>("parameter_server", o.parameter_server_role);
+    o.embedding_worker_role = roles->get_or<std::string>("embedding_worker", o.embedding_worker_role);
+    roles->finish();
+  }
+  node.finish();
+  return o;
+}
+
+// ---- profiles -------------------------------------------------------------------------------
+
+const DeviceProfile& DeviceProfileSet::get(const std::string& gpu_model) const {
+  auto it = cache_.find(gpu_model);
+  if (it != cache_.end()) return *it->second;
+  auto p = std::make_shared<DeviceProfile>(load_device_profile_for(gpu_model, dir_));
+  return *cache_.emplace(gpu_model, std::move(p)).first->second;
+}
+
+void DeviceProfileSet::add(const std::string& gpu_model, DeviceProfile profile) {
+  cache_[gpu_model] = std::make_shared<DeviceProfile>(std::move(profile));
+}
+
+// ---- construction ---------------------------------------------------------------------------
+
+StepBuilder::StepBuilder(const ModelSpec& model, const topo::Platform& platform,
+                         const placement::PlacementProblem& problem, const placement::PlacementPlan& plan,
+                         const DeviceProfileSet& profiles, const TrainingOptions& options, sim::ActivityGraph& graph)
+    : model_(model),
+      platform_(platform),
+      problem_(problem),
+      plan_(plan),
+      profiles_(profiles),
+      options_(options),
+      graph_(graph),
+      resources_(topo::export_platform(platform, graph)) {
+  cat_.host_device_copy = graph_.add_category("host_device_copy");
+  cat_.embedding_lookup = graph_.add_category("embedding_lookup");
+  cat_.all_to_all = graph_.add_category("all_to_all");
+  cat_.parameter_server_traffic = graph_.add_category("parameter_server_traffic");
+  cat_.dense_compute = graph_.add_category("dense_compute");
+  cat_.all_reduce = graph_.add_category("all_reduce");
+  cat_.sync = graph_.add_category("sync");
+}
+
+bool StepBuilder::simulated_node(topo::NodeId n) const {
+  if (!representative_) return true;
+  return std::find(trainer_node_list_.begin(), trainer_node_list_.end(), n) != trainer_node_list_.end();
+}
+
+void StepBuilder::select_trainers(bool cpu_trainers) {
+  const auto kind = cpu_trainers ? DeviceKind::cpu_socket : DeviceKind::gpu;
+  const auto ids = problem_.devices_of(kind);
+  if (ids.empty()) {
+    throw std::invalid_argument(std::string("training mode '") + options_.mode + "' needs " +
+                                (cpu_trainers ? "CPU sockets" : "GPUs") + " as trainers; the platform has none");
+  }
+  std::map<std::uint32_t, std::vector<topo::DeviceId>> by_node;
+  for (auto i : ids) {
+    const topo::DeviceId d{problem_.devices[i].topology_id};
+    by_node[platform_.node_of(d).index].push_back(d);
+  }
+  total_trainers_ = ids.size();
+  trainer_nodes_ = by_node.size();
+  trainers_per_node_ = by_node.begin()->second.size();
+  bool symmetric = by_node.size() > 1;
+  const std::string& tmpl = platform_.node(topo::NodeId{by_node.begin()->first}).template_name;
+  for (const auto& [n, devs] : by_node) {
+    if (devs.size() != trainers_per_node_ || platform_.node(topo::NodeId{n}).template_name != tmpl) symmetric = false;
+  }
+  representative_ = symmetric && options_.nodes == TrainingOptions::NodeFidelity::representative;
+  trainer_node_list_.clear();
+  for (const auto& [n, devs] : by_node) {
+    trainer_node_list_.push_back(topo::NodeId{n});
+    if (representative_) break;
+  }
+  trainers_.clear();
+  for (const auto& [n, devs] : by_node) {
+    if (!simulated_node(topo::NodeId{n})) continue;
+    for (auto d : devs) trainers_.push_back(sim_device(d));
+  }
+  built_.simulated_trainers = trainers_.size();
+  built_.total_trainers = total_trainers_;
+  built_.fidelity = representative_ ? "representative node (" + std::to_string(trainer_nodes_) +
+                                          " symmetric trainer nodes, per-link aggregated flows)"
+                    : trainer_nodes_ == 1 ? std::string("one trainer node, every device simulated")
+                                    : std::string("all nodes, ") +
+                                          (options_.communication == TrainingOptions::CommunicationFidelity::per_pair
+                                               ? "per-pair flows"
+                                               : "flows aggregated per destination node");
+  compute_owner_work();
+}
+
+std::int64_t StepBuilder::local_batch() const {
+  return std::max<std::int64_t>(1, model_.global_batch_size / static_cast<std::int64_t>(std::max<std::size_t>(1, total_trainers_)));
+}
+
+bool StepBuilder::has_sim_device(topo::DeviceId d) const { return devices_.count(d.index) != 0; }
+
+SimDevice& StepBuilder::sim_device(topo::DeviceId d) {
+  auto it = devices_.find(d.index);
+  if (it != devices_.end()) return it->second;
+  SimDevice s;
+  s.device = d;
+  s.node = platform_.node_of(d);
+  const auto& dev = platform_.device(d);
+  s.stream = graph_.add_stream(resources_.engine(d), dev.name + ".compute");
+  if (dev.kind == topo::DeviceKind::gpu) {
+    s.is_gpu = true;
+    s.profile = &profiles_.get(platform_.gpu_spec(d).model);
+    const auto gpus = platform_.gpus(s.node);
+    s.local_index = static_cast<int>(std::find(gpus.begin(), gpus.end(), d) - gpus.begin());
+  } else if (dev.kind == topo::DeviceKind::cpu) {
+    s.cpu = &platform_.cpu_spec(d);
+    const auto cpus = platform_.cpus(s.node);
+    s.local_index = static_cast<int>(std::find(cpus.begin(), cpus.end(), d) - cpus.begin());
+  } else {
+    throw std::invalid_argument("device '" + dev.name + "' is neither a GPU nor a CPU socket and cannot compute");
+  }
+  return devices_.emplace(d.index, s).first->second;
+}
+
+SimDevice StepBuilder::embedding_device(const SimDevice& d) {
+  if (!d.is_gpu || options_.embedding_overlap == TrainingOptions::EmbeddingOverlap::serial) return d;
+  auto it = embedding_streams_.find(d.device.index);
+  if (it == embedding_streams_.end()) {
+    it = embedding_streams_
+             .emplace(d.device.index, graph_.add_stream(resources_.engine(d.device),
+                                                        platform_.device(d.device).name + ".embedding"))
+             .first;
+  }
+  SimDevice e = d;
+  e.stream = it->second;
+  return e;
+}
+
+std::vector<SimDevice*> StepBuilder::sockets_of(topo::NodeId node) {
+  std::vector<SimDevice*> out;
+  for (auto c : platform_.cpus(node)) out.push_back(&sim_device(c));
+  if (out.empty()) throw std::invalid_argument("node '" + platform_.node(node).name + "' has no CPU socket");
+  return out;
+}
+
+std::vector<topo::NodeId> StepBuilder::nodes_with_role(const std::string& role) const {
+  std::vector<topo::NodeId> out;
+  for (const auto& g : platform_.groups()) {
+    if (g.role != role && g.name != role) continue;
+    for (std::uint32_t i = 0; i < g.node_count; ++i) out.push_back(topo::NodeId{g.first_node.index + i});
+  }
+  return out;
+}
+
+// ---- embedding work -------------------------------------------------------------------------
+
+namespace {
+
+/// Key of the representative an owner maps to: kind, local index (GPU / socket) or 0 (server).
+struct RepKey {
+  int kind;
+  int local;
+  auto operator<=>(const RepKey&) const = default;
+};
+
+}  // namespace
+
+void StepBuilder::compute_owner_work() {
+  owner_work_.assign(problem_.devices.size(), OwnerWork{});
+  for (std::uint32_t i = 0; i < owner_work_.size(); ++i) owner_work_[i].owner = i;
+  const Bytes comm = element_size(model_.communication_precision);
+  dp_gradient_bytes_ = Bytes(0.0);
+  for (const auto& tp : plan_.tables) {
+    const auto& table = problem_.tables.at(tp.table);
+    if (tp.sharding == placement::Sharding::data_parallel) {
+      // TorchRec all-reduces the dense gradient of a replicated table (rows x dim).
+      dp_gradient_bytes_ += comm * (static_cast<double>(table.rows) * table.dim);
+    }
+    for (const auto& shard : tp.shards) {
+      const auto w = placement::shard_work(problem_, table, shard, tp.sharding);
+      for (auto o : shard.owners) {
+        OwnerWork& ow = owner_work_.at(o);
+        const auto& dev = problem_.devices.at(o);
+        const Bytes row = table.element_size * static_cast<double>(w.columns);
+        const double lookups = w.lookups;
+        const double pooling = w.samples > 0.0 ? lookups / w.samples : 1.0;
+        ow.any = true;
+        ow.lookups += lookups;
+        if (tp.sharding != placement::Sharding::data_parallel) {
+          ow.pooled_out += comm * (w.samples * w.columns);
+          ow.ids_in += index_bytes() * lookups;
+        }
+        Optimizer opt = model_.embedding_optimizer;
+        switch (dev.kind) {
+          case DeviceKind::gpu: {
+            const topo::DeviceId gpu{dev.topology_id};
+            const DeviceProfile& prof = profiles_.get(platform_.gpu_spec(gpu).model);
+            if (shard.tier == Tier::uvm) {
+              const double hits = lookups * shard.expected_hit_rate;
+              const double misses = lookups - hits;
+              ow.forward_compute += gpu_embedding_forward_time(prof, {hits, row, pooling, w.columns});
+              // Updates happen in the HBM cache; evicted rows are written back over PCIe.
+              ow.backward_compute += gpu_embedding_backward_time(prof, {lookups, row, pooling, w.columns}, opt);
+              if (misses > 0.0) {
+                const auto host = platform_.host_cpu(gpu);
+                if (!host) throw std::invalid_argument("GPU '" + dev.name + "' holds a uvm shard but has no host CPU");
+                ow.uvm_read += uvm_effective_bytes(prof, misses, row, platform_.route_bandwidth(*host, gpu));
+                ow.uvm_write += uvm_effective_bytes(prof, misses, row, platform_.route_bandwidth(gpu, *host));
+              }
+            } else {
+              ow.forward_compute += gpu_embedding_forward_time(prof, {lookups, row, pooling, w.columns});
+              ow.backward_compute += gpu_embedding_backward_time(prof, {lookups, row, pooling, w.columns}, opt);
+            }
+            break;
+          }
+          case DeviceKind::cpu_socket: {
+            const auto& cpu = platform_.cpu_spec(topo::DeviceId{dev.topology_id});
+            ow.forward_compute += cpu_gather_time(cpu, lookups, row, options_.cpu_access_granule);
+            ow.backward_compute +=
+                cpu_update_time(cpu, lookups, row, table.optimizer_state_per_row, options_.cpu_access_granule);
+            break;
+          }
+          case DeviceKind::parameter_server: {
+            const topo::NodeId node{dev.topology_id};
+            const auto cpus = platform_.cpus(node);
+            if (cpus.empty()) throw std::invalid_argument("parameter server '" + dev.name + "' has no CPU socket");
+            // The node's sockets share the work evenly; times are per socket.
+            const auto& cpu = platform_.cpu_spec(cpus.front());
+            const double share = lookups / static_cast<double>(cpus.size());
+            ow.forward_compute += cpu_gather_time(cpu, share, row, options_.cpu_access_granule);
+            ow.backward_compute +=
+                cpu_update_time(cpu, share, row, table.optimizer_state_per_row, options_.cpu_access_granule);
+            break;
+          }
+        }
+      }
+    }
+  }
+  // Representative mode: a simulated owner carries the largest work of those it stands for.
+  // Owners are grouped by (kind, position in their node, node template); the owners on the
+  // simulated trainer node are simulated, and for groups on other nodes (servers) the first.
+  represented_owner_.clear();
+  if (!representative_) return;
+  const std::string& trainer_template = platform_.node(trainer_node_list_.front()).template_name;
+  std::map<RepKey, std::uint32_t> best;       // key -> owner with the largest work
+  std::map<RepKey, std::uint32_t> simulated;  // key -> the simulated owner
+  std::map<std::string, int> template_ids;
+  for (std::uint32_t i = 0; i < owner_work_.size(); ++i) {
+    const auto& dev = problem_.devices[i];
+    topo::NodeId node{dev.topology_id};
+    int local = 0;
+    if (dev.kind != DeviceKind::parameter_server) {
+      const topo::DeviceId d{dev.topology_id};
+      node = platform_.node_of(d);
+      const auto list = dev.kind == DeviceKind::gpu ? platform_.gpus(node) : platform_.cpus(node);
+      local = static_cast<int>(std::find(list.begin(), list.end(), d) - list.begin());
+    }
+    const std::string& tmpl = platform_.node(node).template_name;
+    const int tid = template_ids.emplace(tmpl, static_cast<int>(template_ids.size())).first->second;
+    const RepKey key{static_cast<int>(dev.kind) * 1000003 + tid, local};
+    const bool on_simulated_trainer_node = simulated_node(node) && tmpl == trainer_template;
+    if (on_simulated_trainer_node || (tmpl != trainer_template && simulated.count(key) == 0) ||
+        (dev.kind == DeviceKind::parameter_server && simulated.count(key) == 0)) {
+      simulated[key] = i;
+    }
+    const auto total = [&](std::uint32_t k) {
+      return (owner_work_[k].forward_compute + owner_work_[k].backward_compute).value() +
+             owner_work_[k].pooled_out.value() * 1e-12;
+    };
+    auto b = best.find(key);
+    if (b == best.end() || total(i) > total(b->second)) best[key] = i;
+  }
+  for (const auto& [key, sim_owner] : simulated) represented_owner_[sim_owner] = best.at(key);
+}
+
+const OwnerWork& StepBuilder::represented_work(std::uint32_t owner) const {
+  if (representative_) {
+    auto it = represented_owner_.find(owner);
+    if (it != represented_owner_.end()) return owner_work_.at(it->second);
+  }
+  return owner_work_.at(owner);
+}
+
+const OwnerWork* StepBuilder::work_of(topo::DeviceId d) const {
+  for (std::uint32_t i = 0; i < problem_.devices.size(); ++i) {
+    const auto& dev = problem_.devices[i];
+    if (dev.kind == DeviceKind::parameter_server) continue;
+    if (dev.topology_id != d.index) continue;
+    std::uint32_t src = i;
+    if (representative_) {
+      auto it = represented_owner_.find(i);
+      if (it != represented_owner_.end()) src = it->second;
+    }
+    return owner_work_[src].any ? &owner_work_[src] : nullptr;
+  }
+  return nullptr;
+}
+
+Bytes StepBuilder::total_pooled_out(Tier tier) const {
+  Bytes b;
+  for (const auto& tp : plan_.tables) {
+    if (tp.tier != tier) continue;
+    for (const auto& shard : tp.shards) {
+      if (tp.sharding == placement::Sharding::data_parallel) continue;
+      const auto w = placement::shard_work(problem_, problem_.tables.at(tp.table), shard, tp.sharding);
+      b += element_size(model_.communication_precision) * (w.samples * w.columns * static_cast<double>(shard.owners.size()));
+    }
+  }
+  return b;
+}
+
+bool StepBuilder::plan_uses(Tier tier) const {
+  for (const auto& tp : plan_.tables) {
+    for (const auto& s : tp.shards) {
+      if (s.tier == tier) return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::uint32_t> StepBuilder::simulated_owners(DeviceKind kind) const {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t i = 0; i < problem_.devices.size(); ++i) {
+    const auto& dev = problem_.devices[i];
+    if (dev.kind != kind) continue;
+    std::uint32_t src = i;
+    if (representative_) {
+      auto it = represented_owner_.find(i);
+      if (it == represented_owner_.end()) continue;  // not simulated
+      src = it->second;
+    }
+    if (owner_work_[src].any) out.push_back(i);
+  }
+  return out;
+}
+
+SimDevice* StepBuilder::owner_device(std::uint32_t owner) {
+  const auto& dev = problem_.devices.at(owner);
+  if (dev.kind == DeviceKind::parameter_server) return sockets_of(topo::NodeId{dev.topology_id}).front();
+  return &sim_device(topo::DeviceId{dev.topology_id});
+}
+
+// ---- activities -----------------------------------------------------------------------------
+
+ActivityId StepBuilder::compute(SimDevice& d, Seconds t, std::span<const ActivityId> deps, std::uint16_t category) {
+  return graph_.add_compute(d.stream, t, deps, category);
+}
+
+ActivityId StepBuilder::marker(std::span<const ActivityId> deps) { return graph_.add_marker(deps, cat_.sync); }
+
+ActivityId StepBuilder::transfer(Bytes bytes, std::span<const sim::ResourceId> route, std::span<const ActivityId> deps,
+                                 std::uint16_t category) {
+  if (route.empty() || bytes.value() <= 0.0) return marker(deps);
+  return graph_.add_transfer(bytes, route, deps, category);
+}
+
+ActivityId StepBuilder::send(topo::DeviceId a, topo::DeviceId b, Bytes bytes, std::span<const ActivityId> deps,
+                             std::uint16_t category) {
+  if (a == b || bytes.value() <= 0.0) return marker(deps);
+  const auto route = resources_.route_resources(a, b);
+  return transfer(bytes, route, deps, category);
+}
+
+BytesPerSecond StepBuilder::route_bandwidth(topo::DeviceId a, topo::DeviceId b) const {
+  return platform_.route_bandwidth(a, b);
+}
+
+topo::DeviceId StepBuilder::remote_peer(topo::DeviceId d) const {
+  const auto node = platform_.node_of(d);
+  const auto nodes = platform_.nodes();
+  for (const auto& n : nodes) {
+    if (n.id == node) continue;
+    if (!n.gpus.empty()) return n.gpus.front();
+    if (!n.cpus.empty()) return n.cpus.front();
+  }
+  throw std::invalid_argument("inter-node traffic from '" + platform_.device(d).name +
+                              "' on a platform with a single node");
+}
+
+std::span<const sim::ResourceId> StepBuilder::egress_route(topo::DeviceId d) {
+  auto it = egress_.find(d.index);
+  if (it != egress_.end()) return it->second;
+  const auto peer = remote_peer(d);
+  const auto links = platform_.route(d, peer);
+  std::vector<sim::ResourceId> r;
+  for (auto l : links) {
+    r.push_back(resources_.link_resource(l));
+    if (platform_.link(topo::link_of(l)).fabric) break;
+  }
+  return egress_.emplace(d.index, std::move(r)).first->second;
+}
+
+std::span<const sim::ResourceId> StepBuilder::ingress_route(topo::DeviceId d) {
+  auto it = ingress_.find(d.index);
+  if (it != ingress_.end()) return it->second;
+  const auto peer = remote_peer(d);
+  const auto links = platform_.route(peer, d);
+  std::size_t first = 0;
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    if (platform_.link(topo::link_of(links[i])).fabric) first = i;
+  }
+  std::vector<sim::ResourceId> r;
+  for (std::size_t i = first; i < links.size(); ++i) r.push_back(resources_.link_resource(links[i]));
+  return ingress_.emplace(d.index, std::move(r)).first->second;
+}
+
+ActivityId StepBuilder::send_egress(topo::DeviceId d, Bytes bytes, std::span<const ActivityId> deps, std::uint16_t category) {
+  if (bytes.value() <= 0.0) return marker(deps);
+  return transfer(bytes, egress_route(d), deps, category);
+}
+
+ActivityId StepBuilder::send_ingress(topo::DeviceId d, Bytes bytes, std::span<const ActivityId> deps,
+                                     std::uint16_t category) {
+  if (bytes.value() <= 0.0) return marker(deps);
+  return transfer(bytes, ingress_route(d), deps, category);
+}
+
+// ---- collectives ----------------------------------------------------------------------------
+
+std::vector<ActivityId> StepBuilder::all_reduce(Bytes bytes, std::span<const ActivityId> ready, std::uint16_t category) {
+  const std::size_t n = trainers_.size();
+  std::vector<ActivityId> done(n);
+  if (total_trainers_ <= 1 || bytes.value() <= 0.0) {
+    for (std::size_t i = 0; i < n; ++i) done[i] = marker(ready.subspan(i, 1));
+    return done;
+  }
+  const double g = static_cast<double>(trainers_per_node_);
+  const double nodes = static_cast<double>(trainer_nodes_);
+  // Group simulated trainers by node.
+  std::map<std::uint32_t, std::vector<std::size_t>> by_node;
+  for (std::size_t i = 0; i < n; ++i) by_node[trainers_[i].node.index].push_back(i);
+
+  const Bytes shard = bytes / g;
+  // Phase 1: reduce-scatter inside each node: every GPU sends S/g to each peer.
+  std::vector<std::vector<ActivityId>> inbound(n);
+  for (auto& [node, members] : by_node) {
+    for (auto i : members) {
+      for (auto j : members) {
+        if (i == j) continue;
+        const std::array<ActivityId, 1> dep{ready[i]};
+        inbound[j].push_back(send(trainers_[i].device, trainers_[j].device, shard, dep, category));
+      }
+    }
+  }
+  std::vector<ActivityId> phase1(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    inbound[i].push_back(ready[i]);
+    phase1[i] = marker(inbound[i]);
+  }
+  // Phase 2: all-reduce of S/g across nodes (ring byte count per GPU: 2 (N-1)/N x S/g).
+  std::vector<ActivityId> phase2(n);
+  if (trainer_nodes_ > 1) {
+    const Bytes inter = shard * (2.0 * (nodes - 1.0) / nodes);
+    if (representative_) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::array<ActivityId, 1> dep{phase1[i]};
+        const auto e = send_egress(trainers_[i].device, inter, dep, category);
+        const auto in = send_ingress(trainers_[i].device, inter, dep, category);
+        const std::array<ActivityId, 2> both{e, in};
+        phase2[i] = marker(both);
+      }
+    } else {
+      // Ring over nodes among same-index GPUs: node k sends to node k+1.
+      std::vector<std::uint32_t> node_order;
+      for (auto& [node, members] : by_node) node_order.push_back(node);
+      std::vector<std::vector<ActivityId>> in2(n);
+      for (std::size_t k = 0; k < node_order.size(); ++k) {
+        const auto& src = by_node[node_order[k]];
+        const auto& dst = by_node[node_order[(k + 1) % node_order.size()]];
+        for (std::size_t l = 0; l < src.size() && l < dst.size(); ++l) {
+          const std::array<ActivityId, 1> dep{phase1[src[l]]};
+          in2[dst[l]].push_back(send(trainers_[src[l]].device, trainers_[dst[l]].device, inter, dep, category));
+        }
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        in2[i].push_back(phase1[i]);
+        phase2[i] = marker(in2[i]);
+      }
+    }
+  } else {
+    phase2 = phase1;
+  }
+  // Phase 3: all-gather inside each node.
+  std::vector<std::vector<ActivityId>> in3(n);
+  for (auto& [node, members] : by_node) {
+    for (auto i : members) {
+      for (auto j : members) {
+        if (i == j) continue;
+        const std::array<ActivityId, 1> dep{phase2[i]};
+        in3[j].push_back(send(trainers_[i].device, trainers_[j].device, shard, dep, category));
+      }
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    in3[i].push_back(phase2[i]);
+    done[i] = marker(in3[i]);
+  }
+  return done;
+}
+
+
+std::vector<ActivityId> StepBuilder::pooled_to_trainers(DeviceKind kind, const std::map<std::uint32_t, ActivityId>& owner_ready,
+                                                        std::span<const ActivityId> trainer_gate, std::uint16_t category,
+                                                        Bytes OwnerWork::*what) {
+  const std::size_t n = trainers_.size();
+  std::vector<std::vector<ActivityId>> inbound(n);
+  for (std::size_t i = 0; i < n; ++i) inbound[i].push_back(trainer_gate[i]);
+  const double share = 1.0 / static_cast<double>(std::max<std::size_t>(1, total_trainers_));
+  std::vector<ActivityId> all_ready;
+  for (const auto& [o, r] : owner_ready) all_ready.push_back(r);
+  std::vector<ActivityId> egress_done;
+  for (const auto& [o, ready] : owner_ready) {
+    if (problem_.devices.at(o).kind != kind) continue;
+    const OwnerWork& w = represented_work(o);
+    if ((w.*what).value() <= 0.0) continue;
+    SimDevice* od = owner_device(o);
+    const std::array<ActivityId, 1> dep{ready};
+    std::size_t local = 0;
+    std::map<std::uint32_t, std::vector<std::size_t>> remote_by_node;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (trainers_[i].node == od->node) {
+        ++local;
+        inbound[i].push_back(send(od->device, trainers_[i].device, (w.*what) * share, dep, category));
+      } else if (!representative_) {
+        remote_by_node[trainers_[i].node.index].push_back(i);
+      }
+    }
+    if (representative_) {
+      const double remote_fraction = 1.0 - static_cast<double>(local) * share;
+      if (remote_fraction > 1e-12) egress_done.push_back(send_egress(od->device, (w.*what) * remote_fraction, dep, category));
+    } else {
+      const bool per_pair = options_.communication == TrainingOptions::CommunicationFidelity::per_pair;
+      for (auto& [node, members] : remote_by_node) {
+        if (per_pair) {
+          for (auto i : members) inbound[i].push_back(send(od->device, trainers_[i].device, (w.*what) * share, dep, category));
+        } else {
+          const auto a = send(od->device, trainers_[members.front()].device,
+                              (w.*what) * (share * static_cast<double>(members.size())), dep, category);
+          for (auto i : members) inbound[i].push_back(a);
+        }
+      }
+    }
+  }
+  if (representative_) {
+    // Ingress of each simulated trainer: its share of everything produced off its node.
+    Bytes total;
+    for (std::uint32_t o = 0; o < problem_.devices.size(); ++o) {
+      if (problem_.devices[o].kind == kind) total += (owner_work_[o].*what);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      Bytes local;
+      for (std::uint32_t o = 0; o < problem_.devices.size(); ++o) {
+        const auto& dev = problem_.devices[o];
+        if (dev.kind != kind || dev.kind == DeviceKind::parameter_server) continue;
+        if (platform_.node_of(topo::DeviceId{dev.topology_id}) == trainers_[i].node) local += (owner_work_[o].*what);
+      }
+      const Bytes in = (total - local) * share;
+      if (in.value() > 0.0 && !all_ready.empty()) {
+        std::vector<ActivityId> dep = all_ready;
+        inbound[i].push_back(send_ingress(trainers_[i].device, in, dep, category));
+      }
+      for (auto e : egress_done) inbound[i].push_back(e);
+    }
+  }
+  std::vector<ActivityId> arrived(n);
+  for (std::size_t i = 0; i < n; ++i) arrived[i] = marker(inbound[i]);
+  return arrived;
+}
+
+std::map<std::uint32_t, ActivityId> StepBuilder::gradients_to_owners(DeviceKind kind, std::span<const ActivityId> trainer_ready,
+                                                                     std::uint16_t category, Bytes OwnerWork::*what) {
+  // The reverse of pooled_to_trainers: each trainer sends each owner its share of the pooled
+  // gradients (same bytes as the forward outputs).
+  const std::size_t n = trainers_.size();
+  const double share = 1.0 / static_cast<double>(std::max<std::size_t>(1, total_trainers_));
+  std::map<std::uint32_t, ActivityId> done;
+  std::vector<ActivityId> trainer_egress;
+  if (representative_) {
+    Bytes total;
+    for (std::uint32_t o = 0; o < problem_.devices.size(); ++o) {
+      if (problem_.devices[o].kind == kind) total += (owner_work_[o].*what);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      Bytes local;
+      for (std::uint32_t o = 0; o < problem_.devices.size(); ++o) {
+        const auto& dev = problem_.devices[o];
+        if (dev.kind != kind || dev.kind == DeviceKind::parameter_server) continue;
+        if (platform_.node_of(topo::DeviceId{dev.topology_id}) == trainers_[i].node) local += (owner_work_[o].*what);
+      }
+      const Bytes out = (total - local) * share;
+      if (out.value() > 0.0) trainer_egress.push_back(send_egress(trainers_[i].device, out, trainer_ready.subspan(i, 1), category));
+    }
+  }
+  for (std::uint32_t o : simulated_owners(kind)) {
+    const OwnerWork& w = represented_work(o);
+    SimDevice* od = owner_device(o);
+    std::vector<ActivityId> inbound;
+    std::size_t local = 0;
+    std::map<std::uint32_t, std::vector<std::size_t>> remote_by_node;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (trainers_[i].node == od->node) {
+        ++local;
+        inbound.push_back(send(trainers_[i].device, od->device, (w.*what) * share, trainer_ready.subspan(i, 1), category));
+      } else if (!representative_) {
+        remote_by_node[trainers_[i].node.index].push_back(i);
+      }
+    }
+    if (representative_) {
+      const double remote_fraction = 1.0 - static_cast<double>(local) * share;
+      if (remote_fraction > 1e-12) {
+        std::vector<ActivityId> deps(trainer_ready.begin(), trainer_ready.end());
+        inbound.push_back(send_ingress(od->device, (w.*what) * remote_fraction, deps, category));
+      }
+      for (auto e : trainer_egress) inbound.push_back(e);
+    } else {
+      const bool per_pair = options_.communication == TrainingOptions::CommunicationFidelity::per_pair;
+      for (auto& [node, members] : remote_by_node) {
+        if (per_pair) {
+          for (auto i : members) {
+            inbound.push_back(send(trainers_[i].device, od->device, (w.*what) * share, trainer_ready.subspan(i, 1), category));
+          }
+        } else {
+          std::vector<ActivityId> deps;
+          for (auto i : members) deps.push_back(trainer_ready[i]);
+          inbound.push_back(send(trainers_[members.front()].device, od->device,
+                                 (w.*what) * (share * static_cast<double>(members.size())), deps, category));
+        }
+      }
+    }
+    if (inbound.empty()) inbound.assign(trainer_ready.begin(), trainer_ready.end());
+    done[o] = marker(inbound);
+  }
+  return done;
+}
+
+// ---- input ------------------------------------------------------------------------------------
+
+Bytes StepBuilder::input_bytes(std::int64_t samples) const {
+  // Dense features in fp32, one index per lookup, one length per (sample, table), a label.
+  const double s = static_cast<double>(samples);
+  return element_size(Precision::fp32) * (s * (model_.dense_features + 1.0)) +
+         index_bytes() * (s * (model_.lookups_per_sample() + static_cast<double>(model_.table_count())));
+}
+
+ActivityId StepBuilder::input_copy(SimDevice& trainer, std::span<const ActivityId> deps) {
+  if (!trainer.is_gpu) return marker(deps);
+  const auto host = platform_.host_cpu(trainer.device);
+  if (!host) return marker(deps);
+  const Bytes raw = input_bytes(local_batch());
+  const Bytes eff = copy_effective_bytes(*trainer.profile, CopyKind::h2d_pinned, raw,
+                                         platform_.route_bandwidth(*host, trainer.device));
+  return send(*host, trainer.device, eff, deps, cat_.host_device_copy);
+}
+
+const std::vector<DenseOperatorCost>& StepBuilder::dense_costs(const SimDevice& trainer) {
+  const std::string key = trainer.is_gpu ? "gpu:" + trainer.profile->name : "cpu:" + trainer.cpu->model;
+  auto it = dense_cache_.find(key);
+  if (it != dense_cache_.end()) return it->second;
+  std::vector<DenseOperatorCost> costs;
+  if (trainer.is_gpu) {
+    costs = gpu_dense_costs(model_, *trainer.profile, local_batch());
+  } else {
+    if (!options_.cpu_dense_efficiency) {
+      throw std::invalid_argument("training mode '" + options_.mode +
+                                  "' runs dense layers on CPU sockets: give training.cpu.dense_efficiency "
+                                  "(fraction of the socket's peak FLOP/s its GEMMs reach)");
+    }
+    const double b = static_cast<double>(local_batch());
+    for (const auto& l : model_.dense_layers()) {
+      DenseOperatorCost c;
+      c.name = l.name;
+      c.parameters = l.parameters;
+      c.forward = cpu_dense_time(*trainer.cpu, l.forward_flops_per_sample * b, model_.compute_precision,
+                                 *options_.cpu_dense_efficiency);
+      c.backward = cpu_dense_time(*trainer.cpu, l.backward_flops_per_sample * b, model_.compute_precision,
+                                  *options_.cpu_dense_efficiency);
+      c.forward_kernels = l.gemms;
+      c.backward_kernels = 2 * l.gemms;
+      costs.push_back(c);
+    }
+  }
+  return dense_cache_.emplace(key, std::move(costs)).first->second;
+}
+
+}  // namespace dlrmsim::models

@@ -1,0 +1,282 @@
+// The step builder: turns training steps into engine activities.
+//
+// A training mode (training_mode.hpp) describes the dependencies of one step; the builder
+// gives it the vocabulary: the trainers and the devices that own embedding shards (from the
+// placement plan), their per-step embedding work, compute tasks with costs from
+// cost_models.hpp, transfers along platform routes, and decomposed collectives.
+//
+// Large symmetric clusters (ASTRA-sim's and DESIGN.md's "no N^2 flows" rule). When every
+// trainer node is an instance of the same node template, the builder by default simulates
+// one representative trainer node (`nodes: representative`): its GPUs, its NVLink/PCIe links
+// and its NICs, with every flow that leaves or enters the node cut into two segments that
+// carry the correct per-link byte counts:
+//   egress   source -> ... -> its NIC -> leaf (the route prefix up to the first fabric link)
+//   ingress  leaf -> NIC -> ... -> destination (the route suffix from the last fabric link)
+// In a symmetric job every node sends and receives the same bytes, so the representative
+// node's links carry exactly what every node's links carry. The fabric core (leaf-spine
+// links) is not simulated in this mode; it is exact for a non-blocking fabric and optimistic
+// for an oversubscribed one (use `nodes: all`). Shared servers (parameter servers, embedding
+// workers) are represented the same way: one of each, doing its share of the whole job's work.
+// The work of a representative device is the largest over the devices it stands for
+// (synchronous steps wait for the slowest).
+// `nodes: all` simulates every node; `communication: per_pair` then sends one flow per pair
+// of endpoints over full routes instead of one aggregated flow per destination node.
+//
+// Collectives are decomposed into phases (NCCL's hierarchical algorithms):
+//   all-to-all            intra-node pairwise flows + one aggregated inter-node flow per GPU
+//   all-reduce of S bytes reduce-scatter inside the node ((g-1)/g S per GPU), all-reduce of
+//                         S/g across nodes over each GPU's NIC (ring: 2 (N-1)/N S/g), all-gather
+//                         inside the node; the byte counts of the bandwidth-optimal ring
+//                         algorithm (Patarasuk & Yuan, JPDC 2009).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/config.hpp"
+#include "common/units.hpp"
+#include "models/cost_models.hpp"
+#include "models/device_profile.hpp"
+#include "models/model_spec.hpp"
+#include "placement/placement.hpp"
+#include "sim/activity_graph.hpp"
+#include "topologies/engine_export.hpp"
+#include "topologies/platform.hpp"
+
+namespace dlrmsim::models {
+
+/// Options of the `training:` section of a scenario (besides `mode`).
+struct TrainingOptions {
+  std::string mode = "hybrid_parallel_sync";
+  /// representative: one trainer node stands for all (symmetric clusters); all: every node.
+  enum class NodeFidelity { representative, all } nodes = NodeFidelity::representative;
+  /// aggregated: one flow per destination node; per_pair: one flow per pair of endpoints.
+  enum class CommunicationFidelity { aggregated, per_pair } communication = CommunicationFidelity::aggregated;
+  /// Gradient bucket size of the dense all-reduce. Default 25 MiB: PyTorch DDP's bucket_cap_mb.
+  Bytes allreduce_bucket{25.0 * 1024 * 1024};
+  /// Embedding kernels of a GPU: `serial` on the GPU's one compute stream with the dense
+  /// kernels (concurrent kernels share the SMs; serialising them is the pessimistic bound), or
+  /// `concurrent` on a stream of their own (HugeCTR's and TorchRec's pipelining; the engine
+  /// does not model SM sharing, so this is the optimistic bound). Default serial.
+  enum class EmbeddingOverlap { serial, concurrent } embedding_overlap = EmbeddingOverlap::serial;
+  /// persia_hybrid: how many steps the embedding pipeline may run ahead of the applied
+  /// updates (0 = synchronous). Default 1 (assumption: one step of prefetch, Persia's
+  /// "bounded staleness" with the smallest bound).
+  int staleness = 1;
+  /// Dense layers on CPU sockets: fraction of peak FLOP/s reached (no CPU profile exists;
+  /// required when a mode runs dense layers on CPUs).
+  std::optional<double> cpu_dense_efficiency;
+  /// Cache-line granule of CPU row reads (platform CPUs are x86: 64 B lines; see devices.hpp).
+  Bytes cpu_access_granule{64.0};
+  /// Names of platform groups by role (defaults: groups whose `role` says so).
+  std::string trainer_role = "trainer";
+  std::string parameter_server_role = "parameter_server";
+  std::string embedding_worker_role = "embedding_worker";
+
+  /// Reads the `training:` mapping (calls finish()).
+  static TrainingOptions from_config(const ConfigNode& node);
+};
+
+/// The categories activities are tagged with (breakdowns and traces).
+struct Categories {
+  std::uint16_t host_device_copy = 0;
+  std::uint16_t embedding_lookup = 0;
+  std::uint16_t all_to_all = 0;
+  std::uint16_t parameter_server_traffic = 0;
+  std::uint16_t dense_compute = 0;
+  std::uint16_t all_reduce = 0;
+  std::uint16_t sync = 0;  // markers
+};
+
+/// Device profiles by GPU model name, with the directory they were found in.
+class DeviceProfileSet {
+ public:
+  explicit DeviceProfileSet(std::string calibration_dir) : dir_(std::move(calibration_dir)) {}
+  /// The profile of a GPU model (loaded once). ConfigError when there is no profile file.
+  const DeviceProfile& get(const std::string& gpu_model) const;
+  /// Adds a profile directly (tests).
+  void add(const std::string& gpu_model, DeviceProfile profile);
+
+ private:
+  std::string dir_;
+  mutable std::map<std::string, std::shared_ptr<DeviceProfile>> cache_;
+};
+
+/// A compute device that takes part in the step (trainer GPU or CPU socket, parameter
+/// server socket, embedding worker socket).
+struct SimDevice {
+  topo::DeviceId device;
+  topo::NodeId node;
+  sim::StreamId stream;
+  bool is_gpu = false;
+  const DeviceProfile* profile = nullptr;          // GPUs
+  const topo::CpuSocketSpec* cpu = nullptr;        // CPU sockets
+  int local_index = 0;                             // position among its kind in its node
+};
+
+/// Per-step embedding work of one placement owner (a GPU, CPU socket or server).
+struct OwnerWork {
+  std::uint32_t owner = 0;  // index into PlacementProblem::devices
+  Seconds forward_compute;  // GPU kernel / CPU task time, forward
+  Seconds backward_compute; // backward + optimiser update
+  Bytes uvm_read;           // effective bytes over host -> GPU (UVM misses)
+  Bytes uvm_write;          // effective bytes over GPU -> host (updated rows written back)
+  Bytes pooled_out;         // pooled embeddings produced per step (communication precision)
+  Bytes ids_in;             // indices received per step
+  double lookups = 0.0;     // rows gathered per step
+  bool any = false;
+};
+
+/// What the builder produced, for the report.
+struct BuiltSteps {
+  std::vector<sim::ActivityId> step_end;  // per step (warm-up first)
+  int warmup_steps = 0;
+  int measured_steps = 0;
+  std::string fidelity;                   // how the cluster was represented
+  std::size_t simulated_trainers = 0;
+  std::size_t total_trainers = 0;
+};
+
+class StepBuilder {
+ public:
+  StepBuilder(const ModelSpec& model, const topo::Platform& platform, const placement::PlacementProblem& problem,
+              const placement::PlacementPlan& plan, const DeviceProfileSet& profiles, const TrainingOptions& options,
+              sim::ActivityGraph& graph);
+
+  // --- what is simulated -----------------------------------------------------------------
+  const ModelSpec& model() const { return model_; }
+  const topo::Platform& platform() const { return platform_; }
+  const placement::PlacementProblem& problem() const { return problem_; }
+  const placement::PlacementPlan& plan() const { return plan_; }
+  const TrainingOptions& options() const { return options_; }
+  sim::ActivityGraph& graph() { return graph_; }
+  const topo::PlatformResources& resources() const { return resources_; }
+  const Categories& categories() const { return cat_; }
+  bool representative() const { return representative_; }
+
+  /// Trainer devices: GPUs of the placement problem (or its CPU sockets when `cpu_trainers`).
+  /// Only the simulated ones (the representative node's, or all).
+  void select_trainers(bool cpu_trainers);
+  const std::vector<SimDevice>& trainers() const { return trainers_; }
+  std::size_t total_trainers() const { return total_trainers_; }
+  std::size_t trainers_per_node() const { return trainers_per_node_; }
+  std::size_t trainer_node_count() const { return trainer_nodes_; }
+  /// Local batch of one trainer.
+  std::int64_t local_batch() const;
+
+  /// The device with the stream its embedding kernels run on (training.embedding_overlap).
+  SimDevice embedding_device(const SimDevice& d);
+  /// The simulated device of a trainer-side owner (GPU or CPU socket) or of a server socket.
+  SimDevice& sim_device(topo::DeviceId d);
+  bool has_sim_device(topo::DeviceId d) const;
+
+  /// Embedding work of every owner of the plan, per tier (representative: the max over the
+  /// devices a simulated one stands for).
+  const std::vector<OwnerWork>& owner_work() const { return owner_work_; }
+  /// The work a simulated owner carries (its own, or the largest of those it represents).
+  const OwnerWork& represented_work(std::uint32_t owner) const;
+  /// Work of the owner that a simulated device stands for (nullptr if it owns nothing).
+  const OwnerWork* work_of(topo::DeviceId d) const;
+  /// Sum over all owners of pooled bytes produced per step, per tier.
+  Bytes total_pooled_out(placement::Tier tier) const;
+  bool plan_uses(placement::Tier tier) const;
+  /// Gradient bytes of data-parallel (replicated) tables, all-reduced among the trainers.
+  Bytes data_parallel_gradient_bytes() const { return dp_gradient_bytes_; }
+
+  /// The nodes of a role group (empty if there is none).
+  std::vector<topo::NodeId> nodes_with_role(const std::string& role) const;
+  /// CPU sockets of `node` as simulated devices (created on first use).
+  std::vector<SimDevice*> sockets_of(topo::NodeId node);
+
+  // --- activities --------------------------------------------------------------------------
+  sim::ActivityId compute(SimDevice& d, Seconds t, std::span<const sim::ActivityId> deps, std::uint16_t category);
+  sim::ActivityId marker(std::span<const sim::ActivityId> deps);
+  /// A transfer along the platform route from a to b (a == b: a marker).
+  sim::ActivityId send(topo::DeviceId a, topo::DeviceId b, Bytes bytes, std::span<const sim::ActivityId> deps,
+                       std::uint16_t category);
+  /// The egress segment of inter-node traffic from d (up to and including its first fabric
+  /// link) and the ingress segment into d (from the last fabric link).
+  sim::ActivityId send_egress(topo::DeviceId d, Bytes bytes, std::span<const sim::ActivityId> deps, std::uint16_t category);
+  sim::ActivityId send_ingress(topo::DeviceId d, Bytes bytes, std::span<const sim::ActivityId> deps, std::uint16_t category);
+  /// A transfer on an explicit route of engine resources.
+  sim::ActivityId transfer(Bytes bytes, std::span<const sim::ResourceId> route, std::span<const sim::ActivityId> deps,
+                           std::uint16_t category);
+  /// Bottleneck bandwidth of the route a -> b.
+  BytesPerSecond route_bandwidth(topo::DeviceId a, topo::DeviceId b) const;
+
+  /// Hierarchical all-reduce of `bytes` among all trainers; returns per simulated trainer the
+  /// marker of its completion.
+  std::vector<sim::ActivityId> all_reduce(Bytes bytes, std::span<const sim::ActivityId> ready, std::uint16_t category);
+
+  /// The all-to-all between embedding owners of one kind (GPUs for gpu_hbm and uvm shards, CPU
+  /// sockets for host_dram, parameter servers for remote_ps) and the trainers: forward, every
+  /// owner sends each trainer its share (local batch / global batch) of the pooled embeddings
+  /// it produced; backward, the trainers send the pooled gradients back (same bytes).
+  /// `owner_ready[o]` gates owner o's sends; `trainer_gate[i]` joins trainer i's arrival.
+  /// Returns per simulated trainer its arrival marker (forward), per simulated owner its
+  /// arrival marker (backward).
+  std::vector<sim::ActivityId> pooled_to_trainers(placement::DeviceKind kind, const std::map<std::uint32_t, sim::ActivityId>& owner_ready,
+                                                  std::span<const sim::ActivityId> trainer_gate, std::uint16_t category,
+                                                  Bytes OwnerWork::*what = &OwnerWork::pooled_out);
+  std::map<std::uint32_t, sim::ActivityId> gradients_to_owners(placement::DeviceKind kind,
+                                                               std::span<const sim::ActivityId> trainer_ready,
+                                                               std::uint16_t category,
+                                                               Bytes OwnerWork::*what = &OwnerWork::pooled_out);
+
+  /// The host-to-device copy of one trainer's input batch (dense features, ids, lengths, labels).
+  sim::ActivityId input_copy(SimDevice& trainer, std::span<const sim::ActivityId> deps);
+  /// Bytes of one trainer's input batch.
+  Bytes input_bytes(std::int64_t samples) const;
+
+  /// GPU dense costs for the local batch (cached).
+  const std::vector<DenseOperatorCost>& dense_costs(const SimDevice& trainer);
+
+  /// Simulated owner ids of every owner of `tier` whose device is simulated.
+  std::vector<std::uint32_t> simulated_owners(placement::DeviceKind kind) const;
+  /// The simulated device an owner maps to.
+  SimDevice* owner_device(std::uint32_t owner);
+
+  BuiltSteps& built() { return built_; }
+
+  /// Index bytes (int64, TorchRec's KeyedJaggedTensor default, as placement/lookup_cost.hpp).
+  static Bytes index_bytes() { return Bytes(8.0); }
+
+ private:
+  void compute_owner_work();
+  std::span<const sim::ResourceId> egress_route(topo::DeviceId d);
+  std::span<const sim::ResourceId> ingress_route(topo::DeviceId d);
+  topo::DeviceId remote_peer(topo::DeviceId d) const;
+  bool simulated_node(topo::NodeId n) const;
+
+  const ModelSpec& model_;
+  const topo::Platform& platform_;
+  const placement::PlacementProblem& problem_;
+  const placement::PlacementPlan& plan_;
+  const DeviceProfileSet& profiles_;
+  TrainingOptions options_;
+  sim::ActivityGraph& graph_;
+  topo::PlatformResources resources_;
+  Categories cat_;
+  bool representative_ = false;
+
+  std::vector<SimDevice> trainers_;
+  std::size_t total_trainers_ = 0;
+  std::size_t trainers_per_node_ = 0;
+  std::size_t trainer_nodes_ = 0;
+  std::vector<topo::NodeId> trainer_node_list_;
+  std::map<std::uint32_t, SimDevice> devices_;  // by topology device index
+  std::map<std::uint32_t, sim::StreamId> embedding_streams_;  // concurrent embedding streams
+  std::vector<OwnerWork> owner_work_;          // by problem device index
+  std::map<std::uint32_t, std::uint32_t> represented_owner_;  // problem device -> owner whose (max) work it carries
+  std::map<std::uint32_t, std::vector<sim::ResourceId>> egress_, ingress_;
+  std::map<std::string, std::vector<DenseOperatorCost>> dense_cache_;
+  BuiltSteps built_;
+  Bytes dp_gradient_bytes_;
+};
+
+}  // namespace dlrmsim::models

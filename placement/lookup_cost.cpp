@@ -1,0 +1,99 @@
+#include "placement/lookup_cost.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace dlrmsim::placement {
+namespace {
+
+constexpr double kIndexBytes = 8.0;  // int64 indices (TorchRec's default index dtype)
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+double seconds_for(double bytes, BytesPerSecond bandwidth, double efficiency) {
+  if (bytes <= 0.0) return 0.0;
+  const double rate = bandwidth.value() * efficiency;
+  return rate > 0.0 ? bytes / rate : kInfinity;
+}
+
+// CPU gather of `rows` rows of `row_bytes` (already rounded up to the cache line): bounded
+// by DRAM bandwidth and by the cores' random-gather bandwidth, whichever is slower
+// (DESIGN.md: "bounded by DRAM bandwidth and by per-core gather rate x cores"). A missing
+// figure is not a limit; both missing is infinitely slow.
+double cpu_gather_seconds(const PlacementDevice& d, double rows, double row_bytes) {
+  if (rows <= 0.0) return 0.0;
+  const bool has_bandwidth = d.memory_bandwidth.value() > 0.0 && d.gather_efficiency > 0.0;
+  const bool has_cores = d.core_gather_bandwidth.value() > 0.0;
+  if (!has_bandwidth && !has_cores) return kInfinity;
+  double t = 0.0;
+  if (has_bandwidth) t = seconds_for(rows * row_bytes, d.memory_bandwidth, d.gather_efficiency);
+  if (has_cores) t = std::max(t, seconds_for(rows * row_bytes, d.core_gather_bandwidth, 1.0));
+  return t;
+}
+
+}  // namespace
+
+LookupWork shard_work(const PlacementProblem& problem, const TableDemand& table, const Shard& shard,
+                      Sharding sharding) {
+  LookupWork w;
+  w.columns = shard.column_count();
+  w.hit_rate = shard.expected_hit_rate;
+  const double batch = static_cast<double>(problem.global_batch);
+  const double row_fraction =
+      table.rows > 0 ? static_cast<double>(shard.row_count()) / static_cast<double>(table.rows) : 0.0;
+  if (sharding == Sharding::data_parallel) {
+    // Every replica serves its own trainer's share of the batch.
+    const double replicas = std::max<double>(1.0, static_cast<double>(shard.owners.size()));
+    w.samples = batch / replicas;
+    w.lookups = w.samples * table.lookups_per_sample;
+  } else {
+    w.samples = batch;  // every sample has a (partial) pooled vector from this shard
+    w.lookups = batch * table.lookups_per_sample * row_fraction;
+  }
+  return w;
+}
+
+Seconds lookup_time(const PlacementProblem& problem, const PlacementDevice& d, Tier tier, const TableDemand& table,
+                    const LookupWork& w) {
+  const Bytes row{table.element_size.value() * w.columns};
+  const double row_bytes = std::max(row.value(), d.access_granule.value());
+  const double pooled_bytes = w.samples * row.value();
+  const double id_bytes = w.lookups * kIndexBytes;
+  // The profile's gather efficiency is defined for bags of at least one row.
+  const double pooling = std::max(table.lookups_per_sample, 1.0);
+  const models::DeviceProfile* profile = d.kind == DeviceKind::gpu ? d.profile.get() : nullptr;
+  const double backward_multiple =
+      profile ? profile->embedding_backward.multiple(problem.embedding_optimizer) : d.backward_factor;
+  auto hbm_forward = [&](double lookups) {
+    if (lookups <= 0.0) return 0.0;
+    if (profile) return profile->embedding_forward_time(lookups, row, pooling).value();
+    return seconds_for(lookups * row_bytes, d.memory_bandwidth, d.gather_efficiency);
+  };
+  double t = 0.0;
+  switch (tier) {
+    case Tier::gpu_hbm:
+      t = (1.0 + backward_multiple) * hbm_forward(w.lookups);
+      break;
+    case Tier::uvm: {
+      const double hits = w.lookups * w.hit_rate;
+      const double misses = w.lookups - hits;
+      double miss_time = 0.0;
+      if (misses > 0.0) {
+        miss_time = profile ? profile->uvm_gather_time(misses, row).value()
+                            : seconds_for(misses * row_bytes, d.host_link_bandwidth, d.zero_copy_efficiency);
+      }
+      t = (1.0 + backward_multiple) * (hbm_forward(hits) + miss_time);
+      break;
+    }
+    case Tier::host_dram:
+      t = (1.0 + backward_multiple) * cpu_gather_seconds(d, w.lookups, row_bytes) +
+          seconds_for(2.0 * pooled_bytes + id_bytes, d.host_link_bandwidth, 1.0);
+      break;
+    case Tier::remote_ps:
+      t = (1.0 + backward_multiple) * cpu_gather_seconds(d, w.lookups, row_bytes) +
+          seconds_for(2.0 * pooled_bytes + id_bytes, d.network_bandwidth, 1.0);
+      break;
+  }
+  return Seconds(t);
+}
+
+}  // namespace dlrmsim::placement

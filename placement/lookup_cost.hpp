@@ -1,0 +1,52 @@
+// Estimated embedding lookup time of one shard on its owner, per training step.
+//
+// These are the placement layer's own first-order estimates, used to balance load
+// (cost_greedy), to rank tiers and to print the plan's estimated load; the training modes
+// simulate the real step. Every coefficient comes from the PlacementDevice, i.e. from the
+// platform file (bandwidths, capacities) and the device profile (gather and zero-copy
+// efficiencies, CPU gather rate, backward factor), following the cost models of
+// ../shared/DESIGN.md ("Cost models and calibration"):
+//   rows looked up   L = lookups per step that reach this shard
+//   bytes per row    b = max(shard columns x element size, access granule)
+//   gpu_hbm:    with a profile: its embedding forward time and measured backward multiple
+//               (models/device_profile.hpp); without: t = L b / (HBM bandwidth x gather eff)
+//   uvm:        the h L cache hits as gpu_hbm, the (1 - h) L misses as zero-copy gathers over
+//               PCIe (profile's uvm_gather_time, or L b / (PCIe bw x zero-copy eff)); h is the
+//               hit rate of the shard's HBM cache (cache_model.hpp)
+//   host_dram:  t = max(L b / DRAM bw, L b / cores' gather bandwidth)      (CPU lookup)
+//                   + (pooled bytes + id bytes) / PCIe bandwidth            (to the GPUs)
+//   remote_ps:  the same CPU lookup on the server + (pooled + id bytes) / NIC bandwidth;
+//               the server pools rows before sending (assumption: HPCA 2021's sparse
+//               parameter servers and Persia's embedding workers both return pooled rows).
+// Lookup parts count the backward pass and optimiser update as (1 + backward multiple);
+// transfer parts count pooled gradients going back the same way as the pooled rows.
+// Lookups are assumed spread over row shards in proportion to their rows (ids hashed).
+// Indices travel as 8-byte integers (int64, TorchRec's default index type).
+#pragma once
+
+#include <cstdint>
+
+#include "common/units.hpp"
+#include "placement/placement.hpp"
+
+namespace dlrmsim::placement {
+
+/// What one owner of a shard does per step.
+struct LookupWork {
+  double lookups = 0;  // rows gathered per step by this owner
+  double samples = 0;  // pooled vectors produced per step by this owner
+  int columns = 0;     // columns of the shard
+  double hit_rate = 0;  // uvm: HBM cache hit rate
+};
+
+/// The work per owner of `shard` of `table`.
+LookupWork shard_work(const PlacementProblem& problem, const TableDemand& table, const Shard& shard,
+                      Sharding sharding);
+
+/// Estimated lookup time per step (forward, backward and optimiser) of `work` on `device`
+/// reading from `tier`. Infinite when the device lacks what the tier needs (e.g. no PCIe
+/// figure for uvm, no gather rate and no bandwidth for a CPU).
+Seconds lookup_time(const PlacementProblem& problem, const PlacementDevice& device, Tier tier,
+                    const TableDemand& table, const LookupWork& work);
+
+}  // namespace dlrmsim::placement

@@ -1,0 +1,356 @@
+#include "placement/placement.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <sstream>
+
+#include "placement/lookup_cost.hpp"
+
+namespace dlrmsim::placement {
+namespace {
+
+template <class E, std::size_t N>
+E parse_enum(std::string_view name, const E (&values)[N], std::string_view what) {
+  std::string known;
+  for (E v : values) {
+    if (to_string(v) == name) return v;
+    known += (known.empty() ? "" : ", ") + std::string(to_string(v));
+  }
+  throw std::invalid_argument("unknown " + std::string(what) + " '" + std::string(name) + "'; expected one of " + known);
+}
+
+}  // namespace
+
+std::string_view to_string(Tier t) {
+  switch (t) {
+    case Tier::gpu_hbm: return "gpu_hbm";
+    case Tier::host_dram: return "host_dram";
+    case Tier::uvm: return "uvm";
+    case Tier::remote_ps: return "remote_ps";
+  }
+  return "?";
+}
+Tier tier_from_string(std::string_view name) { return parse_enum(name, kAllTiers, "placement tier"); }
+
+std::string_view to_string(Sharding s) {
+  switch (s) {
+    case Sharding::table_wise: return "table_wise";
+    case Sharding::row_wise: return "row_wise";
+    case Sharding::column_wise: return "column_wise";
+    case Sharding::table_row_wise: return "table_row_wise";
+    case Sharding::data_parallel: return "data_parallel";
+  }
+  return "?";
+}
+Sharding sharding_from_string(std::string_view name) { return parse_enum(name, kAllShardings, "sharding"); }
+
+std::string_view to_string(Collective c) {
+  switch (c) {
+    case Collective::all_to_all: return "all_to_all";
+    case Collective::reduce_scatter: return "reduce_scatter";
+    case Collective::all_gather: return "all_gather";
+    case Collective::all_reduce: return "all_reduce";
+  }
+  return "?";
+}
+std::string_view to_string(Pass p) { return p == Pass::forward ? "forward" : "backward"; }
+std::string_view to_string(CommScope s) {
+  switch (s) {
+    case CommScope::all_trainers: return "all_trainers";
+    case CommScope::within_node: return "within_node";
+    case CommScope::across_nodes: return "across_nodes";
+  }
+  return "?";
+}
+std::string_view to_string(Payload p) {
+  switch (p) {
+    case Payload::sparse_ids: return "sparse_ids";
+    case Payload::pooled_embeddings: return "pooled_embeddings";
+    case Payload::pooled_gradients: return "pooled_gradients";
+    case Payload::weight_gradients: return "weight_gradients";
+  }
+  return "?";
+}
+std::string_view to_string(DeviceKind k) {
+  switch (k) {
+    case DeviceKind::gpu: return "gpu";
+    case DeviceKind::cpu_socket: return "cpu_socket";
+    case DeviceKind::parameter_server: return "parameter_server";
+  }
+  return "?";
+}
+
+std::span<const CommunicationStep> communication_of(Sharding s) {
+  using enum Pass;
+  using enum Collective;
+  using enum CommScope;
+  using enum Payload;
+  static constexpr std::array<CommunicationStep, 3> kTableWise{{
+      {forward, all_to_all, all_trainers, sparse_ids},
+      {forward, all_to_all, all_trainers, pooled_embeddings},
+      {backward, all_to_all, all_trainers, pooled_gradients},
+  }};
+  static constexpr std::array<CommunicationStep, 3> kRowWise{{
+      {forward, all_to_all, all_trainers, sparse_ids},
+      {forward, reduce_scatter, all_trainers, pooled_embeddings},
+      {backward, all_gather, all_trainers, pooled_gradients},
+  }};
+  static constexpr std::array<CommunicationStep, 5> kTableRowWise{{
+      {forward, all_to_all, all_trainers, sparse_ids},
+      {forward, reduce_scatter, within_node, pooled_embeddings},
+      {forward, all_to_all, across_nodes, pooled_embeddings},
+      {backward, all_to_all, across_nodes, pooled_gradients},
+      {backward, all_gather, within_node, pooled_gradients},
+  }};
+  static constexpr std::array<CommunicationStep, 1> kDataParallel{{
+      {backward, all_reduce, all_trainers, weight_gradients},
+  }};
+  switch (s) {
+    case Sharding::table_wise:
+    case Sharding::column_wise: return kTableWise;
+    case Sharding::row_wise: return kRowWise;
+    case Sharding::table_row_wise: return kTableRowWise;
+    case Sharding::data_parallel: return kDataParallel;
+  }
+  return {};
+}
+
+Bytes TableDemand::footprint(std::int64_t row_count, int columns) const {
+  const double r = static_cast<double>(row_count);
+  const double column_share = dim > 0 ? static_cast<double>(columns) / dim : 0.0;
+  return element_size * (r * columns) + optimizer_state_per_row * (r * column_share);
+}
+
+std::vector<std::uint32_t> PlacementProblem::devices_of(DeviceKind k) const {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t i = 0; i < devices.size(); ++i) {
+    if (devices[i].kind == k) out.push_back(i);
+  }
+  return out;
+}
+
+std::uint32_t PlacementProblem::gpu_count() const {
+  return static_cast<std::uint32_t>(std::count_if(devices.begin(), devices.end(),
+                                                  [](const PlacementDevice& d) { return d.kind == DeviceKind::gpu; }));
+}
+
+std::uint32_t PlacementProblem::trainer_node_count() const {
+  std::vector<std::uint32_t> nodes;
+  for (const auto& d : devices) {
+    if (d.kind == DeviceKind::gpu) nodes.push_back(d.node);
+  }
+  std::sort(nodes.begin(), nodes.end());
+  return static_cast<std::uint32_t>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
+}
+
+Seconds PlacementPlan::max_estimated_load() const {
+  Seconds worst{0.0};
+  for (const auto& d : devices) worst = std::max(worst, d.estimated_load);
+  return worst;
+}
+
+InfeasiblePlacement::InfeasiblePlacement(const std::string& message, std::string device, Bytes overflow)
+    : std::runtime_error(message), device_(std::move(device)), overflow_(overflow) {}
+
+// ---------------------------------------------------------------------------------------
+
+PlacementOptions PlacementOptions::from_config(const ConfigNode& node) {
+  PlacementOptions o;
+  std::vector<std::string> names;
+  for (const auto& p : placement_policies()) names.emplace_back(p.name);
+  o.policy = node.get_choice_or("policy", names, o.policy);
+  o.cache_model = cache_model_from_string(
+      node.get_choice_or("cache_model", {"lru", "static_top_k"}, std::string(to_string(o.cache_model))));
+  if (auto c = node.optional_child("uvm_cache_fraction")) {
+    o.uvm_cache_fraction = c->as<double>();
+    if (!(o.uvm_cache_fraction >= 0.0 && o.uvm_cache_fraction <= 1.0)) {
+      c->fail("must be a fraction of each table's rows in [0, 1]");
+    }
+  }
+  if (auto c = node.optional_child("memory_reserve_fraction")) {
+    o.memory_reserve_fraction = c->as<double>();
+    if (!(o.memory_reserve_fraction >= 0.0 && o.memory_reserve_fraction < 1.0)) {
+      c->fail("must be a fraction of each device's memory in [0, 1)");
+    }
+  }
+  if (auto c = node.optional_child("tiers")) {
+    std::vector<std::string> tier_names;
+    for (Tier t : kAllTiers) tier_names.emplace_back(to_string(t));
+    for (const auto& e : c->elements()) {
+      const auto name = e.as<std::string>();
+      if (std::find(tier_names.begin(), tier_names.end(), name) == tier_names.end()) {
+        std::string msg = "unknown tier '" + name + "'";
+        if (auto guess = did_you_mean(name, tier_names)) msg += "; did you mean '" + *guess + "'?";
+        e.fail(msg + " (expected gpu_hbm, host_dram, uvm or remote_ps)");
+      }
+      o.tiers.push_back(tier_from_string(name));
+    }
+    if (o.tiers.empty()) c->fail("must list at least one tier");
+  }
+  if (auto c = node.optional_child("search_exhaustive_limit")) {
+    const auto v = c->as<std::int64_t>();
+    if (v < 1) c->fail("must be a number of candidate plans >= 1");
+    o.search_exhaustive_limit = static_cast<std::size_t>(v);
+  }
+  if (auto c = node.optional_child("search_max_evaluations")) {
+    const auto v = c->as<std::int64_t>();
+    if (v < 1) c->fail("must be a number of evaluations >= 1");
+    o.search_max_evaluations = static_cast<std::size_t>(v);
+  }
+  node.finish();
+  return o;
+}
+
+const PolicyInfo& placement_policy(std::string_view name) {
+  std::string known;
+  for (const auto& p : placement_policies()) {
+    if (p.name == name) return p;
+    known += (known.empty() ? "" : ", ") + std::string(p.name);
+  }
+  throw std::invalid_argument("unknown placement policy '" + std::string(name) + "'; expected one of " + known);
+}
+
+// ---------------------------------------------------------------------------------------
+
+void account(const PlacementProblem& problem, const PlacementOptions& options, PlacementPlan& plan) {
+  plan.cache_model = options.cache_model;
+  for (const auto& n : problem.notes) {
+    if (std::find(plan.notes.begin(), plan.notes.end(), n) == plan.notes.end()) plan.notes.push_back(n);
+  }
+  plan.devices.clear();
+  plan.devices.reserve(problem.devices.size());
+  for (const auto& d : problem.devices) {
+    DeviceUsage u;
+    u.kind = d.kind;
+    u.name = d.name;
+    u.topology_id = d.topology_id;
+    u.node = d.node;
+    u.capacity = d.memory_capacity;
+    if (d.kind == DeviceKind::gpu) {
+      u.activations = problem.activations_per_gpu;
+      u.weights = problem.dense_weights_per_gpu;
+      u.optimizer_state = problem.dense_optimizer_state_per_gpu;
+    }
+    plan.devices.push_back(std::move(u));
+  }
+  for (auto& tp : plan.tables) {
+    const TableDemand& table = problem.tables.at(tp.table);
+    for (auto& shard : tp.shards) {
+      const double shard_rows = static_cast<double>(shard.row_count());
+      const Bytes shard_weights = table.element_size * (shard_rows * shard.column_count());
+      const Bytes shard_state = table.footprint(shard.row_count(), shard.column_count()) - shard_weights;
+      for (std::uint32_t s : shard.storage) {
+        plan.devices.at(s).weights += shard_weights;
+        plan.devices.at(s).optimizer_state += shard_state;
+      }
+      if (shard.tier == Tier::uvm && shard.row_count() > 0) {
+        shard.cache_rows = std::clamp<std::int64_t>(shard.cache_rows, 0, shard.row_count());
+        shard.cache_size = table.element_size * (static_cast<double>(shard.cache_rows) * shard.column_count());
+        // A row shard of a table with hashed ids sees a uniform sample of the table's rows, so
+        // its cache of c rows behaves like a cache of c x rows / shard rows on the whole table.
+        const double equivalent = static_cast<double>(shard.cache_rows) * static_cast<double>(table.rows) / shard_rows;
+        shard.expected_hit_rate =
+            cache_hit_rate(table.access, static_cast<double>(table.rows), equivalent, options.cache_model);
+        for (std::uint32_t o : shard.owners) plan.devices.at(o).cache += shard.cache_size;
+      } else {
+        shard.cache_rows = 0;
+        shard.cache_size = Bytes(0.0);
+        shard.expected_hit_rate = 0.0;
+      }
+      const LookupWork work = shard_work(problem, table, shard, tp.sharding);
+      shard.estimated_time = Seconds(0.0);
+      for (std::uint32_t o : shard.owners) {
+        const Seconds t = lookup_time(problem, problem.devices.at(o), shard.tier, table, work);
+        shard.estimated_time = std::max(shard.estimated_time, t);
+        plan.devices.at(o).estimated_load += t;
+      }
+    }
+  }
+}
+
+std::optional<std::uint32_t> most_overflowing_device(const PlacementPlan& plan) {
+  std::optional<std::uint32_t> worst;
+  double worst_over = 0.0;
+  for (std::uint32_t i = 0; i < plan.devices.size(); ++i) {
+    const double over = (plan.devices[i].used() - plan.devices[i].capacity).value();
+    if (over > worst_over) {
+      worst_over = over;
+      worst = i;
+    }
+  }
+  return worst;
+}
+
+void check_capacity(const PlacementPlan& plan, const PlacementOptions& options) {
+  const double keep = 1.0 - options.memory_reserve_fraction;
+  std::optional<std::uint32_t> worst;
+  double worst_over = 0.0;
+  int overflowing = 0;
+  for (std::uint32_t i = 0; i < plan.devices.size(); ++i) {
+    const auto& d = plan.devices[i];
+    const double over = d.used().value() - d.capacity.value() * keep;
+    if (over > 0.0) {
+      ++overflowing;
+      if (over > worst_over) {
+        worst_over = over;
+        worst = i;
+      }
+    }
+  }
+  if (!worst) return;
+  const auto& d = plan.devices[*worst];
+  std::ostringstream msg;
+  msg << "placement '" << plan.policy << "' does not fit: " << d.name << " (" << to_string(d.kind) << ") needs "
+      << format_bytes(d.used()) << " (weights " << format_bytes(d.weights) << ", optimizer state "
+      << format_bytes(d.optimizer_state) << ", cache " << format_bytes(d.cache) << ", activations "
+      << format_bytes(d.activations) << ") but has " << format_bytes(d.capacity * keep) << " usable"
+      << (options.memory_reserve_fraction > 0 ? " after the memory reserve" : "") << ": "
+      << static_cast<std::int64_t>(std::ceil(worst_over)) << " bytes (" << format_bytes(Bytes(worst_over))
+      << ") over capacity";
+  if (overflowing > 1) msg << "; " << overflowing << " devices overflow";
+  throw InfeasiblePlacement(msg.str(), d.name, Bytes(std::ceil(worst_over)));
+}
+
+PlacementPlan place(const PlacementProblem& problem, const PlacementOptions& options,
+                    const StepTimeEvaluator& evaluator) {
+  if (problem.global_batch <= 0) throw std::invalid_argument("placement: the global batch must be positive");
+  for (const auto& t : problem.tables) {
+    if (t.rows <= 0 || t.dim <= 0) {
+      throw std::invalid_argument("placement: table '" + t.name + "' needs positive rows and dim");
+    }
+  }
+  const PolicyInfo& policy = placement_policy(options.policy);
+  PlacementPlan plan = policy.plan(problem, options, evaluator);
+  plan.policy = std::string(policy.name);
+  account(problem, options, plan);
+  fit_uvm_caches(problem, options, plan);
+  check_capacity(plan, options);
+  return plan;
+}
+
+void fit_uvm_caches(const PlacementProblem& problem, const PlacementOptions& options, PlacementPlan& plan) {
+  const double keep = 1.0 - options.memory_reserve_fraction;
+  std::vector<double> scale(plan.devices.size(), 1.0);
+  bool any = false;
+  for (std::size_t d = 0; d < plan.devices.size(); ++d) {
+    const auto& u = plan.devices[d];
+    if (u.cache.value() <= 0.0 || u.used().value() <= u.capacity.value() * keep) continue;
+    const double room = u.capacity.value() * keep - (u.used() - u.cache).value();
+    scale[d] = std::max(0.0, room) / u.cache.value();
+    any = true;
+  }
+  if (!any) return;
+  for (auto& tp : plan.tables) {
+    for (auto& s : tp.shards) {
+      if (s.tier != Tier::uvm) continue;
+      double f = 1.0;
+      for (std::uint32_t o : s.owners) f = std::min(f, scale[o]);
+      if (f < 1.0) s.cache_rows = static_cast<std::int64_t>(std::floor(static_cast<double>(s.cache_rows) * f));
+    }
+  }
+  account(problem, options, plan);
+  plan.notes.push_back("uvm: caches shrunk below uvm_cache_fraction on GPUs whose HBM could not hold them");
+}
+
+}  // namespace dlrmsim::placement

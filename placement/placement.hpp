@@ -1,0 +1,317 @@
+// Embedding placement: where each table (or shard of it) lives, how it is sharded, and
+// whether the job fits.
+//
+// API summary
+//  - Tier {gpu_hbm, host_dram, uvm, remote_ps}; Sharding {table_wise, row_wise, column_wise,
+//    table_row_wise, data_parallel}; communication_of(Sharding) lists the collectives
+//    (all-to-all, reduce-scatter, all-gather, all-reduce) a sharding implies, per pass.
+//  - PlacementProblem = tables (TableDemand) + devices (PlacementDevice: GPUs, CPU sockets,
+//    parameter-server nodes with capacities and lookup-cost parameters) + batch; built from
+//    the model spec and the platform by make_placement_problem (placement/problem.hpp).
+//  - PlacementOptions::from_config(scenario["placement"]) reads `policy` and its parameters.
+//  - place(problem, options, evaluator) -> PlacementPlan; `evaluator` (optional) predicts the
+//    step time of a candidate plan and is used by the `search` policy.
+//  - PlacementPlan: per table the shards (tier, sharding, owners, storage, rows/columns, UVM
+//    cache rows and hit rate, estimated time); per device memory (weights, optimiser state,
+//    cache, activations) against capacity and estimated load.
+//  - A plan that does not fit throws InfeasiblePlacement (device, bytes over capacity).
+//  - placement_policies() lists every policy with a one-line description.
+//  - place_tables(model, platform, options, evaluator, profiles) (placement/problem.hpp) is
+//    make_placement_problem + place; print_plan / write_plan_json (plan_report.hpp) write it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/config.hpp"
+#include "common/units.hpp"
+#include "models/device_profile.hpp"
+#include "placement/cache_model.hpp"
+
+namespace dlrmsim::placement {
+
+// ---------------------------------------------------------------------------------------
+// Tiers and sharding
+
+/// Where a shard's weights live and who reads them.
+enum class Tier {
+  gpu_hbm,    // the owning GPU's embedding kernel reads its HBM
+  host_dram,  // the owning CPU socket looks rows up in its DRAM; pooled results go over PCIe
+  uvm,        // the owning GPU reads host DRAM over PCIe (zero copy) through an HBM row cache
+  remote_ps,  // remote CPU memory of parameter-server nodes across the network
+};
+inline constexpr Tier kAllTiers[] = {Tier::gpu_hbm, Tier::host_dram, Tier::uvm, Tier::remote_ps};
+std::string_view to_string(Tier t);
+/// Throws std::invalid_argument naming the valid tiers.
+Tier tier_from_string(std::string_view name);
+
+/// How a table is split over its owners.
+enum class Sharding {
+  table_wise,      // the whole table on one owner
+  row_wise,        // row ranges over several owners (across nodes, or on a one-node platform)
+  column_wise,     // column (embedding dimension) ranges over several owners
+  table_row_wise,  // row ranges over owners of one node, on a multi-node platform
+  data_parallel,   // a full replica on every GPU trainer
+};
+inline constexpr Sharding kAllShardings[] = {Sharding::table_wise, Sharding::row_wise, Sharding::column_wise,
+                                             Sharding::table_row_wise, Sharding::data_parallel};
+std::string_view to_string(Sharding s);
+Sharding sharding_from_string(std::string_view name);
+
+enum class Collective { all_to_all, reduce_scatter, all_gather, all_reduce };
+std::string_view to_string(Collective c);
+enum class Pass { forward, backward };
+std::string_view to_string(Pass p);
+/// Which trainers take part in a collective.
+enum class CommScope { all_trainers, within_node, across_nodes };
+std::string_view to_string(CommScope s);
+/// What a collective carries.
+enum class Payload {
+  sparse_ids,          // lookup indices sent to the shard owners (input distribution)
+  pooled_embeddings,   // pooled rows (or partial sums of them) returned to the sample owners
+  pooled_gradients,    // gradients of the pooled embeddings sent back to the shard owners
+  weight_gradients,    // gradients of replicated table weights (data parallel)
+};
+std::string_view to_string(Payload p);
+
+/// One collective a sharding implies in a training step, in execution order.
+struct CommunicationStep {
+  Pass pass;
+  Collective collective;
+  CommScope scope;
+  Payload payload;
+};
+
+/// The collectives between GPU trainers that a sharding implies, following TorchRec's
+/// sharded embedding modules (torchrec/distributed/sharding/{tw,rw,cw,twrw,dp}_sharding.py):
+/// table-wise and column-wise: ids all-to-all, pooled all-to-all, gradient all-to-all;
+/// row-wise: ids all-to-all, pooled partial sums reduce-scatter, gradient all-gather;
+/// table-row-wise: ids all-to-all, reduce-scatter within the node then all-to-all across
+/// nodes forward, the reverse backward; data-parallel: weight-gradient all-reduce only.
+/// Tier-specific traffic (PCIe copies of host_dram results, UVM reads, parameter-server
+/// pulls and pushes over the network) comes on top and is the training mode's to model.
+std::span<const CommunicationStep> communication_of(Sharding s);
+
+// ---------------------------------------------------------------------------------------
+// The problem: tables and devices
+
+/// One embedding table as the placement layer sees it.
+struct TableDemand {
+  std::string name;                 // "t_3" for instance 3 of a group entry "t"
+  std::size_t model_table = 0;      // index of its entry in ModelSpec::tables
+  std::int64_t instance = 0;        // which of the entry's `count` identical tables
+  std::int64_t rows = 0;
+  int dim = 0;
+  Bytes element_size{4.0};             // bytes per weight element (dtype)
+  double lookups_per_sample = 1.0;     // mean pooling factor
+  Bytes optimizer_state_per_row{0.0};  // optimiser state bytes per row (all of its elements)
+  AccessDistribution access;           // for UVM cache hit rates
+
+  [[nodiscard]] Bytes row_bytes() const { return element_size * static_cast<double>(dim); }
+  /// Weights plus optimiser state of `row_count` rows and `columns` columns.
+  [[nodiscard]] Bytes footprint(std::int64_t row_count, int columns) const;
+  [[nodiscard]] Bytes footprint() const { return footprint(rows, dim); }
+};
+
+enum class DeviceKind { gpu, cpu_socket, parameter_server };
+std::string_view to_string(DeviceKind k);
+
+/// A device that can own shards: memory capacity and the parameters of its lookup cost.
+/// Every cost parameter comes from the platform file or the device profile; a GPU with a
+/// profile is costed with the profile's calibrated formulas (models/device_profile.hpp),
+/// one without with the plain fields below (peak bandwidth x the given efficiency).
+struct PlacementDevice {
+  DeviceKind kind = DeviceKind::gpu;
+  std::string name;               // the platform's name, e.g. "trainers0.gpu3"
+  /// The platform's id: topo::DeviceId of the GPU or CPU socket, topo::NodeId of a
+  /// parameter-server node.
+  std::uint32_t topology_id = 0;
+  std::uint32_t node = 0;         // topo::NodeId of the node it belongs to
+  Bytes memory_capacity;          // HBM (GPU), socket DRAM (CPU socket), node DRAM (server)
+  BytesPerSecond memory_bandwidth;  // HBM or DRAM peak
+  /// Fraction of memory_bandwidth random row gathers reach (GPU without a profile).
+  double gather_efficiency = 1.0;
+  /// Smallest read per row: 32 B HBM sector (profile) or 64 B cache line (CPU).
+  Bytes access_granule{0.0};
+  /// CPU socket / parameter server: random-gather bandwidth of all cores together
+  /// (cores x per-core gather bandwidth, platform file); 0 = not a limit.
+  BytesPerSecond core_gather_bandwidth;
+  /// GPU: PCIe bandwidth per direction to its host socket; CPU socket: to its GPUs.
+  BytesPerSecond host_link_bandwidth;
+  double zero_copy_efficiency = 1.0;  // GPU without a profile: fraction of PCIe UVM gathers reach
+  BytesPerSecond network_bandwidth;   // NICs of its node, per direction
+  /// Backward pass plus optimiser update time as a multiple of forward lookup time
+  /// (used where no profile is given; CPU lookups).
+  double backward_factor = 1.0;
+  /// GPU: index (into PlacementProblem::devices) of its NUMA-local CPU socket, the home of
+  /// its UVM tables' weights; -1 if the node has none.
+  std::int32_t host_socket = -1;
+  /// GPU: its calibrated profile (null: use the plain fields).
+  std::shared_ptr<const models::DeviceProfile> profile;
+};
+
+struct PlacementProblem {
+  std::vector<TableDemand> tables;
+  std::vector<PlacementDevice> devices;
+  std::int64_t global_batch = 0;  // samples per training step over all trainers
+  Bytes activations_per_gpu{0.0};  // activation memory each GPU trainer needs (dense + pooled)
+  Bytes dense_weights_per_gpu{0.0};          // the data-parallel dense replica (fp32 master)
+  Bytes dense_optimizer_state_per_gpu{0.0};  // and its optimiser state
+  /// The optimiser whose measured backward multiple the profile's costs use.
+  models::EmbeddingOptimizer embedding_optimizer = models::EmbeddingOptimizer::rowwise_adagrad;
+  /// Assumptions made while building the problem (e.g. a GPU without a profile).
+  std::vector<std::string> notes;
+
+  [[nodiscard]] std::vector<std::uint32_t> devices_of(DeviceKind k) const;
+  [[nodiscard]] std::uint32_t gpu_count() const;
+  [[nodiscard]] std::uint32_t trainer_node_count() const;
+};
+
+// ---------------------------------------------------------------------------------------
+// The plan
+
+struct Shard {
+  Tier tier = Tier::gpu_hbm;
+  /// Devices (indices into PlacementProblem::devices / PlacementPlan::devices) that run this
+  /// shard's lookups: one for most shardings, every GPU trainer for a data-parallel replica.
+  std::vector<std::uint32_t> owners;
+  /// Devices whose memory holds the weights and optimiser state: the owners, except for uvm
+  /// where it is the owner GPU's host CPU socket.
+  std::vector<std::uint32_t> storage;
+  std::int64_t row_begin = 0;  // rows [row_begin, row_end)
+  std::int64_t row_end = 0;
+  int column_begin = 0;  // columns [column_begin, column_end)
+  int column_end = 0;
+  std::int64_t cache_rows = 0;   // uvm: rows of the HBM cache on the owner GPU
+  Bytes cache_size{0.0};         // uvm: cache_rows x row bytes of this shard
+  double expected_hit_rate = 0;  // uvm: expected fraction of lookups served by the cache
+  Seconds estimated_time{0.0};   // estimated lookup time per step (forward + backward) per owner
+
+  [[nodiscard]] std::int64_t row_count() const { return row_end - row_begin; }
+  [[nodiscard]] int column_count() const { return column_end - column_begin; }
+};
+
+struct TablePlacement {
+  std::size_t table = 0;  // index into PlacementProblem::tables
+  std::string name;
+  Tier tier = Tier::gpu_hbm;
+  Sharding sharding = Sharding::table_wise;
+  std::vector<Shard> shards;
+};
+
+struct DeviceUsage {
+  DeviceKind kind = DeviceKind::gpu;
+  std::string name;
+  std::uint32_t topology_id = 0;
+  std::uint32_t node = 0;
+  Bytes capacity{0.0};
+  Bytes weights{0.0};
+  Bytes optimizer_state{0.0};
+  Bytes cache{0.0};
+  Bytes activations{0.0};
+  Seconds estimated_load{0.0};  // sum of estimated_time of the shards it owns, per step
+
+  [[nodiscard]] Bytes used() const { return weights + optimizer_state + cache + activations; }
+  [[nodiscard]] Bytes free() const { return capacity - used(); }
+};
+
+struct PlacementPlan {
+  std::string policy;
+  CacheModel cache_model = CacheModel::lru;
+  std::vector<TablePlacement> tables;  // in the order of PlacementProblem::tables
+  std::vector<DeviceUsage> devices;    // in the order of PlacementProblem::devices
+  /// The evaluator's step time for this plan (search policy), if it was evaluated.
+  std::optional<Seconds> predicted_step_time;
+  std::size_t evaluations = 0;  // candidate plans the search policy evaluated
+  std::vector<std::string> notes;  // assumptions of the problem and of the policy
+
+  /// The largest estimated per-device load: the placement layer's own step-time estimate.
+  [[nodiscard]] Seconds max_estimated_load() const;
+};
+
+/// A plan that does not fit: names the most overflowing device and by how much.
+class InfeasiblePlacement : public std::runtime_error {
+ public:
+  InfeasiblePlacement(const std::string& message, std::string device, Bytes overflow);
+  [[nodiscard]] const std::string& device() const { return device_; }
+  /// Bytes beyond the device's capacity (0 when the job fails for another reason).
+  [[nodiscard]] Bytes overflow() const { return overflow_; }
+
+ private:
+  std::string device_;
+  Bytes overflow_;
+};
+
+// ---------------------------------------------------------------------------------------
+// Options and policies
+
+struct PlacementOptions {
+  std::string policy = "cost_greedy";
+  CacheModel cache_model = CacheModel::lru;
+  /// UVM cache size as a fraction of each table's rows. Default 0.2: TorchRec's planner
+  /// default UVM caching ratio (torchrec/distributed/planner/constants.py).
+  double uvm_cache_fraction = 0.2;
+  /// Fraction of every device's memory kept free (allocator slack, framework buffers).
+  double memory_reserve_fraction = 0.0;
+  /// Tiers size_greedy, cost_greedy and search may use (default: every tier the platform has).
+  std::vector<Tier> tiers;
+  /// search: enumerate every candidate when there are at most this many, else local search.
+  std::size_t search_exhaustive_limit = 20000;
+  /// search: most evaluator calls in local search (each is a simulation when `dlrmsim run`
+  /// evaluates; 200 keeps a search of a one-node scenario to seconds).
+  std::size_t search_max_evaluations = 200;
+
+  /// Reads the scenario's `placement:` mapping (calls finish() on it).
+  static PlacementOptions from_config(const ConfigNode& placement);
+};
+
+/// Predicts the step time of a candidate plan (the models layer passes a simulation).
+using StepTimeEvaluator = std::function<Seconds(const PlacementPlan&)>;
+
+/// Policies (placement/policies.cpp, placement/search_policy.cpp):
+///  - all_gpu, all_host, all_uvm, all_remote: every table on one tier, spread over its
+///    devices costliest first onto the least-loaded device (LPT); a table too big for one
+///    device is split into equal row ranges over the fewest devices that hold it.
+///  - size_greedy: everything on the fastest tier; the largest tables move to the slowest
+///    tier with room until the rest fits.
+///  - cost_greedy: tiers fastest first; each admits the tables with the largest estimated
+///    gain per byte until full; LPT balance of estimated cost inside each tier, hot tables
+///    split by columns. O(T log T + T log G).
+///  - search: evaluates candidate plans with the evaluator (exhaustive for small cases, else
+///    local search from the other policies' best plan).
+/// Tiers are ranked by the estimated cost of the tables on them (lookup_cost.hpp), from the
+/// platform and profile figures, never by a fixed order.
+struct PolicyInfo {
+  std::string_view name;
+  std::string_view description;
+  PlacementPlan (*plan)(const PlacementProblem&, const PlacementOptions&, const StepTimeEvaluator&);
+};
+/// Every placement policy, in a fixed order.
+std::span<const PolicyInfo> placement_policies();
+/// The policy called `name`; throws std::invalid_argument naming the known ones otherwise.
+const PolicyInfo& placement_policy(std::string_view name);
+
+/// Plans with options.policy, fills memory and load accounting, and checks capacity:
+/// throws InfeasiblePlacement if any device overflows.
+PlacementPlan place(const PlacementProblem& problem, const PlacementOptions& options,
+                    const StepTimeEvaluator& evaluator = {});
+
+/// Recomputes every shard's cache and estimated time and every device's memory and load.
+void account(const PlacementProblem& problem, const PlacementOptions& options, PlacementPlan& plan);
+/// Shrinks the UVM caches of GPUs that are over their usable memory (proportionally, to
+/// what is left after everything else on the GPU) and re-accounts: a cache is sized to the
+/// HBM there is, as FBGEMM's UVM caching is configured in practice. place() calls it.
+void fit_uvm_caches(const PlacementProblem& problem, const PlacementOptions& options, PlacementPlan& plan);
+/// The device with the largest overflow, if any (after account()).
+std::optional<std::uint32_t> most_overflowing_device(const PlacementPlan& plan);
+/// Throws InfeasiblePlacement if a device is over its usable capacity.
+void check_capacity(const PlacementPlan& plan, const PlacementOptions& options);
+
+}  // namespace dlrmsim::placement

@@ -1,0 +1,354 @@
+#include "placement/plan_builder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include "placement/lookup_cost.hpp"
+
+namespace dlrmsim::placement {
+namespace {
+
+std::size_t tier_slot(Tier t) { return static_cast<std::size_t>(t); }
+
+// Sharding label of a table split into row ranges over `owners`.
+Sharding row_sharding(const PlacementProblem& problem, Tier tier, const std::vector<std::uint32_t>& owners) {
+  if (tier == Tier::remote_ps || problem.trainer_node_count() <= 1) return Sharding::row_wise;
+  const std::uint32_t node = problem.devices[owners.front()].node;
+  const bool one_node = std::all_of(owners.begin(), owners.end(),
+                                    [&](std::uint32_t o) { return problem.devices[o].node == node; });
+  return one_node ? Sharding::table_row_wise : Sharding::row_wise;
+}
+
+}  // namespace
+
+PlanBuilder::PlanBuilder(const PlacementProblem& problem, const PlacementOptions& options)
+    : problem_(problem), options_(options) {
+  const std::size_t n = problem.devices.size();
+  usable_.resize(n);
+  used_.assign(n, 0.0);
+  load_.assign(n, 0.0);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const PlacementDevice& d = problem.devices[i];
+    usable_[i] = d.memory_capacity.value() * (1.0 - options.memory_reserve_fraction);
+    switch (d.kind) {
+      case DeviceKind::gpu:
+        used_[i] = (problem.activations_per_gpu + problem.dense_weights_per_gpu +
+                    problem.dense_optimizer_state_per_gpu).value();
+        owners_[tier_slot(Tier::gpu_hbm)].push_back(i);
+        if (d.host_socket >= 0) owners_[tier_slot(Tier::uvm)].push_back(i);
+        break;
+      case DeviceKind::cpu_socket: owners_[tier_slot(Tier::host_dram)].push_back(i); break;
+      case DeviceKind::parameter_server: owners_[tier_slot(Tier::remote_ps)].push_back(i); break;
+    }
+  }
+  tables_.resize(problem.tables.size());
+  commitments_.resize(problem.tables.size());
+  hit_rate_.resize(problem.tables.size());
+}
+
+const std::vector<std::uint32_t>& PlanBuilder::owners_of(Tier tier) const { return owners_[tier_slot(tier)]; }
+
+std::vector<Tier> PlanBuilder::usable_tiers() const {
+  std::vector<Tier> out;
+  for (Tier t : kAllTiers) {
+    const bool allowed = options_.tiers.empty() ||
+                         std::find(options_.tiers.begin(), options_.tiers.end(), t) != options_.tiers.end();
+    if (allowed && !owners_of(t).empty()) out.push_back(t);
+  }
+  return out;
+}
+
+std::vector<Tier> PlanBuilder::tiers_fastest_first() const {
+  std::vector<std::pair<double, Tier>> ranked;
+  for (Tier tier : usable_tiers()) {
+    double total = 0.0;
+    for (std::size_t t = 0; t < problem_.tables.size(); ++t) total += table_cost(t, tier, owners_of(tier).front()).value();
+    ranked.emplace_back(total, tier);
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Tier> out;
+  for (const auto& r : ranked) out.push_back(r.second);
+  return out;
+}
+
+double PlanBuilder::free_bytes(std::uint32_t device) const { return usable_[device] - used_[device]; }
+
+double PlanBuilder::footprint(std::size_t table) const { return problem_.tables[table].footprint().value(); }
+
+double PlanBuilder::uvm_hit_rate(std::size_t table) const {
+  auto& cached = hit_rate_[table];
+  if (!cached) {
+    const TableDemand& t = problem_.tables[table];
+    const double rows = static_cast<double>(t.rows);
+    cached = cache_hit_rate(t.access, rows, std::round(options_.uvm_cache_fraction * rows), options_.cache_model);
+  }
+  return *cached;
+}
+
+std::vector<std::pair<std::uint32_t, double>> PlanBuilder::memory_needed(std::size_t table, Tier tier,
+                                                                          std::uint32_t owner, std::int64_t rows,
+                                                                          int columns) const {
+  const TableDemand& t = problem_.tables[table];
+  const double bytes = t.footprint(rows, columns).value();
+  if (tier != Tier::uvm) return {{owner, bytes}};
+  const double cache_rows = std::round(options_.uvm_cache_fraction * static_cast<double>(rows));
+  const double cache = t.element_size.value() * cache_rows * columns;
+  const auto socket = static_cast<std::uint32_t>(problem_.devices[owner].host_socket);
+  return {{owner, cache}, {socket, bytes}};
+}
+
+bool PlanBuilder::fits(std::size_t table, Tier tier, std::uint32_t owner, std::int64_t rows, int columns) const {
+  const auto needed = memory_needed(table, tier, owner, rows, columns);
+  return std::all_of(needed.begin(), needed.end(), [&](const auto& n) { return n.second <= free_bytes(n.first); });
+}
+
+Seconds PlanBuilder::shard_cost(std::size_t table, Tier tier, std::uint32_t owner, std::int64_t rows,
+                                int columns) const {
+  const TableDemand& t = problem_.tables[table];
+  Shard s;
+  s.tier = tier;
+  s.owners = {owner};
+  s.row_end = rows;
+  s.column_end = columns;
+  if (tier == Tier::uvm) s.expected_hit_rate = uvm_hit_rate(table);
+  return lookup_time(problem_, problem_.devices[owner], tier, t, shard_work(problem_, t, s, Sharding::table_wise));
+}
+
+Seconds PlanBuilder::table_cost(std::size_t table, Tier tier, std::uint32_t owner) const {
+  const TableDemand& t = problem_.tables[table];
+  return shard_cost(table, tier, owner, t.rows, t.dim);
+}
+
+void PlanBuilder::commit(std::size_t table, std::uint32_t device, double bytes, double seconds) {
+  used_[device] += bytes;
+  load_[device] += seconds;
+  commitments_[table].emplace_back(device, bytes, seconds);
+}
+
+void PlanBuilder::add_shard(std::size_t table, Tier tier, Sharding sharding, std::uint32_t owner,
+                            std::int64_t row_begin, std::int64_t row_end, int column_begin, int column_end) {
+  const TableDemand& t = problem_.tables[table];
+  auto& tp = tables_[table];
+  if (!tp) {
+    tp.emplace();
+    tp->table = table;
+    tp->name = t.name;
+    tp->tier = tier;
+  }
+  tp->sharding = sharding;
+  Shard s;
+  s.tier = tier;
+  s.owners = {owner};
+  s.storage = {tier == Tier::uvm ? static_cast<std::uint32_t>(problem_.devices[owner].host_socket) : owner};
+  s.row_begin = row_begin;
+  s.row_end = row_end;
+  s.column_begin = column_begin;
+  s.column_end = column_end;
+  if (tier == Tier::uvm) {
+    s.cache_rows = static_cast<std::int64_t>(std::llround(options_.uvm_cache_fraction * static_cast<double>(row_end - row_begin)));
+    s.expected_hit_rate = uvm_hit_rate(table);
+  }
+  const double seconds = shard_cost(table, tier, owner, row_end - row_begin, column_end - column_begin).value();
+  s.estimated_time = Seconds(seconds);
+  const auto needed = memory_needed(table, tier, owner, row_end - row_begin, column_end - column_begin);
+  for (std::size_t i = 0; i < needed.size(); ++i) commit(table, needed[i].first, needed[i].second, i == 0 ? seconds : 0.0);
+  tp->shards.push_back(std::move(s));
+}
+
+void PlanBuilder::add_data_parallel(std::size_t table) {
+  const TableDemand& t = problem_.tables[table];
+  TablePlacement tp;
+  tp.table = table;
+  tp.name = t.name;
+  tp.tier = Tier::gpu_hbm;
+  tp.sharding = Sharding::data_parallel;
+  Shard s;
+  s.tier = Tier::gpu_hbm;
+  s.owners = owners_of(Tier::gpu_hbm);
+  s.storage = s.owners;
+  s.row_end = t.rows;
+  s.column_end = t.dim;
+  set_table(table, TablePlacement{tp.table, tp.name, tp.tier, tp.sharding, {s}});
+}
+
+void PlanBuilder::remove_table(std::size_t table) {
+  for (const auto& [device, bytes, seconds] : commitments_[table]) {
+    used_[device] -= bytes;
+    load_[device] -= seconds;
+  }
+  commitments_[table].clear();
+  tables_[table].reset();
+}
+
+void PlanBuilder::set_table(std::size_t t, const TablePlacement& placement) {
+  remove_table(t);
+  const TableDemand& table = problem_.tables[t];
+  TablePlacement tp = placement;
+  for (Shard& s : tp.shards) {
+    const double bytes = table.footprint(s.row_count(), s.column_count()).value();
+    for (std::uint32_t d : s.storage) commit(t, d, bytes, 0.0);
+    if (s.tier == Tier::uvm) {
+      s.cache_rows = static_cast<std::int64_t>(std::llround(options_.uvm_cache_fraction * static_cast<double>(s.row_count())));
+      s.expected_hit_rate = uvm_hit_rate(t);
+      const double cache = table.element_size.value() * static_cast<double>(s.cache_rows) * s.column_count();
+      for (std::uint32_t o : s.owners) commit(t, o, cache, 0.0);
+    }
+    const LookupWork work = shard_work(problem_, table, s, tp.sharding);
+    s.estimated_time = Seconds(0.0);
+    for (std::uint32_t o : s.owners) {
+      const Seconds time = lookup_time(problem_, problem_.devices[o], s.tier, table, work);
+      s.estimated_time = std::max(s.estimated_time, time);
+      commit(t, o, 0.0, time.value());
+    }
+  }
+  tables_[t] = std::move(tp);
+}
+
+std::vector<PlacementItem> PlanBuilder::whole_tables(const std::vector<std::size_t>& tables, Tier tier) const {
+  std::vector<PlacementItem> items;
+  items.reserve(tables.size());
+  const std::uint32_t rep = owners_of(tier).front();
+  for (std::size_t t : tables) {
+    items.push_back({t, 0, problem_.tables[t].dim, table_cost(t, tier, rep)});
+  }
+  return items;
+}
+
+std::vector<PlacementItem> PlanBuilder::split_hot_columns(std::vector<PlacementItem> items, Tier tier) const {
+  const auto& owners = owners_of(tier);
+  if (owners.size() < 2 || (tier != Tier::gpu_hbm && tier != Tier::uvm)) return items;
+  double total = 0.0;
+  double max_free = 0.0;
+  for (const auto& i : items) total += i.cost.value();
+  for (std::uint32_t o : owners) max_free = std::max(max_free, free_bytes(o));
+  const double mean = total / static_cast<double>(owners.size());
+  std::vector<PlacementItem> out;
+  out.reserve(items.size());
+  constexpr int kAlignment = 4;  // FBGEMM table-batched embeddings need dim % 4 == 0 per shard
+  for (const auto& item : items) {
+    const int dim = item.column_end - item.column_begin;
+    const int units = dim / kAlignment;
+    const bool whole_fits = footprint(item.table) <= max_free;
+    if (item.cost.value() <= mean || units < 2 || dim % kAlignment != 0 || !whole_fits) {
+      out.push_back(item);
+      continue;
+    }
+    const int wanted = static_cast<int>(std::ceil(item.cost.value() / mean));
+    const int k = std::min({wanted, units, static_cast<int>(owners.size())});
+    int begin = item.column_begin;
+    for (int p = 0; p < k; ++p) {
+      const int width = kAlignment * (units / k + (p < units % k ? 1 : 0));
+      const double share = static_cast<double>(width) / dim;
+      out.push_back({item.table, begin, begin + width, item.cost * share});
+      begin += width;
+    }
+  }
+  return out;
+}
+
+std::vector<std::size_t> PlanBuilder::assign_balanced(std::vector<PlacementItem> items, Tier tier,
+                                                      bool allow_overflow) {
+  const auto& owners = owners_of(tier);
+  std::vector<std::size_t> failed;
+  if (owners.empty()) {
+    for (const auto& i : items) failed.push_back(i.table);
+    std::sort(failed.begin(), failed.end());
+    failed.erase(std::unique(failed.begin(), failed.end()), failed.end());
+    return failed;
+  }
+  std::stable_sort(items.begin(), items.end(), [](const PlacementItem& a, const PlacementItem& b) {
+    if (a.cost != b.cost) return a.cost > b.cost;
+    return a.table < b.table;
+  });
+  // Owners ordered by (estimated load, index): the head is the least-loaded one.
+  std::set<std::pair<double, std::uint32_t>> by_load;
+  for (std::uint32_t o : owners) by_load.emplace(load_[o], o);
+  std::vector<char> table_failed(problem_.tables.size(), 0);
+  auto refresh = [&](std::uint32_t o, double old_load) {
+    by_load.erase({old_load, o});
+    by_load.emplace(load_[o], o);
+  };
+  auto place_on = [&](const PlacementItem& item, std::uint32_t owner, Sharding sharding, std::int64_t rb,
+                      std::int64_t re) {
+    const double before = load_[owner];
+    add_shard(item.table, tier, sharding, owner, rb, re, item.column_begin, item.column_end);
+    refresh(owner, before);
+  };
+  for (const PlacementItem& item : items) {
+    if (table_failed[item.table]) continue;
+    const TableDemand& t = problem_.tables[item.table];
+    const int columns = item.column_end - item.column_begin;
+    const bool whole = columns == t.dim;
+    const Sharding single = whole ? Sharding::table_wise : Sharding::column_wise;
+    std::optional<std::uint32_t> chosen;
+    for (const auto& [l, o] : by_load) {
+      if (fits(item.table, tier, o, t.rows, columns)) {
+        chosen = o;
+        break;
+      }
+    }
+    if (chosen) {
+      place_on(item, *chosen, single, 0, t.rows);
+      continue;
+    }
+    // Row-wise: the fewest owners (those with the most free memory) that hold equal row ranges.
+    std::vector<std::uint32_t> roomiest(owners.begin(), owners.end());
+    std::stable_sort(roomiest.begin(), roomiest.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return free_bytes(a) > free_bytes(b); });
+    std::size_t parts = 0;
+    if (whole) {
+      for (std::size_t k = 2; k <= roomiest.size() && parts == 0; ++k) {
+        const std::int64_t share = (t.rows + static_cast<std::int64_t>(k) - 1) / static_cast<std::int64_t>(k);
+        // Sum the needs per device: the UVM homes of several GPUs may be one socket.
+        std::map<std::uint32_t, double> need;
+        for (std::size_t i = 0; i < k; ++i) {
+          for (const auto& [device, bytes] : memory_needed(item.table, tier, roomiest[i], share, columns)) {
+            need[device] += bytes;
+          }
+        }
+        bool ok = true;
+        for (const auto& [device, bytes] : need) ok = ok && bytes <= free_bytes(device);
+        if (ok) parts = k;
+      }
+    }
+    if (parts == 0 && allow_overflow) {
+      if (whole && roomiest.size() > 1) {
+        parts = roomiest.size();
+      } else {
+        place_on(item, by_load.begin()->second, single, 0, t.rows);
+        continue;
+      }
+    }
+    if (parts == 0) {
+      table_failed[item.table] = 1;
+      remove_table(item.table);
+      by_load.clear();
+      for (std::uint32_t o : owners) by_load.emplace(load_[o], o);
+      failed.push_back(item.table);
+      continue;
+    }
+    std::vector<std::uint32_t> chosen_owners(roomiest.begin(), roomiest.begin() + static_cast<std::ptrdiff_t>(parts));
+    std::sort(chosen_owners.begin(), chosen_owners.end());
+    const Sharding sharding = row_sharding(problem_, tier, chosen_owners);
+    for (std::size_t p = 0; p < parts; ++p) {
+      const auto rb = static_cast<std::int64_t>(static_cast<__int128>(t.rows) * p / parts);
+      const auto re = static_cast<std::int64_t>(static_cast<__int128>(t.rows) * (p + 1) / parts);
+      place_on(item, chosen_owners[p], sharding, rb, re);
+    }
+  }
+  std::sort(failed.begin(), failed.end());
+  return failed;
+}
+
+PlacementPlan PlanBuilder::plan() const {
+  PlacementPlan p;
+  p.cache_model = options_.cache_model;
+  for (const auto& t : tables_) {
+    if (t) p.tables.push_back(*t);
+  }
+  return p;
+}
+
+}  // namespace dlrmsim::placement

@@ -1,0 +1,109 @@
+// PlanBuilder: the shared machinery of the placement policies (placement/policies.cpp,
+// placement/search_policy.cpp). It builds a PlacementPlan shard by shard while keeping
+// track of every device's committed memory and estimated load, so that a policy can ask
+// "does this shard fit there?" and "which device of this tier is least loaded?" in O(log G).
+//
+// Memory a shard commits: gpu_hbm, host_dram, remote_ps: weights + optimiser state on the
+// owner; uvm: the HBM cache (a fraction of the shard's rows, PlacementOptions) on the owner
+// GPU and weights + optimiser state on that GPU's host socket. GPUs start with the
+// activations and the dense replica already committed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "placement/placement.hpp"
+
+namespace dlrmsim::placement {
+
+/// A piece of a table to place: a column range of it (the whole table for most policies).
+struct PlacementItem {
+  std::size_t table = 0;
+  int column_begin = 0;
+  int column_end = 0;
+  Seconds cost{0.0};  // estimated time on a representative owner, for ordering
+};
+
+class PlanBuilder {
+ public:
+  PlanBuilder(const PlacementProblem& problem, const PlacementOptions& options);
+
+  [[nodiscard]] const PlacementProblem& problem() const { return problem_; }
+  [[nodiscard]] const PlacementOptions& options() const { return options_; }
+
+  /// Devices that can own shards of `tier`: GPUs (gpu_hbm; uvm: those with a host socket),
+  /// CPU sockets (host_dram), parameter servers (remote_ps).
+  [[nodiscard]] const std::vector<std::uint32_t>& owners_of(Tier tier) const;
+  /// The tiers the options allow and the platform has, in kAllTiers order.
+  [[nodiscard]] std::vector<Tier> usable_tiers() const;
+  /// usable_tiers() ordered fastest first by the summed estimated cost of every table placed
+  /// whole on the tier's first owner (ties: kAllTiers order).
+  [[nodiscard]] std::vector<Tier> tiers_fastest_first() const;
+
+  /// Usable memory left on a device (capacity x (1 - reserve) minus what is committed).
+  [[nodiscard]] double free_bytes(std::uint32_t device) const;
+  [[nodiscard]] double load(std::uint32_t device) const { return load_[device]; }
+
+  /// The memory a shard needs, as (device, bytes) pairs.
+  [[nodiscard]] std::vector<std::pair<std::uint32_t, double>> memory_needed(std::size_t table, Tier tier,
+                                                                             std::uint32_t owner,
+                                                                             std::int64_t rows, int columns) const;
+  [[nodiscard]] bool fits(std::size_t table, Tier tier, std::uint32_t owner, std::int64_t rows, int columns) const;
+  /// Estimated time of a shard (a table-wise, row-wise or column-wise piece) on `owner`.
+  [[nodiscard]] Seconds shard_cost(std::size_t table, Tier tier, std::uint32_t owner, std::int64_t rows,
+                                   int columns) const;
+  /// Estimated time of the whole table on `owner` (table-wise).
+  [[nodiscard]] Seconds table_cost(std::size_t table, Tier tier, std::uint32_t owner) const;
+  /// Weights + optimiser state of the whole table.
+  [[nodiscard]] double footprint(std::size_t table) const;
+
+  /// Commits a shard of `table` owned by `owner` (not data-parallel).
+  void add_shard(std::size_t table, Tier tier, Sharding sharding, std::uint32_t owner, std::int64_t row_begin,
+                 std::int64_t row_end, int column_begin, int column_end);
+  /// Commits a full replica of `table` on every GPU.
+  void add_data_parallel(std::size_t table);
+  /// Releases everything committed for `table`.
+  void remove_table(std::size_t table);
+  [[nodiscard]] bool placed(std::size_t table) const { return tables_[table].has_value(); }
+
+  /// Places `items` on the owners of `tier`, costliest first, each on the least-loaded owner
+  /// it fits on (LPT, Graham 1969). A whole table that fits on no single owner is split into
+  /// equal row ranges over the fewest owners with the most free memory that hold it. When
+  /// `allow_overflow`, a table that fits nowhere is still placed (row-wise over every owner)
+  /// so that capacity checking can report the overflow; otherwise the tables not placed are
+  /// returned (with anything committed for them released).
+  std::vector<std::size_t> assign_balanced(std::vector<PlacementItem> items, Tier tier, bool allow_overflow);
+  /// Items for whole tables with their cost on the tier's first owner.
+  [[nodiscard]] std::vector<PlacementItem> whole_tables(const std::vector<std::size_t>& tables, Tier tier) const;
+  /// Splits items whose cost exceeds the mean per-owner load into column ranges (multiples
+  /// of 4 columns, FBGEMM's alignment) so that LPT can balance them.
+  [[nodiscard]] std::vector<PlacementItem> split_hot_columns(std::vector<PlacementItem> items, Tier tier) const;
+
+  /// The plan so far, tables in problem order (unplaced tables are left out).
+  [[nodiscard]] PlacementPlan plan() const;
+  /// The placement of one table so far.
+  [[nodiscard]] const std::optional<TablePlacement>& table(std::size_t t) const { return tables_[t]; }
+  /// Replaces the placement of a table (used by local search); commits its memory and load.
+  void set_table(std::size_t t, const TablePlacement& placement);
+
+ private:
+  void commit(std::size_t table, std::uint32_t device, double bytes, double seconds);
+  [[nodiscard]] double uvm_hit_rate(std::size_t table) const;
+
+  const PlacementProblem& problem_;
+  const PlacementOptions& options_;
+  std::vector<std::uint32_t> owners_[4];
+  std::vector<double> usable_;
+  std::vector<double> used_;
+  std::vector<double> load_;
+  std::vector<std::optional<TablePlacement>> tables_;
+  // What each table committed: (device, bytes, seconds), to release it again.
+  std::vector<std::vector<std::tuple<std::uint32_t, double, double>>> commitments_;
+  mutable std::vector<std::optional<double>> hit_rate_;
+};
+
+}  // namespace dlrmsim::placement

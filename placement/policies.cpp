@@ -1,0 +1,248 @@
+// The placement policies and their registry.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "placement/plan_builder.hpp"
+#include "placement/placement.hpp"
+
+namespace dlrmsim::placement {
+
+// Defined in search_policy.cpp.
+PlacementPlan plan_search(const PlacementProblem& problem, const PlacementOptions& options,
+                          const StepTimeEvaluator& evaluator);
+
+namespace {
+
+std::vector<std::size_t> all_table_indices(const PlacementProblem& problem) {
+  std::vector<std::size_t> v(problem.tables.size());
+  std::iota(v.begin(), v.end(), std::size_t{0});
+  return v;
+}
+
+std::string_view owner_description(Tier tier) {
+  switch (tier) {
+    case Tier::gpu_hbm: return "GPUs";
+    case Tier::uvm: return "GPUs with a host CPU socket";
+    case Tier::host_dram: return "CPU sockets on trainer nodes";
+    case Tier::remote_ps: return "parameter-server nodes (a node group with role parameter_server)";
+  }
+  return "devices";
+}
+
+// Every table on one tier, balanced by estimated cost; what does not fit is still placed so
+// that capacity checking reports the overflow.
+PlacementPlan plan_all_on(Tier tier, const PlacementProblem& problem, const PlacementOptions& options) {
+  PlanBuilder b(problem, options);
+  if (b.owners_of(tier).empty()) {
+    throw InfeasiblePlacement("placement tier " + std::string(to_string(tier)) + " needs " +
+                                  std::string(owner_description(tier)) + " and the platform has none",
+                              "", Bytes(0.0));
+  }
+  b.assign_balanced(b.whole_tables(all_table_indices(problem), tier), tier, /*allow_overflow=*/true);
+  return b.plan();
+}
+
+PlacementPlan plan_all_gpu(const PlacementProblem& p, const PlacementOptions& o, const StepTimeEvaluator&) {
+  return plan_all_on(Tier::gpu_hbm, p, o);
+}
+PlacementPlan plan_all_host(const PlacementProblem& p, const PlacementOptions& o, const StepTimeEvaluator&) {
+  return plan_all_on(Tier::host_dram, p, o);
+}
+PlacementPlan plan_all_uvm(const PlacementProblem& p, const PlacementOptions& o, const StepTimeEvaluator&) {
+  return plan_all_on(Tier::uvm, p, o);
+}
+PlacementPlan plan_all_remote(const PlacementProblem& p, const PlacementOptions& o, const StepTimeEvaluator&) {
+  return plan_all_on(Tier::remote_ps, p, o);
+}
+
+std::vector<Tier> checked_tiers(const PlanBuilder& b) {
+  auto tiers = b.tiers_fastest_first();
+  if (tiers.empty()) {
+    throw InfeasiblePlacement("no placement tier is usable: the platform has no device for any of the allowed tiers",
+                              "", Bytes(0.0));
+  }
+  return tiers;
+}
+
+// Memory the tier's tables may use in total (weights and optimiser state; for uvm that lives
+// on the host sockets of the GPUs, each counted once).
+double tier_budget(const PlanBuilder& b, Tier tier) {
+  std::vector<std::uint32_t> storage;
+  for (std::uint32_t o : b.owners_of(tier)) {
+    storage.push_back(tier == Tier::uvm ? static_cast<std::uint32_t>(b.problem().devices[o].host_socket) : o);
+  }
+  std::sort(storage.begin(), storage.end());
+  storage.erase(std::unique(storage.begin(), storage.end()), storage.end());
+  double total = 0.0;
+  for (std::uint32_t d : storage) total += std::max(0.0, b.free_bytes(d));
+  return total;
+}
+
+// Tables that their chosen tier could not pack: try every tier in `order`; what fits
+// nowhere goes to the tier with the most free memory anyway, so that the capacity check
+// names the device that overflows and by how much.
+void place_leftovers(PlanBuilder& b, const std::vector<Tier>& order, std::vector<std::size_t> tables) {
+  for (Tier tier : order) {
+    if (tables.empty()) return;
+    tables = b.assign_balanced(b.whole_tables(tables, tier), tier, /*allow_overflow=*/false);
+  }
+  if (tables.empty()) return;
+  Tier roomiest = order.front();
+  double most = -1.0;
+  for (Tier tier : order) {
+    const double room = tier_budget(b, tier);
+    if (room > most) {
+      most = room;
+      roomiest = tier;
+    }
+  }
+  b.assign_balanced(b.whole_tables(tables, roomiest), roomiest, /*allow_overflow=*/true);
+}
+
+// size_greedy: every table starts on the fastest tier; while the tables there exceed its
+// memory, the largest one moves to the slowest tier with room for it. Tables that the
+// fastest tier's devices cannot pack also move down.
+PlacementPlan plan_size_greedy(const PlacementProblem& problem, const PlacementOptions& options,
+                               const StepTimeEvaluator&) {
+  PlanBuilder b(problem, options);
+  const auto tiers = checked_tiers(b);
+  const Tier fastest = tiers.front();
+  std::vector<double> budget(4, 0.0);
+  for (Tier t : tiers) budget[static_cast<std::size_t>(t)] = tier_budget(b, t);
+
+  auto order = all_table_indices(problem);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return b.footprint(x) > b.footprint(y); });
+  std::vector<std::vector<std::size_t>> members(4);
+  double on_fastest = 0.0;
+  for (std::size_t t : order) on_fastest += b.footprint(t);
+  std::vector<char> moved(problem.tables.size(), 0);
+  // The slowest tier with room for the table; the slowest tier when none has room.
+  auto move_down = [&](std::size_t t) {
+    for (auto it = tiers.rbegin(); *it != fastest; ++it) {
+      double& room = budget[static_cast<std::size_t>(*it)];
+      if (b.footprint(t) <= room) {
+        room -= b.footprint(t);
+        members[static_cast<std::size_t>(*it)].push_back(t);
+        return;
+      }
+    }
+    members[static_cast<std::size_t>(tiers.back())].push_back(t);
+  };
+  std::size_t next_largest = 0;
+  while (on_fastest > budget[static_cast<std::size_t>(fastest)] && next_largest < order.size() && tiers.size() > 1) {
+    const std::size_t t = order[next_largest++];
+    moved[t] = 1;
+    on_fastest -= b.footprint(t);
+    move_down(t);
+  }
+  std::vector<std::size_t> stay;
+  for (std::size_t t : order) {
+    if (!moved[t]) stay.push_back(t);
+  }
+  const bool single = tiers.size() == 1;
+  auto failed = b.assign_balanced(b.whole_tables(stay, fastest), fastest, single);
+  for (std::size_t t : failed) {
+    if (tiers.size() > 1) move_down(t);
+  }
+  std::vector<std::size_t> leftovers;
+  for (auto it = tiers.rbegin(); it != tiers.rend() && *it != fastest; ++it) {
+    auto& list = members[static_cast<std::size_t>(*it)];
+    if (list.empty()) continue;
+    auto rest = b.assign_balanced(b.whole_tables(list, *it), *it, /*allow_overflow=*/false);
+    leftovers.insert(leftovers.end(), rest.begin(), rest.end());
+  }
+  std::vector<Tier> slowest_first(tiers.rbegin(), tiers.rend());
+  place_leftovers(b, slowest_first, leftovers);
+  return b.plan();
+}
+
+// cost_greedy: fastest tier first. For each tier (in the order of their estimated cost), the
+// tables that gain most per byte from being there rather than on the best slower tier are
+// admitted until the tier's memory is used up (the greedy rule for a knapsack); the admitted
+// tables are then spread over the tier's devices costliest first onto the least-loaded device
+// (LPT), hot tables split by columns so that no device is left with more than its share.
+// Cost O(T log T + T log G) for T tables over G devices of a tier (plus rare row splits).
+PlacementPlan plan_cost_greedy(const PlacementProblem& problem, const PlacementOptions& options,
+                               const StepTimeEvaluator&) {
+  PlanBuilder b(problem, options);
+  const auto tiers = checked_tiers(b);
+  const std::size_t n_tables = problem.tables.size();
+  // cost[t * k + i]: estimated time of table t placed whole on the first owner of tiers[i].
+  const std::size_t k = tiers.size();
+  std::vector<double> cost(n_tables * k);
+  for (std::size_t i = 0; i < k; ++i) {
+    const std::uint32_t rep = b.owners_of(tiers[i]).front();
+    for (std::size_t t = 0; t < n_tables; ++t) cost[t * k + i] = b.table_cost(t, tiers[i], rep).value();
+  }
+  std::vector<std::size_t> remaining = all_table_indices(problem);
+  for (std::size_t i = 0; i < k; ++i) {
+    const Tier tier = tiers[i];
+    const bool last = i + 1 == k;
+    std::vector<std::size_t> admitted;
+    std::vector<std::size_t> deferred;
+    if (last) {
+      admitted = remaining;
+    } else {
+      struct Candidate {
+        double density;
+        std::size_t table;
+      };
+      std::vector<Candidate> candidates;
+      for (std::size_t t : remaining) {
+        double best_later = std::numeric_limits<double>::infinity();
+        for (std::size_t j = i + 1; j < k; ++j) best_later = std::min(best_later, cost[t * k + j]);
+        const double here = cost[t * k + i];
+        if (!(here < best_later)) {
+          deferred.push_back(t);
+          continue;
+        }
+        const double gain = std::isinf(best_later) ? std::numeric_limits<double>::max() : best_later - here;
+        candidates.push_back({gain / std::max(b.footprint(t), 1.0), t});
+      }
+      std::stable_sort(candidates.begin(), candidates.end(),
+                       [](const Candidate& x, const Candidate& y) { return x.density > y.density; });
+      double room = tier_budget(b, tier);
+      for (const auto& c : candidates) {
+        const double bytes = b.footprint(c.table);
+        if (bytes <= room) {
+          room -= bytes;
+          admitted.push_back(c.table);
+        } else {
+          deferred.push_back(c.table);
+        }
+      }
+    }
+    auto items = b.split_hot_columns(b.whole_tables(admitted, tier), tier);
+    auto failed = b.assign_balanced(std::move(items), tier, /*allow_overflow=*/false);
+    deferred.insert(deferred.end(), failed.begin(), failed.end());
+    std::sort(deferred.begin(), deferred.end());
+    remaining = std::move(deferred);
+  }
+  place_leftovers(b, tiers, remaining);
+  return b.plan();
+}
+
+constexpr std::array kPolicies{
+    PolicyInfo{"all_gpu", "every table in GPU HBM, table-wise balanced by estimated cost (row-wise when too big)",
+               &plan_all_gpu},
+    PolicyInfo{"all_host", "every table in host DRAM of the trainer nodes' CPU sockets, looked up by the CPU",
+               &plan_all_host},
+    PolicyInfo{"all_uvm", "every table in host DRAM read by its GPU over PCIe through an HBM cache", &plan_all_uvm},
+    PolicyInfo{"all_remote", "every table on the parameter-server nodes, row-wise when too big for one",
+               &plan_all_remote},
+    PolicyInfo{"size_greedy", "largest tables to the slowest tier until everything fits", &plan_size_greedy},
+    PolicyInfo{"cost_greedy",
+               "fastest tier first by gain per byte, then LPT balance of estimated lookup cost over devices",
+               &plan_cost_greedy},
+    PolicyInfo{"search", "evaluate candidate plans with the simulator (exhaustive when small, else local search)",
+               &plan_search},
+};
+
+}  // namespace
+
+std::span<const PolicyInfo> placement_policies() { return kPolicies; }
+
+}  // namespace dlrmsim::placement

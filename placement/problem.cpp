@@ -1,0 +1,203 @@
+#include "placement/problem.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "common/config.hpp"
+
+namespace dlrmsim::placement {
+namespace {
+
+// TorchRec planner's backward-to-forward ratio (BWD_COMPUTE_MULTIPLIER in
+// torchrec/distributed/planner/constants.py, see ../shared/references/PUBLISHED.md): a
+// peer's assumption, used only where no measured profile applies.
+constexpr double kUncalibratedBackwardFactor = 2.0;
+// CpuSocketSpec::gather_bandwidth_per_core is defined over 64-byte cache-line granules.
+constexpr double kCpuGatherGranuleBytes = 64.0;
+
+AccessDistribution access_of(const models::AccessSkew& skew) {
+  switch (skew.kind) {
+    case models::AccessSkew::Kind::uniform: return AccessDistribution::uniform();
+    case models::AccessSkew::Kind::zipf: return AccessDistribution::zipf(skew.zipf_exponent);
+    case models::AccessSkew::Kind::hit_rate_curve: return AccessDistribution::hit_rate(skew.hit_rate_points);
+  }
+  return AccessDistribution::uniform();
+}
+
+BytesPerSecond nic_bandwidth(const topo::Platform& p, topo::DeviceId d) {
+  if (auto nic = p.affinity_nic(d)) return p.nic_spec(*nic).bandwidth;
+  return BytesPerSecond(0.0);
+}
+
+}  // namespace
+
+GpuProfileSource profiles_from_directory(std::string calibration_dir) {
+  auto cache = std::make_shared<std::map<std::string, std::shared_ptr<const models::DeviceProfile>>>();
+  return [dir = std::move(calibration_dir), cache](const topo::GpuSpec& gpu) {
+    auto it = cache->find(gpu.model);
+    if (it != cache->end()) return it->second;
+    std::shared_ptr<const models::DeviceProfile> profile;
+    std::string path;
+    try {
+      path = models::find_device_profile(gpu.model, dir);
+    } catch (const ConfigError&) {
+      path.clear();  // no profile file for this GPU model
+    }
+    if (!path.empty()) profile = std::make_shared<const models::DeviceProfile>(models::load_device_profile(path));
+    cache->emplace(gpu.model, profile);
+    return profile;
+  };
+}
+
+PlacementProblem make_placement_problem(const models::ModelSpec& model, const topo::Platform& platform,
+                                        const GpuProfileSource& profiles, const NodeRoles& roles) {
+  PlacementProblem problem;
+  problem.global_batch = model.global_batch_size;
+
+  // Tables, groups expanded into their instances.
+  for (std::size_t e = 0; e < model.tables.size(); ++e) {
+    const auto& t = model.tables[e];
+    for (std::int64_t i = 0; i < t.count; ++i) {
+      TableDemand d;
+      d.name = t.count > 1 ? t.name + "_" + std::to_string(i) : t.name;
+      d.model_table = e;
+      d.instance = i;
+      d.rows = t.rows;
+      d.dim = t.dim;
+      d.element_size = models::element_size(t.dtype);
+      d.lookups_per_sample = t.lookups.mean();
+      d.optimizer_state_per_row = model.embedding_optimizer.embedding_state_bytes(1, t.dim);
+      d.access = access_of(t.access);
+      problem.tables.push_back(std::move(d));
+    }
+  }
+  switch (model.embedding_optimizer.kind) {
+    case models::OptimizerKind::sgd: problem.embedding_optimizer = models::EmbeddingOptimizer::sgd; break;
+    case models::OptimizerKind::rowwise_adagrad:
+      problem.embedding_optimizer = models::EmbeddingOptimizer::rowwise_adagrad;
+      break;
+    case models::OptimizerKind::adagrad:
+    case models::OptimizerKind::adam:
+      problem.embedding_optimizer = models::EmbeddingOptimizer::rowwise_adagrad;
+      problem.notes.push_back("embedding optimizer " + std::string(models::to_string(model.embedding_optimizer.kind)) +
+                              ": profiles measure sgd and rowwise_adagrad backward only; the rowwise_adagrad "
+                              "multiple is used");
+      break;
+  }
+
+  // Node roles.
+  bool any_role = false;
+  for (const auto& g : platform.groups()) any_role = any_role || !g.role.empty();
+  const bool has_gpus = !platform.all_gpus().empty();
+  std::vector<char> is_server(platform.nodes().size(), 0);
+  std::vector<char> is_trainer(platform.nodes().size(), 0);
+  for (const auto& n : platform.nodes()) {
+    const auto& g = platform.group(n.group);
+    const bool server = any_role ? g.role == roles.parameter_server : (has_gpus && n.gpus.empty());
+    const bool worker = any_role && g.role == roles.embedding_worker;
+    is_server[n.id.index] = server;
+    is_trainer[n.id.index] = !server && !worker && (has_gpus ? !n.gpus.empty() : true);
+  }
+
+  // CPU sockets of trainer nodes first (GPUs refer to them by index), then GPUs, then servers.
+  std::map<std::uint32_t, std::int32_t> socket_index;  // topo device index -> problem index
+  std::set<std::string> missing_profiles;
+  for (const auto& n : platform.nodes()) {
+    if (!is_trainer[n.id.index]) continue;
+    for (topo::DeviceId c : n.cpus) {
+      const auto& spec = platform.cpu_spec(c);
+      PlacementDevice d;
+      d.kind = DeviceKind::cpu_socket;
+      d.name = platform.device(c).name;
+      d.topology_id = c.index;
+      d.node = n.id.index;
+      d.memory_capacity = spec.dram_capacity;
+      d.memory_bandwidth = spec.dram_bandwidth;
+      d.access_granule = Bytes(kCpuGatherGranuleBytes);
+      d.core_gather_bandwidth = spec.gather_bandwidth_per_core * static_cast<double>(spec.cores);
+      d.network_bandwidth = nic_bandwidth(platform, c);
+      d.backward_factor = kUncalibratedBackwardFactor;
+      // PCIe towards the GPUs: the route to the first GPU that calls this socket its host.
+      for (topo::DeviceId g : n.gpus) {
+        if (platform.host_cpu(g) == c) {
+          d.host_link_bandwidth = platform.route_bandwidth(c, g);
+          break;
+        }
+      }
+      if (d.host_link_bandwidth.value() <= 0.0 && !n.gpus.empty()) {
+        d.host_link_bandwidth = platform.route_bandwidth(c, n.gpus.front());
+      }
+      socket_index[c.index] = static_cast<std::int32_t>(problem.devices.size());
+      problem.devices.push_back(std::move(d));
+    }
+  }
+  for (const auto& n : platform.nodes()) {
+    if (!is_trainer[n.id.index]) continue;
+    for (topo::DeviceId g : n.gpus) {
+      const auto& spec = platform.gpu_spec(g);
+      PlacementDevice d;
+      d.kind = DeviceKind::gpu;
+      d.name = platform.device(g).name;
+      d.topology_id = g.index;
+      d.node = n.id.index;
+      d.memory_capacity = spec.hbm_capacity;
+      d.memory_bandwidth = spec.hbm_bandwidth;
+      d.network_bandwidth = nic_bandwidth(platform, g);
+      d.backward_factor = kUncalibratedBackwardFactor;
+      if (auto host = platform.host_cpu(g)) {
+        d.host_link_bandwidth = platform.route_bandwidth(g, *host);
+        d.host_socket = socket_index.at(host->index);
+      }
+      if (profiles) d.profile = profiles(spec);
+      if (d.profile) {
+        d.access_granule = d.profile->gather.access_granule;
+      } else {
+        missing_profiles.insert(spec.model);
+      }
+      problem.devices.push_back(std::move(d));
+    }
+  }
+  for (const auto& m : missing_profiles) {
+    problem.notes.push_back("GPU " + m + ": no device profile; lookup estimates use peak HBM and PCIe bandwidth "
+                            "(efficiency 1) and a backward multiple of 2");
+  }
+  for (const auto& n : platform.nodes()) {
+    if (!is_server[n.id.index]) continue;
+    PlacementDevice d;
+    d.kind = DeviceKind::parameter_server;
+    d.name = n.name;
+    d.topology_id = n.id.index;
+    d.node = n.id.index;
+    d.access_granule = Bytes(kCpuGatherGranuleBytes);
+    d.backward_factor = kUncalibratedBackwardFactor;
+    for (topo::DeviceId c : n.cpus) {
+      const auto& spec = platform.cpu_spec(c);
+      d.memory_capacity += spec.dram_capacity;
+      d.memory_bandwidth += spec.dram_bandwidth;
+      d.core_gather_bandwidth += spec.gather_bandwidth_per_core * static_cast<double>(spec.cores);
+    }
+    for (topo::DeviceId nic : n.nics) d.network_bandwidth += platform.nic_spec(nic).bandwidth;
+    problem.devices.push_back(std::move(d));
+  }
+
+  // Per-GPU activations and the dense replica.
+  const std::uint32_t gpus = problem.gpu_count();
+  if (gpus > 0) {
+    const double local_batch = static_cast<double>(model.global_batch_size) / gpus;
+    double elements = 2.0 * static_cast<double>(model.pooled_embedding_width());
+    for (const auto& layer : model.dense_layers()) elements += layer.activation_elements_per_sample;
+    problem.activations_per_gpu = models::element_size(model.compute_precision) * (local_batch * elements);
+    problem.dense_weights_per_gpu = model.dense_weight_bytes();
+    problem.dense_optimizer_state_per_gpu = model.dense_optimizer_state_bytes();
+  }
+  return problem;
+}
+
+PlacementPlan place_tables(const models::ModelSpec& model, const topo::Platform& platform,
+                           const PlacementOptions& options, const StepTimeEvaluator& evaluator,
+                           const GpuProfileSource& profiles) {
+  return place(make_placement_problem(model, platform, profiles), options, evaluator);
+}
+
+}  // namespace dlrmsim::placement

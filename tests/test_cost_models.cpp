@@ -1,0 +1,107 @@
+// Tests of the per-operator cost models (models/cost_models.hpp). Each expected value is the
+// documented closed form evaluated by hand on the shipped H100 profile or on round numbers.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "models/cost_models.hpp"
+#include "models/model_spec.hpp"
+
+using namespace dlrmsim;
+using namespace dlrmsim::models;
+
+namespace {
+const std::string kCalibration = std::string(DLRMSIM_SOURCE_DIR) + "/configs/calibration";
+
+topo::CpuSocketSpec socket(double dram_gbps, int cores, double per_core_gbps) {
+  topo::CpuSocketSpec c;
+  c.model = "test";
+  c.cores = cores;
+  c.dram_bandwidth = BytesPerSecond(dram_gbps * 1e9);
+  c.gather_bandwidth_per_core = BytesPerSecond(per_core_gbps * 1e9);
+  c.peak.set(topo::Precision::fp32, FlopsPerSecond(2e12));
+  return c;
+}
+}  // namespace
+
+// CPU gather: rows x max(row, granule) / min(DRAM, cores x per-core). 20 cores x 4 GB/s = 80 GB/s
+// < 128 GB/s DRAM, so 1e6 rows of 32 B (granule 64 B) take 64 MB / 80 GB/s = 0.8 ms; with
+// 60 cores the DRAM's 128 GB/s binds: 0.5 ms.
+TEST_CASE("CPU gathers are bounded by per-core gather bandwidth or DRAM bandwidth") {
+  const auto few = socket(128, 20, 4);
+  CHECK(cpu_gather_time(few, 1e6, Bytes(32.0), Bytes(64.0)).value() == doctest::Approx(0.8e-3));
+  const auto many = socket(128, 60, 4);
+  CHECK(cpu_gather_time(many, 1e6, Bytes(32.0), Bytes(64.0)).value() == doctest::Approx(0.5e-3));
+  // Update: read + write of a 256-byte row and of its 4-byte state (a 64-byte line each way):
+  // 1e6 x (2 x 256 + 2 x 64) B = 640 MB at 80 GB/s = 8 ms.
+  CHECK(cpu_update_time(few, 1e6, Bytes(256.0), Bytes(4.0), Bytes(64.0)).value() == doctest::Approx(8e-3));
+  // Dense: 1 TFLOP at 2 TFLOP/s x 0.5 = 1 s.
+  CHECK(cpu_dense_time(few, Flops(1e12), Precision::fp32, 0.5).value() == doctest::Approx(1.0));
+  CHECK_THROWS_AS(cpu_peak(few, Precision::bf16), std::invalid_argument);  // no bf16 figure given
+}
+
+// Embedding backward: the profile's measured multiples for SGD and row-wise Adagrad; full
+// Adagrad scales the row-wise time by (row + per-element state) / (row + one value):
+// 512-byte rows of 128 fp32 with 128 fp32 accumulators: (512 + 512) / (512 + 4).
+TEST_CASE("embedding backward uses the profile's multiples and scales for per-element state") {
+  const auto p = load_device_profile_for("H100-SXM5-80GB", kCalibration);
+  const GatherWork w{1e6, Bytes(512.0), 10.0, 128};
+  const Seconds fwd = gpu_embedding_forward_time(p, w);
+  CHECK(fwd.value() == doctest::Approx(p.embedding_forward_time(1e6, Bytes(512.0), 10.0).value()));
+  Optimizer rowwise{OptimizerKind::rowwise_adagrad, Precision::fp32};
+  Optimizer full{OptimizerKind::adagrad, Precision::fp32};
+  Optimizer adam{OptimizerKind::adam, Precision::fp32};
+  const Seconds rw = gpu_embedding_backward_time(p, w, rowwise);
+  CHECK(rw.value() == doctest::Approx(fwd.value() * p.embedding_backward.rowwise_adagrad_multiple));
+  CHECK(gpu_embedding_backward_time(p, w, full).value() == doctest::Approx(rw.value() * 1024.0 / 516.0));
+  CHECK(gpu_embedding_backward_time(p, w, adam).value() == doctest::Approx(rw.value() * 1536.0 / 516.0));
+  CHECK(gpu_embedding_forward_time(p, GatherWork{0.0, Bytes(512.0), 1.0, 128}).value() == 0.0);
+}
+
+// Effective bytes: an uncontended transfer of the effective bytes over a route of bandwidth R
+// takes exactly the profile's time (copy: without its fixed latency, which the route's own
+// latency stands for).
+TEST_CASE("effective bytes reproduce the profile's copy and zero-copy times on an idle route") {
+  const auto p = load_device_profile_for("H100-SXM5-80GB", kCalibration);
+  const BytesPerSecond route(63e9);
+  const Bytes raw(1e8);
+  const Bytes eff = copy_effective_bytes(p, CopyKind::h2d_pinned, raw, route);
+  CHECK((eff / route).value() == doctest::Approx((raw / p.copy(CopyKind::h2d_pinned).bandwidth).value()));
+  const Bytes uvm = uvm_effective_bytes(p, 1e6, Bytes(256.0), route);
+  CHECK((uvm / route).value() == doctest::Approx(p.uvm_gather_time(1e6, Bytes(256.0)).value()));
+}
+
+// Dense costs: a linear layer is one forward GEMM (b, out, in) and two backward GEMMs, each
+// with one launch; the GEMM dtype follows the compute precision; a precision the profile has
+// no coefficients for is an error naming the profile.
+TEST_CASE("dense layer costs are the profile's GEMM times plus launches") {
+  const auto p = load_device_profile_for("H100-SXM5-80GB", kCalibration);
+  const ModelSpec m = load_model(ConfigNode::load_string(R"(
+name: m
+global_batch_size: 8
+dense_features: 64
+embedding_tables: [{name: t, rows: 10, dim: 32}]
+bottom_mlp: [32]
+interaction: concat
+top_mlp: [256, 1]
+optimizer: sgd
+precision: {compute: bf16}
+)", "m.yaml"));
+  const auto costs = gpu_dense_costs(m, p, 1024);
+  REQUIRE(costs.size() == 4);
+  const Seconds launch = p.kernel_launch_overhead();
+  CHECK(costs[0].forward.value() == doctest::Approx((p.gemm_time(1024, 32, 64, GemmDtype::bf16) + launch).value()));
+  CHECK(costs[2].backward.value() ==
+        doctest::Approx((p.gemm_time(1024, 64, 256, GemmDtype::bf16) + p.gemm_time(64, 256, 1024, GemmDtype::bf16) +
+                         launch * 2.0)
+                            .value()));
+  CHECK(gemm_dtype_for(Precision::bf16, p) == GemmDtype::bf16);
+  DeviceProfile only_fp32 = p;
+  only_fp32.gemm.erase(std::remove_if(only_fp32.gemm.begin(), only_fp32.gemm.end(),
+                                      [](const auto& e) { return e.first != GemmDtype::fp32; }),
+                       only_fp32.gemm.end());
+  CHECK_THROWS_WITH_AS(gemm_dtype_for(Precision::bf16, only_fp32), doctest::Contains("bf16"), std::invalid_argument);
+  // SGD dense optimiser: fp32 weight read + write (8 B) + bf16-free gradient (fp32 comm, 4 B) = 12 B per parameter.
+  CHECK(dense_optimizer_bytes_per_parameter(m).value() == doctest::Approx(12.0));
+}

@@ -1,0 +1,46 @@
+// Replays every input in tests/fuzz/regressions/<loader>/ through that loader: each once
+// crashed a loader or let an unexpected exception escape, and must now be accepted or
+// refused with a proper input error. Also checks that every fuzzed loader handles the
+// shipped configuration files it is seeded with.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/fuzz/loaders.hpp"
+
+namespace fs = std::filesystem;
+using namespace dlrmsim::fuzz;
+
+namespace {
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+TEST_CASE("committed fuzz reproducers are handled as input errors") {
+  const fs::path root = fs::path(DLRMSIM_SOURCE_DIR) / "tests/fuzz/regressions";
+  std::size_t replayed = 0;
+  for (const Loader& loader : loaders()) {
+    const fs::path dir = root / std::string(loader.name);
+    if (!fs::is_directory(dir)) continue;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      CAPTURE(entry.path().string());
+      CHECK(check_loader(loader, read(entry.path())).empty());
+      ++replayed;
+    }
+  }
+  MESSAGE(replayed << " reproducers replayed");
+}
+
+TEST_CASE("the loader table has no duplicate names") {
+  std::vector<std::string_view> names;
+  for (const Loader& l : loaders()) names.push_back(l.name);
+  std::sort(names.begin(), names.end());
+  CHECK(std::adjacent_find(names.begin(), names.end()) == names.end());
+}

@@ -1,0 +1,141 @@
+// Per-shard lookup cost estimates (placement/lookup_cost.hpp): each tier's formula by hand,
+// with and without a calibrated device profile.
+#include <doctest/doctest.h>
+
+#include <memory>
+
+#include "placement/lookup_cost.hpp"
+#include "placement_fixtures.hpp"
+
+using namespace dlrmsim;
+using namespace dlrmsim::placement;
+using namespace dlrmsim::placement::testing;
+
+namespace {
+
+Shard whole(const TableDemand& t, Tier tier, std::uint32_t owner) {
+  Shard s;
+  s.tier = tier;
+  s.owners = {owner};
+  s.row_end = t.rows;
+  s.column_end = t.dim;
+  return s;
+}
+
+}  // namespace
+
+// gpu_hbm without a profile: L = 65,536 samples x 4 lookups = 262,144 rows of 128 x 4 B =
+// 512 B at 1 TB/s x 0.5, forward + backward (backward factor 1) = 2 x 0.268 ms.
+TEST_CASE("gpu_hbm lookup time from bandwidth and gather efficiency") {
+  PlacementProblem p = one_node(1, 80, 512);
+  const auto t = table("t", 1'000'000, 128, 4);
+  const auto w = shard_work(p, t, whole(t, Tier::gpu_hbm, 1), Sharding::table_wise);
+  CHECK(w.lookups == 262'144.0);
+  CHECK(w.samples == 65'536.0);
+  const double expected = 2.0 * 262'144.0 * 512.0 / 0.5e12;
+  CHECK(lookup_time(p, p.devices[1], Tier::gpu_hbm, t, w).value() == doctest::Approx(expected));
+  // The access granule rounds short rows up: 4 columns x 4 B = 16 B read as 32 B.
+  p.devices[1].access_granule = Bytes(32.0);
+  const auto narrow = table("n", 1000, 4, 1);
+  const auto wn = shard_work(p, narrow, whole(narrow, Tier::gpu_hbm, 1), Sharding::table_wise);
+  CHECK(lookup_time(p, p.devices[1], Tier::gpu_hbm, narrow, wn).value() ==
+        doctest::Approx(2.0 * 65'536.0 * 32.0 / 0.5e12));
+}
+
+// With a profile the GPU costs are the profile's: forward = L x access bytes / (HBM x gather
+// efficiency(row, pooling)) and backward = the measured multiple; UVM misses use the
+// profile's PCIe gather model.
+TEST_CASE("a device profile replaces the plain GPU figures") {
+  auto profile = std::make_shared<models::DeviceProfile>();
+  profile->memory.hbm_bandwidth = BytesPerSecond(2e12);
+  profile->memory.achievable_fraction = 0.9;
+  profile->gather.access_granule = Bytes(32.0);
+  profile->gather.max_efficiency = 0.6;
+  profile->gather.row_half = Bytes(64.0);
+  profile->gather.pooling_half = 2.0;
+  profile->embedding_backward.sgd_multiple = 1.5;
+  profile->embedding_backward.rowwise_adagrad_multiple = 3.0;
+  profile->uvm_gather.pcie_bandwidth = BytesPerSecond(25e9);
+  profile->uvm_gather.access_granule = Bytes(64.0);
+  profile->uvm_gather.max_efficiency = 0.7;
+  profile->uvm_gather.row_half = Bytes(0.0);
+  PlacementProblem p = one_node(1, 80, 512);
+  p.devices[1].profile = profile;
+  p.embedding_optimizer = models::EmbeddingOptimizer::rowwise_adagrad;
+  const auto t = table("t", 1'000'000, 64, 8);  // 256 B rows, pooling 8
+  Shard s = whole(t, Tier::gpu_hbm, 1);
+  const auto w = shard_work(p, t, s, Sharding::table_wise);
+  const double forward = profile->embedding_forward_time(w.lookups, Bytes(256.0), 8.0).value();
+  // efficiency = 0.6 x 256/(256+64) x 8/(8+2) = 0.384; L = 524,288 rows.
+  CHECK(forward == doctest::Approx(524'288.0 * 256.0 / (2e12 * 0.384)));
+  CHECK(lookup_time(p, p.devices[1], Tier::gpu_hbm, t, w).value() == doctest::Approx(4.0 * forward));
+  // uvm with a 25 % hit rate: hits as HBM, misses as zero-copy gathers, both times (1 + 3).
+  s.tier = Tier::uvm;
+  s.expected_hit_rate = 0.25;
+  const auto wu = shard_work(p, t, s, Sharding::table_wise);
+  const double hits = profile->embedding_forward_time(0.25 * wu.lookups, Bytes(256.0), 8.0).value();
+  const double misses = 0.75 * wu.lookups * 256.0 / (25e9 * 0.7);
+  CHECK(lookup_time(p, p.devices[1], Tier::uvm, t, wu).value() == doctest::Approx(4.0 * (hits + misses)));
+}
+
+// uvm without a profile: hit rate 1 costs exactly gpu_hbm; hit rate 0 reads every row over
+// PCIe at 32 GB/s x 0.5.
+TEST_CASE("uvm lookup time spans HBM and PCIe with the hit rate") {
+  PlacementProblem p = one_node(1, 80, 512);
+  const auto t = table("t", 1'000'000, 128, 1);
+  Shard s = whole(t, Tier::uvm, 1);
+  s.expected_hit_rate = 1.0;
+  const auto all_hits = lookup_time(p, p.devices[1], Tier::uvm, t, shard_work(p, t, s, Sharding::table_wise));
+  const auto hbm = lookup_time(p, p.devices[1], Tier::gpu_hbm, t, shard_work(p, t, s, Sharding::table_wise));
+  CHECK(all_hits.value() == doctest::Approx(hbm.value()));
+  s.expected_hit_rate = 0.0;
+  const auto no_hits = lookup_time(p, p.devices[1], Tier::uvm, t, shard_work(p, t, s, Sharding::table_wise));
+  CHECK(no_hits.value() == doctest::Approx(2.0 * 65'536.0 * 512.0 / 16e9));
+}
+
+// host_dram: CPU gather of 65,536 x 512 B (64-byte granule) limited by the slower of DRAM
+// (100 GB/s) and the cores (50 GB/s), times (1 + 1), plus pooled rows and gradients (2 x
+// 65,536 x 512 B) and int64 ids (65,536 x 8 B) over PCIe at 32 GB/s.
+TEST_CASE("host_dram lookup time: CPU gather plus PCIe transfer") {
+  PlacementProblem p = one_node(1, 80, 512);
+  p.devices[0].access_granule = Bytes(64.0);
+  const auto t = table("t", 1'000'000, 128, 1);
+  const auto w = shard_work(p, t, whole(t, Tier::host_dram, 0), Sharding::table_wise);
+  const double gather = 65'536.0 * 512.0 / 50e9;
+  const double transfer = (2.0 * 65'536.0 * 512.0 + 65'536.0 * 8.0) / 32e9;
+  CHECK(lookup_time(p, p.devices[0], Tier::host_dram, t, w).value() == doctest::Approx(2.0 * gather + transfer));
+  // Faster cores leave DRAM bandwidth as the limit.
+  p.devices[0].core_gather_bandwidth = BytesPerSecond(400e9);
+  CHECK(lookup_time(p, p.devices[0], Tier::host_dram, t, w).value() ==
+        doctest::Approx(2.0 * 65'536.0 * 512.0 / 100e9 + transfer));
+}
+
+// remote_ps: the same CPU gather on the server (200 GB/s DRAM, 100 GB/s cores) plus the
+// pooled traffic over its 12.5 GB/s NIC.
+TEST_CASE("remote_ps lookup time: server gather plus network transfer") {
+  PlacementProblem p = one_node(1, 80, 512, 1);
+  const auto t = table("t", 1'000'000, 128, 1);
+  const auto w = shard_work(p, t, whole(t, Tier::remote_ps, 2), Sharding::table_wise);
+  const double expected =
+      2.0 * 65'536.0 * 512.0 / 100e9 + (2.0 * 65'536.0 * 512.0 + 65'536.0 * 8.0) / 12.5e9;
+  CHECK(lookup_time(p, p.devices[2], Tier::remote_ps, t, w).value() == doctest::Approx(expected));
+}
+
+// A row shard with a quarter of the rows gets a quarter of the lookups (hashed ids) but
+// produces a partial pooled vector for every sample; a data-parallel replica on each of 4
+// GPUs serves a quarter of the batch.
+TEST_CASE("work per owner for row shards and replicas") {
+  PlacementProblem p = one_node(4, 80, 512);
+  const auto t = table("t", 1'000'000, 128, 2);
+  Shard s = whole(t, Tier::gpu_hbm, 1);
+  s.row_begin = 250'000;
+  s.row_end = 500'000;
+  const auto w = shard_work(p, t, s, Sharding::row_wise);
+  CHECK(w.lookups == doctest::Approx(65'536.0 * 2 / 4));
+  CHECK(w.samples == 65'536.0);
+  Shard r = whole(t, Tier::gpu_hbm, 1);
+  r.owners = {1, 2, 3, 4};
+  const auto wr = shard_work(p, t, r, Sharding::data_parallel);
+  CHECK(wr.samples == 16'384.0);
+  CHECK(wr.lookups == 32'768.0);
+}

@@ -1,0 +1,404 @@
+// The placement policies (placement/placement.hpp): registry, capacity accounting, balance,
+// tier choice, sharding shapes, infeasibility reports, options, and planning speed.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "placement/plan_builder.hpp"
+#include "placement/placement.hpp"
+#include "placement/synthetic.hpp"
+#include "placement_fixtures.hpp"
+
+using namespace dlrmsim;
+using namespace dlrmsim::placement;
+using namespace dlrmsim::placement::testing;
+
+namespace {
+
+// Every table is placed once and its shards tile rows x columns exactly (replicas: each one
+// the whole table).
+void check_coverage(const PlacementProblem& problem, const PlacementPlan& plan) {
+  REQUIRE(plan.tables.size() == problem.tables.size());
+  for (std::size_t i = 0; i < plan.tables.size(); ++i) {
+    const auto& tp = plan.tables[i];
+    const auto& t = problem.tables[tp.table];
+    CAPTURE(t.name);
+    CHECK(tp.table == i);
+    REQUIRE(!tp.shards.empty());
+    if (tp.sharding == Sharding::data_parallel) {
+      CHECK(tp.shards.size() == 1);
+      CHECK(tp.shards[0].row_count() == t.rows);
+      CHECK(tp.shards[0].column_count() == t.dim);
+      continue;
+    }
+    double area = 0.0;
+    for (std::size_t a = 0; a < tp.shards.size(); ++a) {
+      const auto& s = tp.shards[a];
+      CHECK(s.tier == tp.tier);
+      CHECK(s.owners.size() == 1);
+      CHECK(s.row_begin >= 0);
+      CHECK(s.row_end <= t.rows);
+      CHECK(s.column_begin >= 0);
+      CHECK(s.column_end <= t.dim);
+      area += static_cast<double>(s.row_count()) * s.column_count();
+      for (std::size_t b = a + 1; b < tp.shards.size(); ++b) {
+        const auto& o = tp.shards[b];
+        const bool disjoint = s.row_end <= o.row_begin || o.row_end <= s.row_begin || s.column_end <= o.column_begin ||
+                              o.column_end <= s.column_begin;
+        CHECK(disjoint);
+      }
+    }
+    CHECK(area == static_cast<double>(t.rows) * t.dim);
+  }
+}
+
+void check_within_capacity(const PlacementPlan& plan, double reserve = 0.0) {
+  for (const auto& d : plan.devices) {
+    CAPTURE(d.name);
+    CHECK(d.used().value() <= d.capacity.value() * (1.0 - reserve));
+  }
+}
+
+PlacementOptions with_policy(std::string policy) {
+  PlacementOptions o;
+  o.policy = std::move(policy);
+  return o;
+}
+
+// A mixed problem: 8 GPUs of 16 GiB, a 256 GiB socket, two 1 TiB servers; 40 tables from
+// 100 thousand to 200 million rows (together far more than the GPUs hold).
+PlacementProblem mixed_problem() {
+  PlacementProblem p = one_node(8, 16, 256, 2, 1024);
+  p.activations_per_gpu = Bytes(2 * kGiB);
+  for (int i = 0; i < 40; ++i) {
+    const std::int64_t rows = 100'000LL * (1 + (i * 37) % 2000);
+    auto t = table("t" + std::to_string(i), rows, i % 2 ? 64 : 128, 1 + (i * 7) % 25);
+    if (i % 3 == 0) t.access = AccessDistribution::zipf(1.0);
+    p.tables.push_back(t);
+  }
+  return p;
+}
+
+}  // namespace
+
+// Every policy must be registered (a policy missing from the table would silently be
+// unavailable), with a description.
+TEST_CASE("the policy registry lists all seven policies") {
+  std::set<std::string> names;
+  for (const auto& p : placement_policies()) {
+    names.emplace(p.name);
+    CHECK(!p.description.empty());
+    CHECK((p.plan != nullptr));
+  }
+  CHECK(names == std::set<std::string>{"all_gpu", "all_host", "all_uvm", "all_remote", "size_greedy", "cost_greedy",
+                                       "search"});
+  CHECK(placement_policies().size() == 7);
+  CHECK_THROWS_WITH_AS(placement_policy("cost_gredy"), doctest::Contains("cost_greedy"), std::invalid_argument);
+}
+
+// TorchRec's communication per sharding: table-wise all-to-all both ways; row-wise
+// reduce-scatter forward and all-gather backward; table-row-wise reduce-scatter within the
+// node then all-to-all across nodes; data-parallel only an all-reduce of weight gradients.
+TEST_CASE("communication implied by each sharding") {
+  auto collectives = [](Sharding s) {
+    std::vector<std::string> out;
+    for (const auto& c : communication_of(s)) {
+      out.push_back(std::string(to_string(c.pass)) + ":" + std::string(to_string(c.collective)) + ":" +
+                    std::string(to_string(c.scope)) + ":" + std::string(to_string(c.payload)));
+    }
+    return out;
+  };
+  CHECK(collectives(Sharding::table_wise) ==
+        std::vector<std::string>{"forward:all_to_all:all_trainers:sparse_ids",
+                                 "forward:all_to_all:all_trainers:pooled_embeddings",
+                                 "backward:all_to_all:all_trainers:pooled_gradients"});
+  CHECK(collectives(Sharding::column_wise) == collectives(Sharding::table_wise));
+  CHECK(collectives(Sharding::row_wise) ==
+        std::vector<std::string>{"forward:all_to_all:all_trainers:sparse_ids",
+                                 "forward:reduce_scatter:all_trainers:pooled_embeddings",
+                                 "backward:all_gather:all_trainers:pooled_gradients"});
+  CHECK(collectives(Sharding::table_row_wise).size() == 5);
+  CHECK(collectives(Sharding::table_row_wise)[1] == "forward:reduce_scatter:within_node:pooled_embeddings");
+  CHECK(collectives(Sharding::table_row_wise)[2] == "forward:all_to_all:across_nodes:pooled_embeddings");
+  CHECK(collectives(Sharding::data_parallel) ==
+        std::vector<std::string>{"backward:all_reduce:all_trainers:weight_gradients"});
+  for (Sharding s : kAllShardings) CHECK(sharding_from_string(to_string(s)) == s);
+  for (Tier t : kAllTiers) CHECK(tier_from_string(to_string(t)) == t);
+}
+
+// Capacity is never exceeded: on the mixed problem (and with a 10 % reserve) every policy
+// either returns a plan within every device's usable memory that covers every table, or
+// refuses with InfeasiblePlacement naming a device and a positive overflow. The greedy and
+// search policies must find a plan (the tables fit in HBM + DRAM + servers together).
+TEST_CASE("no policy exceeds any device's capacity") {
+  for (double reserve : {0.0, 0.1}) {
+    const PlacementProblem problem = mixed_problem();
+    for (const auto& policy : placement_policies()) {
+      CAPTURE(policy.name);
+      CAPTURE(reserve);
+      PlacementOptions options = with_policy(std::string(policy.name));
+      options.memory_reserve_fraction = reserve;
+      options.search_max_evaluations = 50;
+      try {
+        const PlacementPlan plan = place(problem, options);
+        check_within_capacity(plan, reserve);
+        check_coverage(problem, plan);
+      } catch (const InfeasiblePlacement& e) {
+        CHECK(policy.name.substr(0, 4) == "all_");
+        CHECK(!e.device().empty());
+        CHECK(e.overflow().value() > 0.0);
+      }
+    }
+    for (const char* must_fit : {"size_greedy", "cost_greedy", "search"}) {
+      PlacementOptions options = with_policy(must_fit);
+      options.memory_reserve_fraction = reserve;
+      options.search_max_evaluations = 50;
+      CHECK_NOTHROW(place(problem, options));
+    }
+  }
+}
+
+// One 16 GiB GPU with 1 GiB of activations and a table of 83,886,080 rows x 63 fp32 columns
+// + 4 bytes of row-wise state = 256 bytes per row = 20 GiB: all_gpu needs 21 GiB on gpu0,
+// 5 GiB = 5,368,709,120 bytes more than it has.
+TEST_CASE("an infeasible plan names the device and the bytes over capacity") {
+  PlacementProblem p = one_node(1, 16, 64);
+  p.activations_per_gpu = Bytes(1 * kGiB);
+  p.tables.push_back(table("big", 83'886'080, 63, 1));
+  try {
+    place(p, with_policy("all_gpu"));
+    FAIL("all_gpu should not fit");
+  } catch (const InfeasiblePlacement& e) {
+    CHECK(e.device() == "gpu0");
+    CHECK(e.overflow().value() == 5368709120.0);
+    CHECK(std::string(e.what()).find("5368709120 bytes") != std::string::npos);
+    CHECK(std::string(e.what()).find("gpu0") != std::string::npos);
+  }
+  // all_remote on a platform without parameter servers cannot run as described.
+  CHECK_THROWS_WITH_AS(place(p, with_policy("all_remote")), doctest::Contains("parameter-server"),
+                       InfeasiblePlacement);
+  // The host socket has 64 GiB: all_host fits.
+  const auto plan = place(p, with_policy("all_host"));
+  CHECK(plan.tables[0].tier == Tier::host_dram);
+  CHECK(plan.devices[0].weights.value() == 83'886'080.0 * 63 * 4);
+}
+
+// 64 identical tables on 8 identical GPUs: LPT gives every GPU 8 tables, so every GPU's
+// estimated load is the same sum of the same 8 numbers (exactly equal).
+TEST_CASE("cost_greedy balances equal tables exactly") {
+  PlacementProblem p = one_node(8, 80, 512);
+  for (int i = 0; i < 64; ++i) p.tables.push_back(table("t" + std::to_string(i), 1'000'000, 128, 10));
+  const auto plan = place(p, with_policy("cost_greedy"));
+  std::map<std::uint32_t, int> per_gpu;
+  for (const auto& tp : plan.tables) {
+    CHECK(tp.tier == Tier::gpu_hbm);
+    CHECK(tp.sharding == Sharding::table_wise);
+    per_gpu[tp.shards[0].owners[0]]++;
+  }
+  CHECK(per_gpu.size() == 8);
+  for (const auto& [gpu, count] : per_gpu) CHECK(count == 8);
+  const Seconds first = plan.devices[1].estimated_load;
+  CHECK(first.value() > 0.0);
+  for (const auto& d : plan.devices) {
+    if (d.kind == DeviceKind::gpu) CHECK(d.estimated_load == first);
+  }
+  // Hand check of one table: 65,536 x 10 lookups of 512 B at 1 TB/s x 0.5, forward + backward.
+  CHECK(plan.tables[0].shards[0].estimated_time.value() == doctest::Approx(2.0 * 655360.0 * 512.0 / 0.5e12));
+}
+
+// 4 identical hot tables on 8 GPUs: each costs twice the mean per-GPU load, so each is split
+// into 2 column shards of 64 columns and every GPU gets one shard: exactly equal loads.
+TEST_CASE("cost_greedy splits hot tables by columns to balance them") {
+  PlacementProblem p = one_node(8, 80, 512);
+  for (int i = 0; i < 4; ++i) p.tables.push_back(table("hot" + std::to_string(i), 1'000'000, 128, 20));
+  const auto plan = place(p, with_policy("cost_greedy"));
+  for (const auto& tp : plan.tables) {
+    CHECK(tp.sharding == Sharding::column_wise);
+    REQUIRE(tp.shards.size() == 2);
+    CHECK(tp.shards[0].column_count() == 64);
+  }
+  check_coverage(p, plan);
+  const Seconds first = plan.devices[1].estimated_load;
+  for (const auto& d : plan.devices) {
+    if (d.kind == DeviceKind::gpu) CHECK(d.estimated_load == first);
+  }
+}
+
+// One 1 GiB GPU and two tables of the same size (0.75 GiB), one looked up 50 times per
+// sample and one once: only one fits in HBM, and the gain per byte of HBM is 50x larger for
+// the hot one, so cost_greedy keeps the hot table in HBM and moves the cold one down.
+TEST_CASE("cost_greedy gives HBM to the table that gains most per byte") {
+  PlacementProblem p = one_node(1, 1, 64);
+  const std::int64_t rows = static_cast<std::int64_t>(0.75 * kGiB / 260.0);
+  p.tables.push_back(table("cold", rows, 64, 1));
+  p.tables.push_back(table("hot", rows, 64, 50));
+  const auto plan = place(p, with_policy("cost_greedy"));
+  CHECK(plan.tables[1].tier == Tier::gpu_hbm);
+  CHECK(plan.tables[0].tier != Tier::gpu_hbm);
+  check_within_capacity(plan);
+}
+
+// size_greedy: with 1 GiB of HBM and tables of 0.9, 0.1 and 0.1 GiB (1.1 GiB), the largest
+// moves to the slowest tier (by the estimated cost ranking) and the small ones stay in HBM.
+TEST_CASE("size_greedy moves the largest tables to the slowest tier until the rest fits") {
+  PlacementProblem p = one_node(1, 1, 64, 1, 64);
+  auto rows_for = [](double gib) { return static_cast<std::int64_t>(gib * kGiB / 260.0); };
+  p.tables.push_back(table("small0", rows_for(0.1), 64, 5));
+  p.tables.push_back(table("big", rows_for(0.9), 64, 5));
+  p.tables.push_back(table("small1", rows_for(0.1), 64, 5));
+  const PlacementOptions options = with_policy("size_greedy");
+  PlanBuilder builder(p, options);
+  const auto tiers = builder.tiers_fastest_first();
+  REQUIRE(tiers.size() == 4);
+  CHECK(tiers.front() == Tier::gpu_hbm);
+  const auto plan = place(p, options);
+  CHECK(plan.tables[1].tier == tiers.back());
+  CHECK(plan.tables[0].tier == Tier::gpu_hbm);
+  CHECK(plan.tables[2].tier == Tier::gpu_hbm);
+}
+
+// A 40 GiB table (rows x (128 x 4 + 4) bytes) on 16 GiB GPUs needs ceil(40 / 16) = 3 of them:
+// all_gpu shards it row-wise over 3 GPUs, a third of the rows each. On two nodes of two GPUs
+// a 20 GiB table fits on the two GPUs of one node: table_row_wise.
+TEST_CASE("tables too big for one device are sharded by rows") {
+  PlacementProblem p = one_node(8, 16, 512);
+  const std::int64_t rows = static_cast<std::int64_t>(40 * kGiB / 516.0);
+  p.tables.push_back(table("huge", rows, 128, 1));
+  const auto plan = place(p, with_policy("all_gpu"));
+  CHECK(plan.tables[0].sharding == Sharding::row_wise);
+  CHECK(plan.tables[0].shards.size() == 3);
+  check_coverage(p, plan);
+
+  PlacementProblem two;
+  two.global_batch = 1024;
+  two.devices.push_back(socket("n0.cpu", 512, 0));
+  two.devices.push_back(socket("n1.cpu", 512, 1));
+  for (int g = 0; g < 4; ++g) two.devices.push_back(gpu("g" + std::to_string(g), 16, g / 2, g / 2));
+  two.tables.push_back(table("big", static_cast<std::int64_t>(20 * kGiB / 516.0), 128, 1));
+  const auto plan2 = place(two, with_policy("all_gpu"));
+  CHECK(plan2.tables[0].sharding == Sharding::table_row_wise);
+  CHECK(plan2.tables[0].shards.size() == 2);
+  CHECK(plan2.devices[plan2.tables[0].shards[0].owners[0]].node == plan2.devices[plan2.tables[0].shards[1].owners[0]].node);
+}
+
+// all_uvm: the HBM cache holds 20 % of the rows (TorchRec's default ratio) on the GPU, the
+// weights live on the GPU's host socket; with uniform access the hit rate is 0.2, and the
+// lookup time is 0.2 of the reads at HBM speed plus 0.8 over PCIe.
+TEST_CASE("all_uvm places caches on GPUs and weights on their host sockets") {
+  PlacementProblem p = one_node(1, 16, 64);
+  p.tables.push_back(table("t", 1'000'000, 128, 1));
+  const auto plan = place(p, with_policy("all_uvm"));
+  const Shard& s = plan.tables[0].shards[0];
+  CHECK(s.tier == Tier::uvm);
+  CHECK(s.owners == std::vector<std::uint32_t>{1});
+  CHECK(s.storage == std::vector<std::uint32_t>{0});
+  CHECK(s.cache_rows == 200'000);
+  CHECK(s.expected_hit_rate == doctest::Approx(0.2));
+  CHECK(plan.devices[1].cache.value() == 200'000.0 * 512);
+  CHECK(plan.devices[0].weights.value() == 1'000'000.0 * 512);
+  CHECK(plan.devices[0].optimizer_state.value() == 1'000'000.0 * 4);
+  const double lookups = 65536.0;
+  const double expected = 2.0 * (0.2 * lookups * 512 / 0.5e12 + 0.8 * lookups * 512 / 16e9);
+  CHECK(s.estimated_time.value() == doctest::Approx(expected));
+}
+
+// Options come from the scenario's `placement:` mapping; a misspelt key, tier or policy is
+// an error naming the file, line and key with a suggestion.
+TEST_CASE("placement options from YAML") {
+  auto node = ConfigNode::load_string(
+      "policy: search\ncache_model: static_top_k\nuvm_cache_fraction: 0.1\nmemory_reserve_fraction: 0.05\n"
+      "tiers: [gpu_hbm, uvm]\nsearch_exhaustive_limit: 100\nsearch_max_evaluations: 7\n",
+      "scenario.yaml");
+  const auto o = PlacementOptions::from_config(node);
+  CHECK(o.policy == "search");
+  CHECK(o.cache_model == CacheModel::static_top_k);
+  CHECK(o.uvm_cache_fraction == 0.1);
+  CHECK(o.memory_reserve_fraction == 0.05);
+  CHECK(o.tiers == std::vector<Tier>{Tier::gpu_hbm, Tier::uvm});
+  CHECK(o.search_exhaustive_limit == 100);
+  CHECK(o.search_max_evaluations == 7);
+  CHECK(PlacementOptions::from_config(ConfigNode::load_string("{}", "s.yaml")).policy == "cost_greedy");
+  CHECK_THROWS_WITH_AS(PlacementOptions::from_config(ConfigNode::load_string("polcy: all_gpu\n", "s.yaml")),
+                       doctest::Contains("did you mean 'policy'"), ConfigError);
+  CHECK_THROWS_WITH_AS(PlacementOptions::from_config(ConfigNode::load_string("tiers: [gpu_hmb]\n", "s.yaml")),
+                       doctest::Contains("did you mean 'gpu_hbm'"), ConfigError);
+  CHECK_THROWS_WITH_AS(PlacementOptions::from_config(ConfigNode::load_string("policy: cost_gredy\n", "s.yaml")),
+                       doctest::Contains("s.yaml:1"), ConfigError);
+  CHECK_THROWS_AS(PlacementOptions::from_config(ConfigNode::load_string("uvm_cache_fraction: 2\n", "s.yaml")),
+                  ConfigError);
+}
+
+// Restricting the tiers is obeyed: with tiers [host_dram] cost_greedy puts every table in
+// host DRAM even though HBM is faster.
+TEST_CASE("the tiers option restricts where tables may go") {
+  PlacementProblem p = one_node(2, 80, 512);
+  for (int i = 0; i < 6; ++i) p.tables.push_back(table("t" + std::to_string(i), 100'000, 64, 4));
+  PlacementOptions o = with_policy("cost_greedy");
+  o.tiers = {Tier::host_dram};
+  for (const auto& tp : place(p, o).tables) CHECK(tp.tier == Tier::host_dram);
+}
+
+// Planning 5,000 tables over 64 GPUs (8 nodes) with cost_greedy: every table placed, no
+// device over capacity, and fast (the acceptance bound is 1 s; a generous 5 s here so that
+// a loaded test machine does not fail it; dlrmsim-bench reports the real figure).
+TEST_CASE("cost_greedy plans 5,000 tables over 64 GPUs quickly") {
+  const PlacementProblem problem = make_synthetic_problem(5000, 8, 8);
+  const auto start = std::chrono::steady_clock::now();
+  const auto plan = place(problem, with_policy("cost_greedy"));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  MESSAGE("cost_greedy, 5000 tables x 64 GPUs: " << seconds << " s");
+  CHECK(seconds < 5.0);
+  check_within_capacity(plan);
+  check_coverage(problem, plan);
+  // Balance: the busiest GPU is within 5 % of the mean GPU load.
+  double total = 0.0;
+  double worst = 0.0;
+  int gpus = 0;
+  for (const auto& d : plan.devices) {
+    if (d.kind != DeviceKind::gpu) continue;
+    total += d.estimated_load.value();
+    worst = std::max(worst, d.estimated_load.value());
+    ++gpus;
+  }
+  CHECK(gpus == 64);
+  CHECK(worst <= 1.05 * total / gpus);
+  // The benchmark entry point times the same planning.
+  CHECK(time_cost_greedy_planning(200, 8, 2) < 5.0);
+}
+
+// Tiers are ranked by estimated cost from the device figures, never by a fixed order: with
+// the fixture's GPUs (1 TB/s HBM) gpu_hbm ranks first; give the GPU a 1 GB/s memory and the
+// host socket (cores 50 GB/s + PCIe) ranks first, and cost_greedy then keeps the tables in
+// host DRAM although they fit in HBM.
+TEST_CASE("tier ranking follows the platform's figures") {
+  PlacementProblem p = one_node(1, 80, 512);
+  for (int i = 0; i < 4; ++i) p.tables.push_back(table("t" + std::to_string(i), 100'000, 64, 4));
+  const PlacementOptions options = with_policy("cost_greedy");
+  CHECK(PlanBuilder(p, options).tiers_fastest_first().front() == Tier::gpu_hbm);
+  for (const auto& tp : place(p, options).tables) CHECK(tp.tier == Tier::gpu_hbm);
+  p.devices[1].memory_bandwidth = BytesPerSecond(1e9);
+  CHECK(PlanBuilder(p, options).tiers_fastest_first().front() == Tier::host_dram);
+  for (const auto& tp : place(p, options).tables) CHECK(tp.tier == Tier::host_dram);
+}
+
+// A 16 GiB GPU cannot hold a 20 % cache of a 100 GiB table (19.8 GiB of rows): the cache is
+// shrunk to what the GPU has left (16 GiB - 1 GiB of activations = 15 GiB), the plan fits,
+// the uniform-access hit rate follows the smaller cache, and a note says so.
+TEST_CASE("all_uvm shrinks caches to the HBM there is") {
+  PlacementProblem p = one_node(1, 16, 256);
+  p.activations_per_gpu = Bytes(1 * kGiB);
+  const std::int64_t rows = static_cast<std::int64_t>(100 * kGiB / 516.0);
+  p.tables.push_back(table("big", rows, 128, 1));
+  const auto plan = place(p, with_policy("all_uvm"));
+  const Shard& s = plan.tables[0].shards[0];
+  CHECK(s.cache_rows < static_cast<std::int64_t>(0.2 * rows));
+  CHECK(plan.devices[1].used().value() <= 16 * kGiB);
+  CHECK(plan.devices[1].cache.value() == doctest::Approx(15 * kGiB).epsilon(1e-6));
+  CHECK(s.expected_hit_rate == doctest::Approx(static_cast<double>(s.cache_rows) / rows));
+  CHECK(std::any_of(plan.notes.begin(), plan.notes.end(),
+                    [](const std::string& n) { return n.find("shrunk") != std::string::npos; }));
+}

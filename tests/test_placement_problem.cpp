@@ -1,0 +1,134 @@
+// Building placement problems from the shipped platform and model files
+// (placement/problem.hpp): which devices own shards, their capacities and cost parameters,
+// and that the tier policies put tables where the platform says they should be.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "models/model_spec.hpp"
+#include "placement/problem.hpp"
+#include "topologies/platform_loader.hpp"
+
+using namespace dlrmsim;
+using namespace dlrmsim::placement;
+
+namespace {
+
+const std::string kConfigs = std::string(DLRMSIM_SOURCE_DIR) + "/configs/";
+
+topo::Platform platform(const std::string& name) { return topo::load_platform(kConfigs + "platforms/" + name); }
+models::ModelSpec model(const std::string& name) { return models::load_model(kConfigs + "models/" + name); }
+
+std::size_t count_kind(const PlacementProblem& p, DeviceKind k) { return p.devices_of(k).size(); }
+
+}  // namespace
+
+// Big Basin (8 V100 32 GB, 2 sockets) with M1: 8 GPUs of 32 GB HBM with the datasheet
+// bandwidth, each pointing at its NUMA-local socket (the platform's host_cpu); one
+// TableDemand per table instance with the model's bytes; the V100 profile shipped in
+// configs/calibration is found and used.
+TEST_CASE("Big Basin and M1 become GPUs, sockets and table demands") {
+  const auto plat = platform("big-basin-v100-32gb.yaml");
+  const auto m = model("hpca21_m1.yaml");
+  const auto p = make_placement_problem(m, plat, profiles_from_directory(kConfigs + "calibration"));
+  CHECK(count_kind(p, DeviceKind::gpu) == 8);
+  CHECK(count_kind(p, DeviceKind::cpu_socket) == 2);
+  CHECK(count_kind(p, DeviceKind::parameter_server) == 0);
+  CHECK(p.tables.size() == static_cast<std::size_t>(m.table_count()));
+  CHECK(p.global_batch == m.global_batch_size);
+  double weights = 0.0;
+  for (const auto& t : p.tables) weights += t.footprint().value();
+  CHECK(weights == doctest::Approx((m.embedding_weight_bytes() + m.embedding_optimizer_state_bytes()).value()));
+  for (std::uint32_t g : p.devices_of(DeviceKind::gpu)) {
+    const auto& d = p.devices[g];
+    const topo::DeviceId id{d.topology_id};
+    CHECK(d.memory_capacity == plat.gpu_spec(id).hbm_capacity);
+    CHECK(d.memory_bandwidth == plat.gpu_spec(id).hbm_bandwidth);
+    REQUIRE(d.host_socket >= 0);
+    CHECK(p.devices[static_cast<std::size_t>(d.host_socket)].topology_id == plat.host_cpu(id)->index);
+    CHECK(d.host_link_bandwidth.value() > 0.0);
+    REQUIRE(d.profile != nullptr);
+    CHECK(d.access_granule == d.profile->gather.access_granule);
+  }
+  CHECK(p.activations_per_gpu.value() > 0.0);
+  CHECK(p.dense_weights_per_gpu == m.dense_weight_bytes());
+}
+
+// The CPU cluster: 20 trainer nodes (role trainer) and 8 parameter servers (role
+// parameter_server). Trainers contribute their sockets (host_dram); each server is one
+// device whose memory is the sum of its sockets' DRAM and whose network is its NICs.
+TEST_CASE("parameter-server nodes are found by their role") {
+  const auto plat = platform("cpu-cluster.yaml");
+  const auto p = make_placement_problem(model("hpca21_m1.yaml"), plat);
+  CHECK(count_kind(p, DeviceKind::gpu) == 0);
+  CHECK(count_kind(p, DeviceKind::parameter_server) == 8);
+  std::size_t trainer_sockets = 0;
+  for (const auto& n : plat.nodes()) {
+    if (plat.group(n.group).role == "trainer") trainer_sockets += n.cpus.size();
+  }
+  CHECK(count_kind(p, DeviceKind::cpu_socket) == trainer_sockets);
+  for (std::uint32_t s : p.devices_of(DeviceKind::parameter_server)) {
+    const auto& d = p.devices[s];
+    const auto& node = plat.node(topo::NodeId{d.topology_id});
+    CHECK(plat.group(node.group).role == "parameter_server");
+    Bytes dram{0.0};
+    for (auto c : node.cpus) dram += plat.cpu_spec(c).dram_capacity;
+    CHECK(d.memory_capacity == dram);
+    CHECK(d.network_bandwidth.value() > 0.0);
+  }
+}
+
+// Persia on Google Cloud: 8 GPU nodes (dense_trainer), 100 embedding workers, 30 servers.
+// Embedding workers own no tables; the 64 GPUs and the 30 servers do.
+TEST_CASE("embedding-worker nodes own no tables") {
+  const auto plat = platform("persia-gcp.yaml");
+  const auto p = make_placement_problem(model("hpca21_m1.yaml"), plat);
+  CHECK(count_kind(p, DeviceKind::gpu) == 64);
+  CHECK(count_kind(p, DeviceKind::parameter_server) == 30);
+  std::set<std::uint32_t> socket_nodes;
+  for (std::uint32_t s : p.devices_of(DeviceKind::cpu_socket)) socket_nodes.insert(p.devices[s].node);
+  CHECK(socket_nodes.size() == 8);
+}
+
+// all_remote on Big Basin + 8 servers (the M3 scenario's platform) puts every shard on a
+// server node and charges the servers' memory; all_host on Zion charges the sockets; M1's
+// all_gpu on Big Basin charges only GPUs. The plans are what the training modes simulate.
+TEST_CASE("tier policies place tables on the devices the platform provides") {
+  const auto m1 = model("hpca21_m1.yaml");
+  PlacementOptions o;
+  o.policy = "all_gpu";
+  const auto bb = make_placement_problem(m1, platform("big-basin-v100-32gb.yaml"));
+  const auto gpu_plan = place(bb, o);
+  for (const auto& tp : gpu_plan.tables) {
+    for (const auto& s : tp.shards) {
+      for (auto owner : s.owners) CHECK(bb.devices[owner].kind == DeviceKind::gpu);
+    }
+  }
+  const auto plat = topo::load_platform_reference(
+      ConfigNode::load_file(kConfigs + "scenarios/hpca21_m3_big_basin_remote_ps.yaml").child("platform"));
+  const auto remote = make_placement_problem(model("hpca21_m3.yaml"), plat);
+  o.policy = "all_remote";
+  const auto remote_plan = place(remote, o);
+  for (const auto& tp : remote_plan.tables) {
+    CHECK(tp.tier == Tier::remote_ps);
+    for (const auto& s : tp.shards) {
+      REQUIRE(s.owners.size() == 1);
+      const auto& d = remote.devices[s.owners[0]];
+      CHECK(d.kind == DeviceKind::parameter_server);
+      CHECK(plat.group(plat.node(topo::NodeId{d.topology_id}).group).role == "parameter_server");
+    }
+  }
+  const auto zion = make_placement_problem(m1, platform("zion.yaml"));
+  CHECK(count_kind(zion, DeviceKind::cpu_socket) == 8);
+  std::set<std::int32_t> hosts;
+  for (std::uint32_t g : zion.devices_of(DeviceKind::gpu)) hosts.insert(zion.devices[g].host_socket);
+  CHECK(hosts.size() == 8);  // one accelerator per socket
+  o.policy = "all_host";
+  const auto host_plan = place(zion, o);
+  for (const auto& tp : host_plan.tables) {
+    CHECK(tp.tier == Tier::host_dram);
+    for (const auto& s : tp.shards) CHECK(zion.devices[s.owners[0]].kind == DeviceKind::cpu_socket);
+  }
+}

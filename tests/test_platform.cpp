@@ -1,0 +1,216 @@
+// The platform graph: building nodes from templates, routing inside a node (Big Basin's NVLink
+// hybrid cube mesh) and across a fabric, host-CPU and NIC affinity, per-node sums.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "topologies/platform_builder.hpp"
+#include "topologies/platform_data.hpp"
+#include "topologies/platform_loader.hpp"
+
+using namespace dlrmsim;
+using namespace dlrmsim::topo;
+
+namespace {
+
+std::string platform_file(const std::string& name) {
+  return std::string(DLRMSIM_SOURCE_DIR) + "/configs/platforms/" + name;
+}
+
+DeviceId dev(const Platform& p, const std::string& name) {
+  auto d = p.find_device(name);
+  REQUIRE_MESSAGE(d.has_value(), "no device " << name);
+  return *d;
+}
+
+/// The resource classes along a route, e.g. {"nvlink"} or {"pcie", "pcie", "upi", "pcie", "pcie"}.
+std::vector<std::string> classes_on_route(const Platform& p, DeviceId a, DeviceId b) {
+  std::vector<std::string> out;
+  for (DirectedLinkId d : p.route(a, b)) out.push_back(p.link(link_of(d)).resource_class);
+  return out;
+}
+
+/// The NVLink pairs of the DGX-1 / Big Basin hybrid cube mesh (DGX-1 V100 white paper).
+bool nvlinked(int a, int b) {
+  if (a > b) std::swap(a, b);
+  const bool same_quad = (a < 4) == (b < 4);
+  return same_quad || b == a + 4;
+}
+
+}  // namespace
+
+TEST_CASE("Big Basin: routes use NVLink where the hybrid cube mesh has a link, PCIe and the host otherwise") {
+  // System: big-basin-v100-16gb.yaml, 8 V100 in the DGX-1 hybrid cube mesh. Expected: for each of
+  // the 56 ordered GPU pairs, a direct NVLink pair routes over exactly one NVLink link (GPUs do
+  // not forward, so no two-hop NVLink path is allowed); every other pair goes GPU -> PCIe
+  // switch -> CPU socket (-> UPI -> other socket) -> PCIe switch -> GPU, never over NVLink.
+  const Platform p = load_platform(platform_file("big-basin-v100-16gb.yaml"));
+  REQUIRE(p.all_gpus().size() == 8);
+  int nvlink_pairs = 0;
+  for (int a = 0; a < 8; ++a) {
+    for (int b = 0; b < 8; ++b) {
+      if (a == b) continue;
+      const auto classes = classes_on_route(p, dev(p, "gpu" + std::to_string(a)), dev(p, "gpu" + std::to_string(b)));
+      if (nvlinked(a, b)) {
+        ++nvlink_pairs;
+        CHECK_MESSAGE(classes == std::vector<std::string>{"nvlink"}, "gpu" << a << " -> gpu" << b);
+      } else {
+        CHECK_MESSAGE(std::count(classes.begin(), classes.end(), "nvlink") == 0, "gpu" << a << " -> gpu" << b);
+        CHECK(classes.front() == "pcie");
+        CHECK(classes.back() == "pcie");
+        // GPUs 0-3 hang off socket 0 and 4-7 off socket 1: a cross pair crosses the UPI link.
+        CHECK(std::count(classes.begin(), classes.end(), "upi") == ((a < 4) != (b < 4) ? 1 : 0));
+      }
+    }
+  }
+  CHECK(nvlink_pairs == 8 * 4);  // each GPU has 4 NVLink peers (3 in its quad + 1 across)
+  // gpu0 -> gpu5: no NVLink; 0 and 5 sit on different sockets: pcie, pcie, upi, pcie, pcie.
+  CHECK(classes_on_route(p, dev(p, "gpu0"), dev(p, "gpu5")) ==
+        std::vector<std::string>{"pcie", "pcie", "upi", "pcie", "pcie"});
+  // Doubled NVLink pairs carry 2 x 25 GB/s per direction (gpu0-gpu3), single ones 25 GB/s (gpu0-gpu1).
+  CHECK(p.route_bandwidth(dev(p, "gpu0"), dev(p, "gpu3")).value() == doctest::Approx(50e9));
+  CHECK(p.route_bandwidth(dev(p, "gpu0"), dev(p, "gpu1")).value() == doctest::Approx(25e9));
+  // Through the host the bottleneck is one PCIe gen3 x16: 8 GT/s x 16 x 128/130 / 8 = 15.75 GB/s.
+  CHECK(p.route_bandwidth(dev(p, "gpu0"), dev(p, "gpu5")).value() == doctest::Approx(15.75e9).epsilon(1e-3));
+}
+
+TEST_CASE("routes are directed, reversed links for the way back, and latencies add up") {
+  // System: big-basin, gpu0 -> gpu5 and back. Expected: the way back uses the same links in
+  // reverse order and opposite direction; 5 hops: 4 PCIe (0.5 us) + 1 UPI (0.1 us) = 2.1 us.
+  const Platform p = load_platform(platform_file("big-basin-v100-16gb.yaml"));
+  const auto there = p.route(dev(p, "gpu0"), dev(p, "gpu5"));
+  const auto back = p.route(dev(p, "gpu5"), dev(p, "gpu0"));
+  REQUIRE(there.size() == back.size());
+  for (std::size_t i = 0; i < there.size(); ++i) {
+    const DirectedLinkId d = there[i];
+    const DirectedLinkId r = back[back.size() - 1 - i];
+    CHECK(link_of(d) == link_of(r));
+    CHECK(d.index != r.index);
+  }
+  // Consecutive directed links chain: each starts where the previous one ended.
+  DeviceId at = dev(p, "gpu0");
+  for (DirectedLinkId d : there) {
+    const DirectedLink dl = p.directed_link(d);
+    CHECK(dl.from == at);
+    at = dl.to;
+  }
+  CHECK(at == dev(p, "gpu5"));
+  CHECK(p.route_latency(dev(p, "gpu0"), dev(p, "gpu5")).value() == doctest::Approx(2.1e-6));
+  CHECK(p.route(dev(p, "gpu2"), dev(p, "gpu2")).empty());
+}
+
+TEST_CASE("host CPU and NIC affinity follow the PCIe tree") {
+  // System: DGX A100 (4 PCIe switches, each with 2 GPUs and 2 NICs; switches 0-1 on socket 0).
+  // Expected: gpu0 and gpu1 tie for nic0 and nic1 and take one each (gpu0 -> nic0, gpu1 -> nic1);
+  // GPUs 0-3 have cpu0 as host, 4-7 cpu1 (DGX A100 architecture white paper).
+  const Platform p = load_platform(platform_file("dgx-a100.yaml"));
+  for (int g = 0; g < 8; ++g) {
+    const DeviceId gpu = dev(p, "gpu" + std::to_string(g));
+    CHECK(p.affinity_nic(gpu) == dev(p, "nic" + std::to_string(g)));
+    CHECK(p.host_cpu(gpu) == dev(p, g < 4 ? "cpu0" : "cpu1"));
+  }
+  // NVSwitch: every GPU pair is one hop to the switch and one back, 300 GB/s per direction.
+  CHECK(classes_on_route(p, dev(p, "gpu0"), dev(p, "gpu7")) == std::vector<std::string>{"nvlink", "nvlink"});
+  CHECK(p.route_bandwidth(dev(p, "gpu0"), dev(p, "gpu7")).value() == doctest::Approx(300e9));
+}
+
+TEST_CASE("per-node sums match the devices listed in the platform file") {
+  // Systems and expected sums, each straight from the YAML values (times device counts):
+  //   DGX H100: 8 x 80 GB HBM, 8 x 3.35 TB/s, 2 x 1 TB DRAM, 2 x 307.2 GB/s, 8 x 18 NVLink4 x 25 GB/s
+  //             = 3.6 TB/s, 8 x 400 Gbit/s = 400 GB/s NIC, 2 x 56 cores.
+  //   Big Basin 32 GB: 8 x 32 GB, 8 x 6 x 25 GB/s = 1.2 TB/s NVLink, one 100 Gbit/s NIC.
+  const Platform h100 = load_platform(platform_file("dgx-h100.yaml"));
+  const NodeSummary s = h100.node_summary(NodeId{0});
+  CHECK(s.gpu_count == 8);
+  CHECK(s.hbm_capacity.value() == doctest::Approx(640e9));
+  CHECK(s.hbm_bandwidth.value() == doctest::Approx(8 * 3.35e12));
+  CHECK(s.cpu_socket_count == 2);
+  CHECK(s.cpu_cores == 112);
+  CHECK(s.dram_capacity.value() == doctest::Approx(2e12));
+  CHECK(s.dram_bandwidth.value() == doctest::Approx(2 * 307.2e9));
+  CHECK(s.nvlink_bandwidth.value() == doctest::Approx(8 * 18 * 25e9));
+  CHECK(s.nic_count == 8);
+  CHECK(s.nic_bandwidth.value() == doctest::Approx(400e9));
+  CHECK(s.gpu_peak.get(Precision::bf16)->value() == doctest::Approx(8 * 989.5e12));
+  CHECK_FALSE(s.cpu_peak.get(Precision::fp8).has_value());  // not given for the CPUs: no sum
+
+  const Platform bb = load_platform(platform_file("big-basin-v100-32gb.yaml"));
+  const NodeSummary b = bb.node_summary(NodeId{0});
+  CHECK(b.hbm_capacity.value() == doctest::Approx(8 * 32e9));
+  CHECK(b.nvlink_bandwidth.value() == doctest::Approx(8 * 6 * 25e9));
+  CHECK(b.nic_bandwidth.value() == doctest::Approx(100e9 / 8));
+  CHECK(bb.gpu_spec(bb.all_gpus()[3]).model == "V100-SXM2-32GB");
+}
+
+TEST_CASE("a cluster names nodes by group, knows where each device sits and routes across the fabric") {
+  // System: cpu-cluster.yaml, 20 trainers + 8 parameter servers of one template on one switch.
+  // Expected: 28 nodes; trainer3.cpu1 lives in node trainer3; a route from a trainer's socket 1
+  // to a parameter server's socket 1 goes UPI -> PCIe (to the NIC) -> NIC-switch -> switch-NIC
+  // -> PCIe -> UPI, whose bottleneck is the 25 Gbit/s NIC link (3.125 GB/s).
+  const Platform p = load_platform(platform_file("cpu-cluster.yaml"));
+  CHECK(p.nodes().size() == 28);
+  REQUIRE(p.groups().size() == 2);
+  CHECK(p.groups()[1].name == "ps");
+  CHECK(p.groups()[1].role == "parameter_server");
+  REQUIRE(p.nodes_in(GroupId{1}).size() == 8);
+  CHECK(p.nodes_in(GroupId{1}).front().name == "ps0");
+  CHECK(p.nodes_in(GroupId{0}).back().name == "trainer19");
+  const DeviceId a = dev(p, "trainer3.cpu1");
+  const DeviceId b = dev(p, "ps7.cpu1");
+  CHECK(p.node(p.node_of(a)).name == "trainer3");
+  CHECK(p.node(p.node_of(b)).group == *p.find_group("ps"));
+  CHECK(classes_on_route(p, a, b) == std::vector<std::string>{"upi", "pcie", "nic", "nic", "pcie", "upi"});
+  CHECK(p.route_bandwidth(a, b).value() == doctest::Approx(3.125e9));
+  CHECK_THROWS_AS((void)p.gpu_spec(a), PlatformError);
+  // A fabric switch is in no node, but routes to it are found by search.
+  const DeviceId sw = dev(p, "switch");
+  CHECK(p.is_fabric_device(sw));
+  CHECK_THROWS_AS((void)p.node_of(sw), PlatformError);
+  CHECK(p.route(a, sw).size() == 3);  // upi, pcie, nic
+}
+
+TEST_CASE("the builder rejects inconsistent platforms with messages naming the part") {
+  // Two nodes and no fabric; a device that cannot reach a NIC in a cluster; bad link indices.
+  NodeTemplate t{"box", {}, {}};
+  const auto cpu = t.add_device("cpu0", CpuSocketSpec{"x", 4, 1, Hertz(1e9), Bytes(1e9), BytesPerSecond(1e10), 2,
+                                                      BytesPerSecond(1e9), {}});
+  CHECK_THROWS_WITH_AS(t.add_device("cpu0", PcieSwitchSpec{}), doctest::Contains("two devices are named 'cpu0'"),
+                       PlatformError);
+  CHECK_THROWS_WITH_AS(t.add_link(cpu, 7, LinkKind::pcie4x16), doctest::Contains("no such device"), PlatformError);
+  CHECK_THROWS_WITH_AS(t.add_link(cpu, cpu, LinkKind::pcie4x16), doctest::Contains("two different devices"),
+                       PlatformError);
+  {
+    PlatformBuilder b("p");
+    b.add_template(t);
+    b.add_group("n", "box", 2);
+    CHECK_THROWS_WITH_AS(std::move(b).build(), doctest::Contains("need a fabric"), PlatformError);
+  }
+  {
+    PlatformBuilder b("p");
+    b.add_template(t);
+    b.add_group("n", "box", 2);
+    b.set_fabric(FabricSpec{});
+    CHECK_THROWS_WITH_AS(std::move(b).build(), doctest::Contains("cannot reach any NIC"), PlatformError);
+  }
+}
+
+TEST_CASE("Persia on Google Cloud: three node groups of different templates with their roles") {
+  // System: persia-gcp.yaml (Persia, KDD 2022): 8 a2-highgpu-8g + 100 c2-standard-30 + 30
+  // m2-ultramem-416 = 138 nodes and 64 GPUs. A GPU of a dense trainer reaches a parameter
+  // server's socket through both VMs' NICs; the bottleneck is the m2's 32 Gbit/s (4 GB/s).
+  // The parameter servers hold 30 x 11,776 GB of DRAM (Google Cloud's figure per VM).
+  const Platform p = load_platform(platform_file("persia-gcp.yaml"));
+  CHECK(p.nodes().size() == 138);
+  CHECK(p.all_gpus().size() == 64);
+  const GroupId ps = *p.find_group("ps");
+  CHECK(p.group(ps).role == "parameter_server");
+  CHECK(p.group(*p.find_group("ew")).template_name == "c2-standard-30");
+  Bytes dram;
+  for (const Node& n : p.nodes_in(ps)) dram += p.node_summary(n.id).dram_capacity;
+  CHECK(dram.value() == doctest::Approx(30 * 11776e9));
+  const DeviceId gpu = dev(p, "nn3.gpu5");
+  const DeviceId server = dev(p, "ps29.cpu6");
+  CHECK(p.route_bandwidth(gpu, server).value() == doctest::Approx(4e9));
+  const auto classes = classes_on_route(p, gpu, server);
+  CHECK(std::count(classes.begin(), classes.end(), "nic") == 2);
+}

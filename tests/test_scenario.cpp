@@ -1,0 +1,92 @@
+// Tests of scenario loading (models/scenario.hpp): references, overrides and bad input.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "models/scenario.hpp"
+
+using namespace dlrmsim;
+using namespace dlrmsim::models;
+
+namespace {
+const std::string kRoot = DLRMSIM_SOURCE_DIR;
+const std::string kScenarios = kRoot + "/configs/scenarios";
+
+const std::string kBase = R"(
+name: t
+platform: ../platforms/dgx-h100.yaml
+model: ../models/dlrm_mlperf_criteo_1tb.yaml
+training: {mode: hybrid_parallel_sync}
+placement: {policy: cost_greedy}
+)";
+
+Scenario from(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  return load_scenario_text(text, "t.yaml", kScenarios, overrides);
+}
+
+std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  try {
+    from(text, overrides);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+// Paths resolve against the scenario's folder; the defaults are 2 warm-up + 3 measured steps
+// on the native backend.
+TEST_CASE("a scenario references its platform and model files") {
+  const auto s = from(kBase);
+  CHECK(s.name == "t");
+  CHECK(s.platform.name() == "dgx-h100");
+  CHECK(s.model.name == "dlrm_mlperf_criteo_1tb");
+  CHECK(s.training.mode == "hybrid_parallel_sync");
+  CHECK(s.warmup_steps == 2);
+  CHECK(s.steps == 3);
+  CHECK(s.backend == "native");
+}
+
+// --set reaches into a referenced model file (it is loaded first), and into the scenario
+// itself; the scenario's own `set:` list applies before the command line's.
+TEST_CASE("overrides reach referenced files and the scenario") {
+  const auto s = from(kBase, {"model.global_batch_size=1024", "training.staleness=3", "run.steps=7"});
+  CHECK(s.model.global_batch_size == 1024);
+  CHECK(s.training.staleness == 3);
+  CHECK(s.steps == 7);
+  const auto listed = from(kBase + "set: [\"model.global_batch_size=2048\"]\n");
+  CHECK(listed.model.global_batch_size == 2048);
+  const auto both = from(kBase + "set: [\"model.global_batch_size=2048\"]\n", {"model.global_batch_size=4096"});
+  CHECK(both.model.global_batch_size == 4096);
+  // Replacing the referenced path itself.
+  const auto other = from(kBase, {"model=../models/hpca21_m1.yaml"});
+  CHECK(other.model.name == "hpca21_m1");
+}
+
+TEST_CASE("bad scenarios name the key and suggest the fix") {
+  std::string e = error_of(kBase + "trainig: {}\n");
+  CHECK(e.find("did you mean 'training'") != std::string::npos);
+  e = error_of(kBase, {"training.mode=hybrid_paralel_sync"});
+  CHECK(e.find("did you mean 'hybrid_parallel_sync'") != std::string::npos);
+  e = error_of(kBase, {"training.stalenes=2"});
+  CHECK(e.find("did you mean 'staleness'") != std::string::npos);
+  e = error_of(kBase + "run: {backend: simgird}\n");
+  CHECK(e.find("did you mean 'simgrid'") != std::string::npos);
+  e = error_of(kBase, {"model.top_mlp=[]"});
+  CHECK(e.find("top_mlp") != std::string::npos);
+  // A typo inside the referenced model file is reported against that file.
+  e = error_of(kBase, {"model.dense_featurs=3"});
+  CHECK(e.find("dlrm_mlperf_criteo_1tb.yaml") != std::string::npos);
+  CHECK(e.find("did you mean 'dense_features'") != std::string::npos);
+  e = error_of(kBase, {"training.cpu.dense_efficiency=1.5"});
+  CHECK(e.find("at most 1") != std::string::npos);
+}
+
+// Every shipped scenario file loads.
+TEST_CASE("every shipped scenario file loads") {
+  for (const char* f : {"default", "dlrm_mlperf_dgx_a100", "hpca21_m1_big_basin", "hpca21_m3_big_basin_remote_ps",
+                        "hpca21_m1_cpu_cluster", "persia_100t_gcp", "dcnv2_superpod_4096gpu"}) {
+    CAPTURE(f);
+    CHECK_NOTHROW(load_scenario(kScenarios + "/" + f + ".yaml"));
+  }
+}

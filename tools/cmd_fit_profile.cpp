@@ -1,0 +1,71 @@
+// dlrmsim fit-profile RAW.yaml -o PROFILE.yaml [--base BASE.yaml] [--holdout odd]
+//
+// Fits a device profile to the raw measurements written by dlrmsim-calibrate
+// (validation/calibration_fit.hpp), prints the fit error per model and writes the profile.
+// With --holdout odd the odd-indexed measurements of every model are held back and predicted;
+// the exit status is 1 when one misses by more than --max-holdout-error.
+#include <boost/program_options.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "models/device_profile.hpp"
+#include "tools/commands.hpp"
+#include "validation/calibration_fit.hpp"
+#include "validation/raw_measurements.hpp"
+
+namespace dlrmsim::tools {
+
+int cmd_fit_profile(const std::vector<std::string>& args) {
+  namespace po = boost::program_options;
+  std::string raw_path, output, base_path = "auto", calibration_dir = "configs/calibration", holdout = "none";
+  double max_holdout_error = 0.10;
+  po::options_description options("dlrmsim fit-profile RAW.yaml -o PROFILE.yaml: fit a device profile to calibration measurements");
+  options.add_options()("help,h", "this help")
+      ("raw", po::value(&raw_path)->required(), "raw measurement file written by dlrmsim-calibrate")
+      ("output,o", po::value(&output)->required(), "profile to write")
+      ("base", po::value(&base_path)->default_value("auto"),
+       "profile with the datasheet values of this GPU ('auto': found from the GPU name in --calibration-dir)")
+      ("calibration-dir", po::value(&calibration_dir)->default_value("configs/calibration"), "where --base auto looks")
+      ("holdout", po::value(&holdout)->default_value("none"), "none, or odd: fit even-indexed measurements, predict odd")
+      ("max-holdout-error", po::value(&max_holdout_error)->default_value(0.10),
+       "with --holdout odd: exit 1 if a held-back prediction misses by more than this fraction");
+  po::positional_options_description positional;
+  positional.add("raw", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+  if (vm.count("help")) {
+    std::cout << options << "\n";
+    return kExitOk;
+  }
+  po::notify(vm);
+  if (holdout != "none" && holdout != "odd") {
+    throw ConfigError("--holdout: expected 'none' or 'odd', found '" + holdout + "'");
+  }
+
+  const validation::RawMeasurements raw = validation::load_raw_measurements(raw_path);
+  const std::string base_file =
+      base_path == "auto" ? models::find_device_profile(models::gpu_model_from_device_name(raw.machine.gpu), calibration_dir)
+                          : base_path;
+  const models::DeviceProfile base = models::load_device_profile(base_file);
+  validation::FitOptions fit_options;
+  fit_options.holdout = holdout == "odd" ? validation::Holdout::odd : validation::Holdout::none;
+  fit_options.raw_name = raw_path;
+  const validation::CalibrationResult result = validation::fit_device_profile(raw, base, fit_options);
+
+  std::ofstream out(output);
+  out << "# Device profile fitted by dlrmsim fit-profile from " << raw_path << " (base: " << base_file << ")\n"
+      << models::device_profile_to_yaml(result.profile);
+  if (!out) throw std::runtime_error("cannot write " + output);
+  std::cout << validation::format_fit_report(result) << "wrote " << output << "\n";
+  if (fit_options.holdout == validation::Holdout::odd) {
+    const double worst = result.max_held_back_error();
+    std::printf("largest held-back error %.2f %% (limit %.2f %%): %s\n", 100.0 * worst, 100.0 * max_holdout_error,
+                worst <= max_holdout_error ? "pass" : "FAIL");
+    if (worst > max_holdout_error) return kExitInfeasible;
+  }
+  return kExitOk;
+}
+
+}  // namespace dlrmsim::tools

@@ -1,0 +1,80 @@
+// `dlrmsim place SCENARIO.yaml [--json PATH|-] [--set key.path=value]...`
+//
+// Plans the embedding placement of a scenario exactly as `dlrmsim run` does (the scenario's
+// `placement:` section; when it names no tiers, the training mode's default tiers; the
+// `search` policy evaluates candidates with the simulator) and prints it: per table the
+// tier, sharding and devices, per device memory used against capacity and estimated load.
+// --json writes the plan as JSON (placement/plan_report.hpp lists the keys).
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+
+#include "models/scenario.hpp"
+#include "models/simulation.hpp"
+#include "models/training_mode.hpp"
+#include "placement/placement.hpp"
+#include "placement/plan_report.hpp"
+#include "placement/problem.hpp"
+#include "tools/commands.hpp"
+
+namespace dlrmsim::tools {
+
+int cmd_place(const std::vector<std::string>& args) {
+  namespace po = boost::program_options;
+  po::options_description desc("dlrmsim place SCENARIO.yaml [options]");
+  std::string json_path, scenario;
+  std::vector<std::string> overrides;
+  desc.add_options()("help,h", "describe the options")(
+      "json", po::value(&json_path), "write the plan as JSON to PATH ('-' for standard output)")(
+      "set", po::value(&overrides)->composing(), "override a scenario key: key.path=value (repeatable)")(
+      "scenario", po::value(&scenario), "the scenario file");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << desc << "\npolicies (placement.policy):\n";
+    for (const auto& p : placement::placement_policies()) std::cout << "  " << p.name << ": " << p.description << "\n";
+    std::cout << "\nexit status: 0 success, 1 the tables do not fit, 2 bad input\n";
+    return kExitOk;
+  }
+  if (scenario.empty()) throw po::error("missing the scenario file: dlrmsim place SCENARIO.yaml");
+
+  const auto sc = models::load_scenario(scenario, overrides);
+  const auto& mode = models::training_mode(sc.training.mode);
+  placement::PlacementOptions options = sc.placement;
+  if (options.tiers.empty()) options.tiers.assign(mode.default_tiers.begin(), mode.default_tiers.end());
+  const auto problem = placement::make_placement_problem(sc.model, sc.platform,
+                                                         placement::profiles_from_directory(sc.calibration_dir));
+  const placement::StepTimeEvaluator evaluator = [&](const placement::PlacementPlan& candidate) {
+    return models::simulate_plan_step_time(sc, problem, candidate, 1, 1);
+  };
+  placement::PlacementPlan plan;
+  try {
+    plan = placement::place(problem, options, evaluator);
+  } catch (const placement::InfeasiblePlacement& e) {
+    std::ostringstream msg;
+    msg << "the tables do not fit: device '" << e.device() << "' overflows by " << std::fixed << std::setprecision(0)
+        << e.overflow().value() << " bytes (" << format_bytes(e.overflow()) << "): " << e.what();
+    throw InfeasibleJob(msg.str());
+  }
+  if (json_path == "-") {
+    placement::write_plan_json(std::cout, problem, plan);
+    return kExitOk;
+  }
+  std::cout << "scenario " << sc.name << ": model " << sc.model.name << " on " << sc.platform.name() << ", mode "
+            << sc.training.mode << "\n";
+  placement::print_plan(std::cout, problem, plan);
+  if (!json_path.empty()) {
+    std::ofstream f(json_path);
+    if (!f) throw std::invalid_argument("cannot write '" + json_path + "'");
+    placement::write_plan_json(f, problem, plan);
+  }
+  return kExitOk;
+}
+
+}  // namespace dlrmsim::tools

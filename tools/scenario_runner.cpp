@@ -1,0 +1,92 @@
+#include "tools/scenario_runner.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "models/scenario.hpp"
+#include "models/simulation.hpp"
+#include "placement/placement.hpp"
+
+namespace dlrmsim::tools {
+namespace {
+
+// The breakdown categories of models/simulation.hpp, in its exposure order.
+constexpr const char* kCategories[] = {"dense_compute", "all_to_all", "embedding_lookup", "parameter_server_traffic",
+                                       "all_reduce", "host_device_copy"};
+// Memory owners by kind (MemoryEntry::kind).
+constexpr const char* kMemoryKinds[] = {"gpu", "cpu_socket", "parameter_server"};
+
+std::string number(double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::vector<std::string> make_columns() {
+  std::vector<std::string> cols{"throughput_samples_per_s", "step_time_s", "idle_s"};
+  for (const char* c : kCategories) {
+    cols.push_back(std::string("breakdown.") + c + ".busy_s");
+    cols.push_back(std::string("breakdown.") + c + ".exposed_s");
+  }
+  for (const char* k : kMemoryKinds) {
+    cols.push_back(std::string("memory.") + k + ".peak_used_bytes");
+    cols.push_back(std::string("memory.") + k + ".peak_fraction");
+  }
+  cols.emplace_back("placement.policy");
+  cols.emplace_back("placement.tables_per_tier");
+  return cols;
+}
+
+}  // namespace
+
+const std::vector<std::string>& scenario_output_columns() {
+  static const std::vector<std::string> kColumns = make_columns();
+  return kColumns;
+}
+
+std::map<std::string, std::string> report_columns(const models::RunReport& report) {
+  std::map<std::string, std::string> out;
+  out["throughput_samples_per_s"] = number(report.throughput_samples_per_s);
+  out["step_time_s"] = number(report.step_time.value());
+  out["idle_s"] = number(report.idle.value());
+  for (const auto& b : report.breakdown) {
+    out["breakdown." + b.category + ".busy_s"] = number(b.busy.value());
+    out["breakdown." + b.category + ".exposed_s"] = number(b.exposed.value());
+  }
+  std::map<std::string, std::pair<double, double>> peak;  // kind -> (bytes, fraction)
+  for (const auto& m : report.memory) {
+    auto& [bytes, fraction] = peak[m.kind];
+    bytes = std::max(bytes, m.used().value());
+    if (m.capacity.value() > 0.0) fraction = std::max(fraction, m.used() / m.capacity);
+  }
+  for (const auto& [kind, p] : peak) {
+    out["memory." + kind + ".peak_used_bytes"] = number(p.first);
+    out["memory." + kind + ".peak_fraction"] = number(p.second);
+  }
+  out["placement.policy"] = report.placement_policy;
+  std::map<std::string, int> tiers;
+  for (const auto& t : report.placement) ++tiers[t.tier];
+  std::string summary;
+  for (const auto& [tier, n] : tiers) summary += (summary.empty() ? "" : ";") + tier + ":" + std::to_string(n);
+  out["placement.tables_per_tier"] = summary;
+  return out;
+}
+
+PointOutcome run_scenario_point(const YAML::Node& scenario, const std::string& source) {
+  PointOutcome outcome;
+  YAML::Emitter text;
+  text << scenario;
+  const std::string base_dir = std::filesystem::path(source).parent_path().string();
+  try {
+    const models::Scenario s = models::load_scenario_text(text.c_str(), source, base_dir);
+    outcome.outputs = report_columns(models::run_scenario(s));
+  } catch (const placement::InfeasiblePlacement& e) {
+    outcome.status = "infeasible";
+    outcome.error = e.what();
+  }
+  return outcome;
+}
+
+}  // namespace dlrmsim::tools

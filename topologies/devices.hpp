@@ -1,0 +1,135 @@
+// The device catalogue: the kinds of hardware a platform is built from, with their
+// parameters as unit-carrying types.
+//
+// A device is one GPU (or other accelerator), one CPU socket, one PCIe switch, one NIC, one
+// NVSwitch (the set of NVSwitch chips of a node may be modelled as one crossbar device) or
+// one network switch of a cluster fabric. Every parameter that a cost model may read is
+// a field here; the YAML loader (platform_loader.hpp) reads exactly these fields, so each
+// has one declaration and one meaning:
+//
+//   GPU          model, hbm_capacity, hbm_bandwidth, peak_flops {fp64, fp32, tf32, bf16, fp16,
+//                fp8, int8}, sm_count, nvlink {generation, ports}
+//   CPU socket   model, cores, threads_per_core, clock, dram_capacity, dram_bandwidth,
+//                memory_channels, gather_bandwidth_per_core, peak_flops {fp32, bf16, ...}
+//   PCIe switch  model, generation, lanes
+//   NIC          model, bandwidth (per direction, all ports together), ports, protocol
+//   NVSwitch     model, generation, ports, chips
+//   net switch   model, ports, port_bandwidth (fabric switches are created by the fabric
+//                builder from the cluster's fabric section, not listed in node templates)
+//
+// Peak FLOP/s are dense rates (no structured sparsity). Whether an operator reaches them
+// is the business of the calibrated cost models (models/), not of this catalogue.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "common/units.hpp"
+
+namespace dlrmsim::topo {
+
+/// Numeric formats a peak rate can be given for.
+enum class Precision : std::uint8_t { fp64, fp32, tf32, bf16, fp16, fp8, int8 };
+inline constexpr std::size_t kPrecisionCount = 7;
+inline constexpr std::array<Precision, kPrecisionCount> kAllPrecisions{
+    Precision::fp64, Precision::fp32, Precision::tf32, Precision::bf16,
+    Precision::fp16, Precision::fp8,  Precision::int8};
+
+/// "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8".
+std::string_view to_string(Precision p);
+/// The inverse of to_string; std::nullopt for an unknown name.
+std::optional<Precision> precision_from_string(std::string_view name);
+
+/// Peak dense arithmetic rate per precision; an absent entry means "not supported / not
+/// published" and must not be silently replaced by another precision's figure.
+/// For int8 the value is in operations per second (stored as FlopsPerSecond).
+struct PeakRates {
+  std::array<std::optional<FlopsPerSecond>, kPrecisionCount> rate{};
+
+  [[nodiscard]] std::optional<FlopsPerSecond> get(Precision p) const { return rate[static_cast<std::size_t>(p)]; }
+  void set(Precision p, FlopsPerSecond r) { rate[static_cast<std::size_t>(p)] = r; }
+};
+
+enum class DeviceKind : std::uint8_t { gpu, cpu, pcie_switch, nic, nvswitch, network_switch };
+inline constexpr std::array<DeviceKind, 6> kAllDeviceKinds{DeviceKind::gpu,      DeviceKind::cpu,
+                                                           DeviceKind::pcie_switch, DeviceKind::nic,
+                                                           DeviceKind::nvswitch, DeviceKind::network_switch};
+
+/// "gpu", "cpu", "pcie_switch", "nic", "nvswitch", "network_switch" (the YAML `kind:` values).
+std::string_view to_string(DeviceKind k);
+std::optional<DeviceKind> device_kind_from_string(std::string_view name);
+
+/// Whether traffic between two other devices may pass through a device of this kind.
+/// GPUs and NICs are end points only (a GPU does not forward peer-to-peer traffic; NICs are
+/// entered only at the start or end of an inter-node path); switches forward, and CPU sockets
+/// forward through their PCIe root complex and socket interconnect (UPI / xGMI).
+bool forwards_traffic(DeviceKind k);
+
+/// A GPU or other accelerator with its own high-bandwidth memory.
+struct GpuSpec {
+  std::string model;              // e.g. "H100-SXM5-80GB"
+  Bytes hbm_capacity;             // usable device memory
+  BytesPerSecond hbm_bandwidth;   // peak memory bandwidth (datasheet)
+  PeakRates peak;                 // dense peak per precision
+  int sm_count = 0;               // streaming multiprocessors (0: not published / not applicable)
+  int nvlink_generation = 0;      // 0: no NVLink
+  int nvlink_ports = 0;           // NVLink links ("bricks") per GPU
+};
+
+/// One CPU socket with the DRAM attached to it.
+struct CpuSocketSpec {
+  std::string model;                      // e.g. "Xeon Platinum 8480C"
+  int cores = 0;                          // physical cores
+  int threads_per_core = 1;               // hardware threads per core (vCPUs = cores x this)
+  Hertz clock;                            // base (sustained all-core) clock
+  Bytes dram_capacity;                    // DRAM attached to this socket
+  BytesPerSecond dram_bandwidth;          // peak DRAM bandwidth of this socket (channels x rate)
+  int memory_channels = 0;                // DRAM channels of this socket
+  /// Sustained bandwidth one core achieves for random row gathers (64-byte cache-line
+  /// granules; limited by outstanding misses / latency, not by DRAM peak). Bytes per
+  /// second per core: rows/s for a row of R bytes is this / max(R, 64 B).
+  BytesPerSecond gather_bandwidth_per_core;
+  PeakRates peak;                         // whole-socket peak (cores x clock x FLOP/cycle)
+};
+
+struct PcieSwitchSpec {
+  std::string model;   // e.g. "PEX8796" ("" when not published)
+  int generation = 0;  // PCIe generation of its ports (0: unspecified)
+  int lanes = 0;       // total lanes (0: unspecified)
+};
+
+enum class NetworkProtocol : std::uint8_t { ethernet, roce, infiniband };
+std::string_view to_string(NetworkProtocol p);
+
+struct NicSpec {
+  std::string model;              // e.g. "ConnectX-7"
+  BytesPerSecond bandwidth;       // per direction, all ports of this NIC together
+  int ports = 1;
+  NetworkProtocol protocol = NetworkProtocol::ethernet;
+};
+
+/// The NVSwitch crossbar of a node (one device may stand for several chips: `chips`).
+struct NvSwitchSpec {
+  std::string model;       // e.g. "NVSwitch gen3"
+  int generation = 0;
+  int ports = 0;           // NVLink ports per chip
+  int chips = 1;           // chips this device stands for
+};
+
+/// A switch of the cluster fabric (leaf or spine).
+struct NetworkSwitchSpec {
+  std::string model;            // e.g. "Quantum-2 QM9700"
+  int ports = 0;                // radix (0: unspecified)
+  BytesPerSecond port_bandwidth;  // per port, per direction
+};
+
+using DeviceSpec = std::variant<GpuSpec, CpuSocketSpec, PcieSwitchSpec, NicSpec, NvSwitchSpec, NetworkSwitchSpec>;
+
+/// The kind matching a spec alternative.
+DeviceKind kind_of(const DeviceSpec& spec);
+
+}  // namespace dlrmsim::topo

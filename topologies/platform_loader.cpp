@@ -1,0 +1,461 @@
+#include "topologies/platform_loader.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <filesystem>
+
+#include "topologies/platform_builder.hpp"
+
+namespace dlrmsim::topo {
+
+namespace {
+
+std::vector<std::string> names_of_device_kinds() {
+  std::vector<std::string> out;
+  for (DeviceKind k : kAllDeviceKinds) out.emplace_back(to_string(k));
+  return out;
+}
+
+std::vector<std::string> names_of_link_kinds() {
+  std::vector<std::string> out;
+  for (LinkKind k : kAllLinkKinds) out.emplace_back(to_string(k));
+  return out;
+}
+
+std::vector<std::string> names_of_precisions() {
+  std::vector<std::string> out;
+  for (Precision p : kAllPrecisions) out.emplace_back(to_string(p));
+  return out;
+}
+
+/// `peak_flops: {fp32: 67 TFLOP/s, bf16: 989 TFLOP/s}`: keys must be precision names.
+PeakRates read_peak_rates(const ConfigNode& node) {
+  PeakRates rates;
+  const auto allowed = names_of_precisions();
+  for (const auto& [key, value] : node.entries()) {
+    const auto p = precision_from_string(key);
+    if (!p) {
+      std::string msg = "unknown precision '" + key + "'; expected one of fp64, fp32, tf32, bf16, fp16, fp8, int8";
+      if (auto guess = did_you_mean(key, allowed)) msg += "; did you mean '" + *guess + "'?";
+      value.fail(msg);
+    }
+    const auto r = value.as<FlopsPerSecond>();
+    value.check_positive(r.value(), false);
+    rates.set(*p, r);
+  }
+  return rates;
+}
+
+/// Reads the keys of one mapping, deferring "missing required key" until every key has been
+/// asked for, so that a misspelt key ("hbm_bandwith") is reported as such, with its "did you
+/// mean", rather than as the required key being absent.
+class MappingReader {
+ public:
+  explicit MappingReader(const ConfigNode& node) : node_(node) {}
+
+  /// A required value that must be > 0 (>= 0 with allow_zero).
+  template <class T>
+  T positive(std::string_view key, bool allow_zero = false) {
+    if (!node_.has(key)) {
+      if (missing_.empty()) missing_ = std::string(key);
+      return T{};
+    }
+    return node_.get_positive<T>(key, allow_zero);
+  }
+  template <class T>
+  T required(std::string_view key) {
+    if (!node_.has(key)) {
+      if (missing_.empty()) missing_ = std::string(key);
+      return T{};
+    }
+    return node_.get<T>(key);
+  }
+  /// Rejects unknown keys (with "did you mean"), then the first missing required key.
+  void finish() const {
+    node_.finish();
+    if (!missing_.empty()) node_.fail("missing required key '" + missing_ + "'");
+  }
+
+ private:
+  const ConfigNode& node_;
+  std::string missing_;
+};
+
+DeviceSpec read_device_spec(const ConfigNode& d, DeviceKind kind, MappingReader& r) {
+  switch (kind) {
+    case DeviceKind::gpu: {
+      GpuSpec g;
+      g.model = r.required<std::string>("model");
+      g.hbm_capacity = r.positive<Bytes>("hbm_capacity");
+      g.hbm_bandwidth = r.positive<BytesPerSecond>("hbm_bandwidth");
+      if (d.has("peak_flops")) {
+        g.peak = read_peak_rates(d.child("peak_flops"));
+      } else {
+        r.required<std::string>("peak_flops");
+      }
+      g.sm_count = d.get_positive_or<int>("sm_count", 0, true);
+      if (auto nv = d.optional_child("nvlink")) {
+        g.nvlink_generation = nv->get_positive<int>("generation");
+        g.nvlink_ports = nv->get_positive<int>("ports");
+        nv->finish();
+      }
+      return g;
+    }
+    case DeviceKind::cpu: {
+      CpuSocketSpec c;
+      c.model = r.required<std::string>("model");
+      c.cores = r.positive<int>("cores");
+      c.threads_per_core = d.get_positive_or<int>("threads_per_core", 1);
+      c.clock = r.positive<Hertz>("clock");
+      c.dram_capacity = r.positive<Bytes>("dram_capacity");
+      c.dram_bandwidth = r.positive<BytesPerSecond>("dram_bandwidth");
+      c.memory_channels = r.positive<int>("memory_channels");
+      c.gather_bandwidth_per_core = r.positive<BytesPerSecond>("gather_bandwidth_per_core");
+      if (auto p = d.optional_child("peak_flops")) c.peak = read_peak_rates(*p);
+      return c;
+    }
+    case DeviceKind::pcie_switch: {
+      PcieSwitchSpec s;
+      s.model = d.get_or<std::string>("model", "");
+      s.generation = d.get_positive_or<int>("generation", 0, true);
+      s.lanes = d.get_positive_or<int>("lanes", 0, true);
+      return s;
+    }
+    case DeviceKind::nic: {
+      NicSpec n;
+      n.model = d.get_or<std::string>("model", "");
+      n.bandwidth = r.positive<BytesPerSecond>("bandwidth");
+      n.ports = d.get_positive_or<int>("ports", 1);
+      const std::string protocol = d.get_choice_or("protocol", {"ethernet", "roce", "infiniband"}, "ethernet");
+      n.protocol = protocol == "roce"         ? NetworkProtocol::roce
+                   : protocol == "infiniband" ? NetworkProtocol::infiniband
+                                              : NetworkProtocol::ethernet;
+      return n;
+    }
+    case DeviceKind::nvswitch: {
+      NvSwitchSpec s;
+      s.model = d.get_or<std::string>("model", "");
+      s.generation = d.get_positive_or<int>("generation", 0, true);
+      s.ports = d.get_positive_or<int>("ports", 0, true);
+      s.chips = d.get_positive_or<int>("chips", 1);
+      return s;
+    }
+    case DeviceKind::network_switch: {
+      NetworkSwitchSpec s;
+      s.model = d.get_or<std::string>("model", "");
+      s.ports = d.get_positive_or<int>("ports", 0, true);
+      s.port_bandwidth = r.positive<BytesPerSecond>("port_bandwidth");
+      return s;
+    }
+  }
+  d.fail("unsupported device kind");
+}
+
+DeviceKind read_device_kind(const ConfigNode& d) {
+  const ConfigNode k = d.child("kind");
+  const auto name = k.as<std::string>();
+  const auto kind = device_kind_from_string(name);
+  if (!kind) {
+    const auto allowed = names_of_device_kinds();
+    std::string msg = "unknown device kind '" + name + "'; expected one of gpu, cpu, pcie_switch, nic, nvswitch, network_switch";
+    if (auto guess = did_you_mean(name, allowed)) msg += "; did you mean '" + *guess + "'?";
+    k.fail(msg);
+  }
+  return *kind;
+}
+
+LinkKind read_link_kind(const ConfigNode& node, std::string_view key) {
+  const ConfigNode k = node.child(key);
+  const auto name = k.as<std::string>();
+  const auto kind = link_kind_from_string(name);
+  if (!kind) {
+    const auto allowed = names_of_link_kinds();
+    std::string msg = "unknown link kind '" + name + "'; expected one of";
+    for (const auto& a : allowed) msg += " " + a;
+    if (auto guess = did_you_mean(name, allowed)) msg += "; did you mean '" + *guess + "'?";
+    k.fail(msg);
+  }
+  return *kind;
+}
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
+/// Resolves a device selector ("gpu3", "gpu*", "gpu[0-3]") or a list of them to template
+/// device indices, in order. Errors name the selector and list near misses.
+std::vector<std::uint32_t> select_devices(const ConfigNode& sel, const NodeTemplate& t) {
+  std::vector<std::string> texts;
+  if (sel.is_sequence()) {
+    for (const ConfigNode& e : sel.elements()) texts.push_back(e.as<std::string>());
+  } else {
+    texts.push_back(sel.as<std::string>());
+  }
+  std::vector<std::string> all_names;
+  for (const auto& d : t.devices) all_names.push_back(d.name);
+  std::vector<std::uint32_t> out;
+  for (const std::string& text : texts) {
+    const std::size_t before = out.size();
+    if (!text.empty() && text.back() == '*') {
+      const std::string stem = text.substr(0, text.size() - 1);
+      for (std::uint32_t i = 0; i < t.devices.size(); ++i) {
+        const std::string& n = t.devices[i].name;
+        if (n == stem || (n.size() > stem.size() && n.compare(0, stem.size(), stem) == 0 &&
+                          all_digits(std::string_view(n).substr(stem.size())))) {
+          out.push_back(i);
+        }
+      }
+    } else if (const auto open = text.find('['); open != std::string::npos && text.back() == ']') {
+      const std::string stem = text.substr(0, open);
+      const std::string range = text.substr(open + 1, text.size() - open - 2);
+      const auto dash = range.find('-');
+      int lo = 0, hi = -1;
+      const bool ok = dash != std::string::npos && all_digits(range.substr(0, dash)) && all_digits(range.substr(dash + 1));
+      if (ok) {
+        lo = std::stoi(range.substr(0, dash));
+        hi = std::stoi(range.substr(dash + 1));
+      }
+      if (!ok || hi < lo) sel.fail("bad device range '" + text + "'; expected a form like 'gpu[0-3]'");
+      for (int k = lo; k <= hi; ++k) {
+        const auto i = t.find(stem + std::to_string(k));
+        if (!i) {
+          sel.fail("link to a device that does not exist: '" + stem + std::to_string(k) + "' (from '" + text +
+                   "') is not a device of node template '" + t.name + "'");
+        }
+        out.push_back(*i);
+      }
+    } else if (auto i = t.find(text)) {
+      out.push_back(*i);
+    }
+    if (out.size() == before) {
+      std::string msg = "link to a device that does not exist: no device of node template '" + t.name +
+                        "' matches '" + text + "'";
+      if (auto guess = did_you_mean(text, all_names)) msg += "; did you mean '" + *guess + "'?";
+      msg += "; expected a device name ('gpu0'), 'name*' or 'name[first-last]'";
+      sel.fail(msg);
+    }
+  }
+  return out;
+}
+
+void read_link(const ConfigNode& l, NodeTemplate& t) {
+  const LinkKind kind = read_link_kind(l, "kind");
+  const int count = l.get_positive_or<int>("count", 1);
+  const auto bandwidth = l.has("bandwidth") ? std::optional(l.get_positive<BytesPerSecond>("bandwidth")) : std::nullopt;
+  const auto latency = l.has("latency") ? std::optional(l.get_positive<Seconds>("latency", true)) : std::nullopt;
+  if (!bandwidth && !link_kind_info(kind).bandwidth) {
+    l.fail("a " + std::string(to_string(kind)) + " link needs a 'bandwidth' per direction, such as '100 Gbit/s'");
+  }
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  if (l.has("between")) {
+    const ConfigNode between = l.child("between");
+    if (!between.is_sequence() || between.yaml().size() != 2) {
+      between.fail("expected a list of two device names, such as [gpu0, gpu1]");
+    }
+    const auto ends = between.elements();
+    const auto a = select_devices(ends[0], t);
+    const auto b = select_devices(ends[1], t);
+    if (a.size() != 1 || b.size() != 1) between.fail("'between' joins exactly two devices; use from/to for patterns");
+    pairs.emplace_back(a[0], b[0]);
+  } else {
+    if (!l.has("from") || !l.has("to")) l.fail("a link needs either 'between: [a, b]' or both 'from' and 'to'");
+    const auto from = select_devices(l.child("from"), t);
+    const auto to = select_devices(l.child("to"), t);
+    const std::string pattern = l.get_choice_or("pattern", {"block", "all"}, "block");
+    if (pattern == "all") {
+      for (auto a : from) {
+        for (auto b : to) pairs.emplace_back(a, b);
+      }
+    } else {
+      const std::size_t f = from.size(), n = to.size();
+      if ((f >= n && f % n != 0) || (f < n && n % f != 0)) {
+        l.fail("pattern 'block' needs one list's length to be a multiple of the other's (" + std::to_string(f) +
+               " 'from' devices, " + std::to_string(n) + " 'to' devices); use pattern: all or explicit links");
+      }
+      if (f >= n) {
+        for (std::size_t i = 0; i < f; ++i) pairs.emplace_back(from[i], to[i * n / f]);
+      } else {
+        for (std::size_t j = 0; j < n; ++j) pairs.emplace_back(from[j * f / n], to[j]);
+      }
+    }
+  }
+  try {
+    for (auto [a, b] : pairs) t.add_link(a, b, kind, count, bandwidth, latency);
+  } catch (const PlatformError& e) {
+    l.fail(e.what());
+  }
+  l.finish();
+}
+
+NodeTemplate read_template_body(const std::string& name, const ConfigNode& node) {
+  NodeTemplate t;
+  t.name = name;
+  for (const ConfigNode& d : node.child("devices").elements()) {
+    const auto device_name = d.get<std::string>("name");
+    const DeviceKind kind = read_device_kind(d);
+    const int count = d.has("count") ? d.get_positive<int>("count") : 0;
+    MappingReader reader(d);
+    const DeviceSpec spec = read_device_spec(d, kind, reader);
+    reader.finish();
+    try {
+      if (count == 0) {
+        t.add_device(device_name, spec);
+      } else {
+        for (int i = 0; i < count; ++i) t.add_device(device_name + std::to_string(i), spec);
+      }
+    } catch (const PlatformError& e) {
+      d.fail(e.what());
+    }
+  }
+  if (auto links = node.optional_child("links")) {
+    for (const ConfigNode& l : links->elements()) read_link(l, t);
+  }
+  node.finish();
+  return t;
+}
+
+std::string resolve_path(const std::string& path, const ConfigNode& relative_to) {
+  namespace fs = std::filesystem;
+  if (fs::path(path).is_absolute()) return path;
+  const std::string dir = relative_to.source_dir();
+  if (!dir.empty()) {
+    const fs::path candidate = fs::path(dir) / path;
+    if (fs::exists(candidate)) return candidate.string();
+  }
+  return path;
+}
+
+NodeTemplate read_template(const std::string& name, const ConfigNode& node, int depth);
+
+/// `{from_file: other.yaml, template: name, set: ["devices.0.hbm_capacity=32 GiB"]}`.
+NodeTemplate read_template_from_file(const std::string& name, const ConfigNode& node, int depth) {
+  if (depth > 8) node.fail("from_file chain is more than 8 files deep (a cycle?)");
+  const std::string path = resolve_path(node.get<std::string>("from_file"), node);
+  if (!std::filesystem::is_regular_file(path)) {
+    node.child("from_file").fail("cannot open '" + path + "'; expected a platform file path, relative to this file");
+  }
+  const ConfigNode file = ConfigNode::load_file(path);
+  const ConfigNode templates = file.child("node_templates");
+  auto entries = templates.entries();
+  std::optional<ConfigNode> chosen;
+  if (node.has("template")) {
+    const auto wanted = node.get<std::string>("template");
+    std::vector<std::string> names;
+    for (auto& [k, v] : entries) {
+      names.push_back(k);
+      if (k == wanted) chosen = v;
+    }
+    if (!chosen) {
+      std::string msg = "node template '" + wanted + "' is not in " + path;
+      if (auto guess = did_you_mean(wanted, names)) msg += "; did you mean '" + *guess + "'?";
+      node.child("template").fail(msg);
+    }
+  } else {
+    if (entries.size() != 1) {
+      node.fail(path + " has " + std::to_string(entries.size()) + " node templates; say which with 'template:'");
+    }
+    chosen = entries.front().second;
+  }
+  ConfigNode body = *chosen;
+  if (auto set = node.optional_child("set")) {
+    YAML::Node copy = YAML::Clone(chosen->yaml());
+    for (const ConfigNode& assignment : set->elements()) {
+      try {
+        apply_override(copy, assignment.as<std::string>());
+      } catch (const ConfigError& e) {
+        assignment.fail(e.what());
+      }
+    }
+    body = ConfigNode(copy, path, chosen->path());
+  }
+  node.finish();
+  return read_template(name, body, depth + 1);
+}
+
+NodeTemplate read_template(const std::string& name, const ConfigNode& node, int depth) {
+  if (node.has("from_file")) return read_template_from_file(name, node, depth);
+  return read_template_body(name, node);
+}
+
+FabricSpec read_fabric(const ConfigNode& f) {
+  FabricSpec spec;
+  const std::string kind = f.get_choice("kind", {"single_switch", "fat_tree", "rail_optimized"});
+  spec.kind = *fabric_kind_from_string(kind);
+  const std::string link_kind = f.get_choice_or("link_kind", {"ethernet", "infiniband"}, "ethernet");
+  spec.link_kind = link_kind == "infiniband" ? LinkKind::infiniband : LinkKind::ethernet;
+  if (f.has("host_link_bandwidth")) spec.host_link_bandwidth = f.get_positive<BytesPerSecond>("host_link_bandwidth");
+  if (f.has("link_latency")) spec.link_latency = f.get_positive<Seconds>("link_latency", true);
+  if (auto s = f.optional_child("switch")) {
+    spec.switch_spec.model = s->get_or<std::string>("model", "");
+    spec.switch_spec.ports = s->get_positive_or<int>("ports", 0, true);
+    spec.switch_spec.port_bandwidth = s->get_positive<BytesPerSecond>("port_bandwidth");
+    s->finish();
+  }
+  if (spec.kind != FabricKind::single_switch) {
+    if (f.has("uplink_bandwidth")) spec.uplink_bandwidth = f.get_positive<BytesPerSecond>("uplink_bandwidth");
+    spec.hosts_per_leaf = spec.kind == FabricKind::fat_tree ? f.get_positive<int>("hosts_per_leaf")
+                                                            : f.get_positive<int>("nodes_per_leaf");
+    spec.oversubscription = f.get_positive_or<double>("oversubscription", 1.0);
+    if (spec.oversubscription < 1.0) {
+      f.child("oversubscription").fail("oversubscription is a downlink:uplink ratio and must be at least 1");
+    }
+    spec.spines = f.get_positive_or<int>("spines", 0, true);
+    if (spec.kind == FabricKind::rail_optimized) spec.rails = f.get_positive_or<int>("rails", 0, true);
+  }
+  f.finish();
+  return spec;
+}
+
+}  // namespace
+
+Platform load_platform(const ConfigNode& node) {
+  const auto name = node.get<std::string>("name");
+  const auto description = node.get_or<std::string>("description", "");
+  PlatformBuilder builder(name, description, node.source());
+  const ConfigNode templates = node.child("node_templates");
+  for (const auto& [tname, tnode] : templates.entries()) {
+    try {
+      builder.add_template(read_template(tname, tnode, 0));
+    } catch (const PlatformError& e) {
+      tnode.fail(e.what());
+    }
+  }
+  std::optional<ConfigNode> cluster = node.optional_child("cluster");
+  if (cluster) {
+    for (const ConfigNode& g : cluster->child("groups").elements()) {
+      const auto gname = g.get<std::string>("name");
+      const auto tname = g.get<std::string>("template");
+      const int count = g.get_positive<int>("count");
+      const auto role = g.get_or<std::string>("role", "");
+      g.finish();
+      try {
+        builder.add_group(gname, tname, count, role);
+      } catch (const PlatformError& e) {
+        std::vector<std::string> names;
+        for (const auto& [k, v] : templates.entries()) names.push_back(k);
+        std::string msg = e.what();
+        if (auto guess = did_you_mean(tname, names); guess && *guess != tname) msg += "; did you mean '" + *guess + "'?";
+        g.fail(msg);
+      }
+    }
+    if (auto f = cluster->optional_child("fabric")) builder.set_fabric(read_fabric(*f));
+    cluster->finish();
+  }
+  node.finish();
+  try {
+    return std::move(builder).build();
+  } catch (const PlatformError& e) {
+    (cluster ? *cluster : node).fail(e.what());
+  }
+}
+
+Platform load_platform(const std::string& path) { return load_platform(ConfigNode::load_file(path)); }
+
+Platform load_platform_reference(const ConfigNode& node) {
+  if (node.is_scalar()) return load_platform(resolve_path(node.as<std::string>(), node));
+  if (!node.is_map()) node.fail("expected a platform file path or an inline platform mapping");
+  return load_platform(node);
+}
+
+}  // namespace dlrmsim::topo

@@ -1,0 +1,338 @@
+// dlrmsim-calibrate: runs the calibration kernel set on a GPU, writes the raw measurements and
+// (optionally) fits a device profile from them.
+//
+// On a machine with an NVIDIA GPU and the CUDA toolkit (CMake finds nvcc and builds this target):
+//
+//   cmake -S . -B build && cmake --build build -j --target dlrmsim-calibrate dlrmsim &&
+//   build/dlrmsim-calibrate -o validation/measurements/h200-raw.yaml
+//       --profile validation/measurements/h200-fitted.yaml --holdout odd
+//
+// (one command line, wrapped here)
+//
+// runs every kernel (each checked against a CPU reference on fresh random inputs first, then
+// timed with CUDA events: warm-up, median of repeats), writes the raw file (GPU name, driver,
+// runtime, date, command line, one record per measurement), picks the base profile from the GPU
+// name (configs/calibration/, see find_device_profile; --base overrides), fits on the
+// even-indexed measurements of every model, predicts the odd-indexed ones and prints both
+// errors; the exit status is 1 when a held-back prediction misses by more than
+// --max-holdout-error (10 % by default). Without --holdout every measurement is fitted, which is
+// how a profile to commit is produced:
+//
+//   build/dlrmsim-calibrate -o validation/measurements/h200-raw.yaml --profile configs/calibration/h200-measured.yaml
+//
+// The fit can be repeated from the raw file alone: `dlrmsim fit-profile RAW --base BASE -o OUT
+// [--holdout odd]`. `--sweep quick` runs a reduced set (about a minute) for a smoke test.
+// CUDA 13 no longer compiles for sm_70 (V100); build with CUDA 12 and
+// -DDLRMSIM_CUDA_ARCHITECTURES=70 to calibrate a V100.
+#include <boost/program_options.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "common/config.hpp"
+#include "models/device_profile.hpp"
+#include "validation/calibration_fit.hpp"
+#include "validation/kernels/calibration_kernels.hpp"
+#include "validation/raw_measurements.hpp"
+
+namespace po = boost::program_options;
+using namespace dlrmsim;
+namespace cal = dlrmsim::calibration;
+
+namespace {
+
+struct Sweep {
+  std::vector<std::int64_t> gemm_batches;
+  std::vector<std::pair<std::int64_t, std::int64_t>> mlp_layers;  // (in, out)
+  std::vector<std::int64_t> square_sizes;
+  std::vector<int> forward_dims;
+  std::vector<int> poolings;
+  std::vector<int> backward_dims;
+  std::vector<int> backward_poolings;
+  std::vector<int> uvm_dims;
+  std::vector<std::size_t> copy_sizes;
+  double lookups_per_run = 0.0;   // forward and backward: bags = lookups / pooling
+  double uvm_lookups = 0.0;
+  double table_bytes = 0.0;       // HBM tables: rows = table_bytes / row bytes (well beyond L2)
+  double uvm_table_bytes = 0.0;
+  int launch_records = 0;
+};
+
+Sweep make_sweep(const std::string& name) {
+  Sweep s;
+  if (name == "full") {
+    // DLRM MLPs (MLPerf DLRM: bottom 13-512-256-128, top 1024-1024-512-256-1; 13 padded to 16,
+    // the interaction output of 479 to 480) at training batch sizes per GPU.
+    s.gemm_batches = {256, 1024, 4096, 16384};
+    s.mlp_layers = {{16, 512}, {512, 256}, {256, 128}, {480, 1024}, {1024, 1024}, {1024, 512}, {256, 64}};
+    s.square_sizes = {128, 256, 512, 1024, 2048, 4096, 8192};
+    s.forward_dims = {16, 32, 64, 128, 256, 512};
+    s.poolings = {1, 4, 16, 64, 128};
+    s.backward_dims = {16, 64, 128, 256, 512};
+    s.backward_poolings = {1, 8, 32, 64, 128};
+    s.uvm_dims = {4, 8, 16, 32, 64, 128, 256, 512};
+    for (std::size_t b = 4096; b <= (std::size_t{256} << 20); b *= 4) s.copy_sizes.push_back(b);
+    s.lookups_per_run = 2097152.0;
+    s.uvm_lookups = 262144.0;
+    s.table_bytes = 1073741824.0;
+    s.uvm_table_bytes = 268435456.0;
+    s.launch_records = 10;
+  } else if (name == "quick") {
+    s.gemm_batches = {1024, 8192};
+    s.mlp_layers = {{512, 256}, {1024, 1024}};
+    s.square_sizes = {256, 1024, 4096};
+    s.forward_dims = {16, 64, 256};
+    s.poolings = {1, 16, 128};
+    s.backward_dims = {64, 256};
+    s.backward_poolings = {1, 8, 32};
+    s.uvm_dims = {4, 16, 64, 128, 256, 512};  // six, so that a hold-out still fits three
+    for (std::size_t b = 4096; b <= (std::size_t{64} << 20); b *= 16) s.copy_sizes.push_back(b);
+    s.lookups_per_run = 524288.0;
+    s.uvm_lookups = 65536.0;
+    s.table_bytes = 268435456.0;
+    s.uvm_table_bytes = 134217728.0;
+    s.launch_records = 4;
+  } else {
+    throw ConfigError("--sweep: expected 'full' or 'quick', found '" + name + "'");
+  }
+  return s;
+}
+
+/// Writes `text` to `path`, creating its directory; throws if the file cannot be written.
+void write_file(const std::string& path, const std::string& text) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return buf;
+}
+
+validation::Measurement embedding_record(validation::MeasurementKind kind, const cal::EmbeddingConfig& c,
+                                         const cal::Timing& t) {
+  validation::Measurement m;
+  m.kind = kind;
+  m.row_type = c.row_type == cal::RowType::fp32 ? "fp32" : "fp16";
+  m.row_bytes = Bytes(static_cast<double>(cal::row_bytes(c)));
+  m.pooling = c.pooling;
+  m.bags = c.bags;
+  m.table_rows = c.table_rows;
+  m.distribution = c.ids == cal::IdDistribution::uniform ? "uniform" : "zipf";
+  m.time = Seconds(t.median_seconds);
+  m.repeats = t.repeats;
+  return m;
+}
+
+cal::EmbeddingConfig embedding_config(int dim, cal::RowType type, int pooling, double lookups, double table_bytes,
+                                      cal::IdDistribution ids) {
+  cal::EmbeddingConfig c;
+  c.dim = dim;
+  c.row_type = type;
+  c.pooling = pooling;
+  c.bags = std::max<std::int64_t>(1, static_cast<std::int64_t>(lookups / pooling));
+  c.table_rows = static_cast<std::int64_t>(table_bytes / static_cast<double>(cal::row_bytes(c)));
+  c.ids = ids;
+  return c;
+}
+
+void measure(const Sweep& sweep, const cal::TimingOptions& timing, validation::RawMeasurements& raw) {
+  auto& out = raw.measurements;
+  const auto progress = [&](const std::string& what) { std::cerr << "[" << out.size() << "] " << what << "\n"; };
+
+  progress("kernel launch overhead");
+  for (int i = 0; i < sweep.launch_records; ++i) {
+    const cal::Timing t = cal::time_launch_overhead(1000, timing);
+    validation::Measurement m;
+    m.kind = validation::MeasurementKind::launch;
+    m.time = Seconds(t.median_seconds);
+    m.repeats = t.repeats;
+    out.push_back(m);
+  }
+
+  progress("copies");
+  const std::vector<std::pair<cal::CopyKind, models::CopyKind>> copies = {
+      {cal::CopyKind::h2d_pinned, models::CopyKind::h2d_pinned},   {cal::CopyKind::h2d_pageable, models::CopyKind::h2d_pageable},
+      {cal::CopyKind::d2h_pinned, models::CopyKind::d2h_pinned},   {cal::CopyKind::d2h_pageable, models::CopyKind::d2h_pageable},
+      {cal::CopyKind::d2d, models::CopyKind::d2d}};
+  for (const auto& [kind, model_kind] : copies) {
+    for (std::size_t bytes : sweep.copy_sizes) {
+      const cal::Timing t = cal::time_copy(kind, bytes, timing);
+      validation::Measurement m;
+      m.kind = validation::MeasurementKind::copy;
+      m.copy = model_kind;
+      m.bytes = Bytes(static_cast<double>(bytes));
+      m.time = Seconds(t.median_seconds);
+      m.repeats = t.repeats;
+      out.push_back(m);
+    }
+  }
+
+  progress("GEMM (cuBLAS)");
+  std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>> shapes;
+  for (std::int64_t batch : sweep.gemm_batches) {
+    for (const auto& [in, outputs] : sweep.mlp_layers) {
+      shapes.insert({batch, outputs, in});   // forward: [batch x in] [in x out]
+      shapes.insert({batch, in, outputs});   // gradient of the input
+      shapes.insert({in, outputs, batch});   // gradient of the weights
+    }
+  }
+  for (std::int64_t s : sweep.square_sizes) shapes.insert({s, s, s});
+  const std::vector<std::pair<cal::GemmType, models::GemmDtype>> types = {{cal::GemmType::fp32, models::GemmDtype::fp32},
+                                                                           {cal::GemmType::tf32, models::GemmDtype::tf32},
+                                                                           {cal::GemmType::bf16, models::GemmDtype::bf16},
+                                                                           {cal::GemmType::fp16, models::GemmDtype::fp16}};
+  for (const auto& [type, dtype] : types) {
+    for (const auto& [m_, n_, k_] : shapes) {
+      const cal::Timing t = cal::time_gemm(type, m_, n_, k_, timing);
+      validation::Measurement m;
+      m.kind = validation::MeasurementKind::gemm;
+      m.dtype = dtype;
+      m.m = m_;
+      m.n = n_;
+      m.k = k_;
+      m.time = Seconds(t.median_seconds);
+      m.repeats = t.repeats;
+      out.push_back(m);
+    }
+  }
+
+  progress("embedding-bag forward");
+  for (cal::IdDistribution ids : {cal::IdDistribution::uniform, cal::IdDistribution::zipf}) {
+    for (cal::RowType type : {cal::RowType::fp32, cal::RowType::fp16}) {
+      for (int dim : sweep.forward_dims) {
+        for (int pooling : sweep.poolings) {
+          const auto c = embedding_config(dim, type, pooling, sweep.lookups_per_run, sweep.table_bytes, ids);
+          out.push_back(embedding_record(validation::MeasurementKind::gather_forward, c, cal::time_embedding_forward(c, timing)));
+        }
+      }
+    }
+  }
+
+  progress("embedding backward with optimiser update");
+  for (cal::Optimizer opt : {cal::Optimizer::sgd, cal::Optimizer::rowwise_adagrad}) {
+    for (int dim : sweep.backward_dims) {
+      for (int pooling : sweep.backward_poolings) {
+        const auto c = embedding_config(dim, cal::RowType::fp32, pooling, sweep.lookups_per_run, sweep.table_bytes,
+                                        cal::IdDistribution::uniform);
+        auto m = embedding_record(validation::MeasurementKind::gather_backward, c, cal::time_embedding_backward(c, opt, timing));
+        m.optimizer = opt == cal::Optimizer::sgd ? models::EmbeddingOptimizer::sgd : models::EmbeddingOptimizer::rowwise_adagrad;
+        out.push_back(m);
+      }
+    }
+  }
+
+  progress("zero-copy gather over PCIe");
+  for (int dim : sweep.uvm_dims) {
+    const auto c = embedding_config(dim, cal::RowType::fp32, 16, sweep.uvm_lookups, sweep.uvm_table_bytes,
+                                    cal::IdDistribution::uniform);
+    out.push_back(embedding_record(validation::MeasurementKind::uvm_gather, c, cal::time_uvm_gather(c, timing)));
+  }
+  progress("done");
+}
+
+int run(int argc, char** argv) {
+  std::string output, profile_output, base_path = "auto", calibration_dir, holdout = "none", sweep_name = "full";
+  double max_holdout_error = 0.10;
+  int device = 0;
+  cal::TimingOptions timing;
+  po::options_description options("dlrmsim-calibrate: measure the calibration kernel set on a GPU");
+  options.add_options()("help,h", "this help")
+      ("output,o", po::value(&output)->required(), "raw measurement file to write (YAML)")
+      ("profile", po::value(&profile_output), "also fit and write a device profile here")
+      ("base", po::value(&base_path)->default_value("auto"),
+       "base profile with the datasheet values ('auto': from the GPU name in --calibration-dir)")
+      ("calibration-dir", po::value(&calibration_dir)->default_value(std::string(DLRMSIM_SOURCE_DIR) + "/configs/calibration"),
+       "where --base auto looks")
+      ("holdout", po::value(&holdout)->default_value("none"), "none, or odd: fit even-indexed measurements, predict odd")
+      ("max-holdout-error", po::value(&max_holdout_error)->default_value(0.10), "exit 1 if a held-back prediction misses by more")
+      ("sweep", po::value(&sweep_name)->default_value("full"), "full or quick")
+      ("device", po::value(&device)->default_value(0), "CUDA device ordinal")
+      ("warmup", po::value(&timing.warmup)->default_value(3), "untimed runs before timing")
+      ("repeats", po::value(&timing.repeats)->default_value(20), "timed runs (the median is recorded)")
+      ("seed", po::value(&timing.seed)->default_value(1), "seed of the random inputs");
+  po::variables_map vm;
+  po::store(po::parse_command_line(argc, argv, options), vm);
+  if (vm.count("help")) {
+    std::cout << options << "\n";
+    return 0;
+  }
+  po::notify(vm);
+  if (holdout != "none" && holdout != "odd") throw ConfigError("--holdout: expected 'none' or 'odd', found '" + holdout + "'");
+  if (timing.repeats < 1 || timing.warmup < 0) throw ConfigError("--repeats must be positive and --warmup non-negative");
+  const Sweep sweep = make_sweep(sweep_name);
+
+  validation::RawMeasurements raw;
+  const cal::DeviceInfo info = cal::open_device(device);
+  raw.machine.gpu = info.name;
+  raw.machine.driver = info.driver;
+  raw.machine.runtime = info.runtime;
+  raw.machine.sm_count = info.sm_count;
+  raw.machine.memory = Bytes(static_cast<double>(info.memory_bytes));
+  raw.machine.date = utc_now();
+  std::string command;
+  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+  raw.machine.command = command;
+  std::cerr << "device " << info.name << " (" << info.sm_count << " SMs, driver " << info.driver << ", runtime "
+            << info.runtime << ")\n";
+
+  const auto start = std::chrono::steady_clock::now();
+  measure(sweep, timing, raw);
+  write_file(output, raw_measurements_to_yaml(raw));
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  std::cerr << "wrote " << raw.measurements.size() << " measurements to " << output << " in " << elapsed.count() << " s\n";
+
+  if (profile_output.empty()) return 0;
+  const std::string base_file = base_path == "auto"
+                                    ? models::find_device_profile(models::gpu_model_from_device_name(info.name), calibration_dir)
+                                    : base_path;
+  const models::DeviceProfile base = models::load_device_profile(base_file);
+  validation::FitOptions fit_options;
+  fit_options.holdout = holdout == "odd" ? validation::Holdout::odd : validation::Holdout::none;
+  fit_options.raw_name = output;
+  const validation::CalibrationResult result = validation::fit_device_profile(raw, base, fit_options);
+  write_file(profile_output, "# Device profile fitted by dlrmsim-calibrate (base: " + base_file + ")\n" +
+                                 models::device_profile_to_yaml(result.profile));
+  std::cout << validation::format_fit_report(result);
+  std::cout << "wrote profile " << profile_output << "\n";
+  if (fit_options.holdout == validation::Holdout::odd) {
+    const double worst = result.max_held_back_error();
+    std::printf("largest held-back error %.2f %% (limit %.2f %%): %s\n", 100.0 * worst, 100.0 * max_holdout_error,
+                worst <= max_holdout_error ? "pass" : "FAIL");
+    if (worst > max_holdout_error) return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const cal::CheckFailed& e) {
+    std::cerr << "check failed: " << e.what() << "\n";
+    return 3;
+  } catch (const ConfigError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const po::error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 3;
+  }
+}

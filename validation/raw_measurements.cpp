@@ -1,0 +1,160 @@
+#include "validation/raw_measurements.hpp"
+
+#include <array>
+#include <cstdio>
+#include <sstream>
+
+namespace dlrmsim::validation {
+
+namespace {
+constexpr std::array kKinds{MeasurementKind::gemm, MeasurementKind::gather_forward, MeasurementKind::gather_backward,
+                            MeasurementKind::uvm_gather, MeasurementKind::copy, MeasurementKind::launch};
+
+template <class Enum, std::size_t N>
+std::vector<std::string> names(const std::array<Enum, N>& all) {
+  std::vector<std::string> v;
+  for (Enum e : all) v.emplace_back(name_of(e));
+  return v;
+}
+
+template <class Enum, std::size_t N>
+Enum choice(const ConfigNode& n, std::string_view key, const std::array<Enum, N>& all) {
+  const std::string chosen = n.get_choice(key, names(all));
+  for (Enum e : all) {
+    if (name_of(e) == chosen) return e;
+  }
+  n.child(key).fail("internal: choice '" + chosen + "' has no value");
+}
+
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    if (ch == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += ch;
+  }
+  return out + "\"";
+}
+
+void read_embedding_fields(const ConfigNode& n, Measurement& m) {
+  m.row_type = n.get_choice("row_type", {"fp32", "fp16"});
+  m.row_bytes = n.get_positive<Bytes>("row_bytes");
+  m.pooling = n.get_positive<double>("pooling");
+  m.bags = n.get_positive<std::int64_t>("bags");
+  m.table_rows = n.get_positive<std::int64_t>("table_rows");
+  m.distribution = n.get_choice("distribution", {"uniform", "zipf"});
+}
+
+}  // namespace
+
+std::string_view name_of(MeasurementKind kind) {
+  switch (kind) {
+    case MeasurementKind::gemm: return "gemm";
+    case MeasurementKind::gather_forward: return "gather_forward";
+    case MeasurementKind::gather_backward: return "gather_backward";
+    case MeasurementKind::uvm_gather: return "uvm_gather";
+    case MeasurementKind::copy: return "copy";
+    case MeasurementKind::launch: return "launch";
+  }
+  return "?";
+}
+
+RawMeasurements parse_raw_measurements(const ConfigNode& root) {
+  if (!root.is_map()) root.fail("a raw measurement file is a mapping with keys machine and measurements");
+  RawMeasurements raw;
+  const ConfigNode machine = root.child("machine");
+  raw.machine.gpu = machine.get<std::string>("gpu");
+  raw.machine.driver = machine.get<std::string>("driver");
+  raw.machine.runtime = machine.get<std::string>("runtime");
+  raw.machine.sm_count = machine.get_positive<int>("sm_count");
+  raw.machine.memory = machine.get_positive<Bytes>("memory");
+  raw.machine.date = machine.get<std::string>("date");
+  raw.machine.command = machine.get<std::string>("command");
+  machine.finish();
+
+  const ConfigNode list = root.child("measurements");
+  for (const ConfigNode& n : list.elements()) {
+    Measurement m;
+    m.kind = choice(n, "kind", kKinds);
+    switch (m.kind) {
+      case MeasurementKind::gemm:
+        m.dtype = choice(n, "dtype", models::kGemmDtypes);
+        m.m = n.get_positive<std::int64_t>("m");
+        m.n = n.get_positive<std::int64_t>("n");
+        m.k = n.get_positive<std::int64_t>("k");
+        break;
+      case MeasurementKind::gather_backward:
+        m.optimizer = choice(n, "optimizer", models::kEmbeddingOptimizers);
+        read_embedding_fields(n, m);
+        break;
+      case MeasurementKind::gather_forward:
+      case MeasurementKind::uvm_gather:
+        read_embedding_fields(n, m);
+        break;
+      case MeasurementKind::copy:
+        m.copy = choice(n, "copy", models::kCopyKinds);
+        m.bytes = n.get_positive<Bytes>("bytes");
+        break;
+      case MeasurementKind::launch:
+        break;
+    }
+    m.time = n.get_positive<Seconds>("time");
+    m.repeats = n.get_positive<int>("repeats");
+    n.finish();
+    raw.measurements.push_back(m);
+  }
+  if (raw.measurements.empty()) list.fail("no measurements");
+  root.finish();
+  return raw;
+}
+
+RawMeasurements load_raw_measurements(const std::string& path) {
+  return parse_raw_measurements(ConfigNode::load_file(path));
+}
+
+std::string raw_measurements_to_yaml(const RawMeasurements& raw) {
+  std::ostringstream out;
+  out << "machine:\n"
+      << "  gpu: " << quoted(raw.machine.gpu) << "\n"
+      << "  driver: " << quoted(raw.machine.driver) << "\n"
+      << "  runtime: " << quoted(raw.machine.runtime) << "\n"
+      << "  sm_count: " << raw.machine.sm_count << "\n"
+      << "  memory: " << quoted(number(raw.machine.memory.value()) + " B") << "\n"
+      << "  date: " << quoted(raw.machine.date) << "\n"
+      << "  command: " << quoted(raw.machine.command) << "\n"
+      << "measurements:\n";
+  for (const Measurement& m : raw.measurements) {
+    out << "  - {kind: " << name_of(m.kind);
+    switch (m.kind) {
+      case MeasurementKind::gemm:
+        out << ", dtype: " << models::name_of(m.dtype) << ", m: " << m.m << ", n: " << m.n << ", k: " << m.k;
+        break;
+      case MeasurementKind::gather_backward:
+        out << ", optimizer: " << models::name_of(m.optimizer);
+        [[fallthrough]];
+      case MeasurementKind::gather_forward:
+      case MeasurementKind::uvm_gather:
+        out << ", row_type: " << m.row_type << ", row_bytes: " << quoted(number(m.row_bytes.value()) + " B")
+            << ", pooling: " << number(m.pooling) << ", bags: " << m.bags << ", table_rows: " << m.table_rows
+            << ", distribution: " << m.distribution;
+        break;
+      case MeasurementKind::copy:
+        out << ", copy: " << models::name_of(m.copy) << ", bytes: " << quoted(number(m.bytes.value()) + " B");
+        break;
+      case MeasurementKind::launch:
+        break;
+    }
+    out << ", time: " << quoted(number(m.time.value() * 1e6) + " us") << ", repeats: " << m.repeats << "}\n";
+  }
+  return out.str();
+}
+
+}  // namespace dlrmsim::validation

@@ -1,0 +1,85 @@
+// Raw calibration measurements: what `dlrmsim-calibrate` writes and the fitter reads.
+//
+// File format (YAML):
+//   machine:
+//     gpu: "NVIDIA H200"            # cudaDeviceProp::name
+//     driver: "570.86.15"           # from cudaDriverGetVersion and NVML-free /proc read
+//     runtime: "13.0"               # CUDA runtime the runner was built with
+//     sm_count: 132
+//     memory: "139.8 GiB"           # cudaDeviceProp::totalGlobalMem
+//     date: "2026-11-30T03:00:00Z"  # UTC, when the run started
+//     command: "dlrmsim-calibrate -o raw.yaml"
+//   measurements:                   # one record per measured configuration
+//     - {kind: gemm, dtype: bf16, m: 2048, n: 1024, k: 512, time: "12.5 us", repeats: 30}
+//     - {kind: gather_forward, row_type: fp32, row_bytes: "512 B", pooling: 32, bags: 65536,
+//        table_rows: 1000000, distribution: uniform, time: "80 us", repeats: 30}
+//     - {kind: gather_backward, optimizer: rowwise_adagrad, ... as gather_forward ...}
+//     - {kind: uvm_gather, row_type: fp32, row_bytes: "256 B", pooling: 1, bags: 65536, ...}
+//     - {kind: copy, copy: h2d_pinned, bytes: "64 MiB", time: "2.7 ms", repeats: 30}
+//     - {kind: launch, time: "2.4 us", repeats: 30}
+// `time` is the median over `repeats` timed runs of one kernel or copy (CUDA events), after
+// warm-up, and after the result was checked against a CPU reference. For `launch` it is the
+// host time per launch of an empty kernel, launched back to back.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/config.hpp"
+#include "common/units.hpp"
+#include "models/device_profile.hpp"
+
+namespace dlrmsim::validation {
+
+enum class MeasurementKind { gemm, gather_forward, gather_backward, uvm_gather, copy, launch };
+std::string_view name_of(MeasurementKind kind);
+
+struct Measurement {
+  MeasurementKind kind = MeasurementKind::launch;
+
+  // gemm
+  models::GemmDtype dtype = models::GemmDtype::fp32;
+  std::int64_t m = 0, n = 0, k = 0;
+
+  // gather_forward, gather_backward, uvm_gather
+  std::string row_type;       // element type of the rows: fp32 or fp16
+  Bytes row_bytes{0.0};       // bytes of one row (dimension x element size)
+  double pooling = 0.0;       // lookups per bag
+  std::int64_t bags = 0;      // batch x tables
+  std::int64_t table_rows = 0;
+  std::string distribution;   // uniform or zipf (ids)
+  models::EmbeddingOptimizer optimizer = models::EmbeddingOptimizer::sgd;  // gather_backward
+
+  // copy
+  models::CopyKind copy = models::CopyKind::h2d_pinned;
+  Bytes bytes{0.0};
+
+  Seconds time{0.0};
+  int repeats = 0;
+
+  [[nodiscard]] double lookups() const { return static_cast<double>(bags) * pooling; }
+};
+
+struct MachineInfo {
+  std::string gpu;
+  std::string driver;
+  std::string runtime;
+  int sm_count = 0;
+  Bytes memory{0.0};
+  std::string date;
+  std::string command;
+};
+
+struct RawMeasurements {
+  MachineInfo machine;
+  std::vector<Measurement> measurements;
+};
+
+/// Reads a raw measurement file; malformed records throw ConfigError naming file, line and key.
+RawMeasurements load_raw_measurements(const std::string& path);
+RawMeasurements parse_raw_measurements(const ConfigNode& root);
+/// The YAML text load_raw_measurements reads back (full precision, units on every quantity).
+std::string raw_measurements_to_yaml(const RawMeasurements& raw);
+
+}  // namespace dlrmsim::validation
