@@ -287,6 +287,10 @@ void apply_override(YAML::Node& root, std::string_view assignment) {
       }
       chain.push_back(cur[idx]);
     } else {
+      if (cur.IsScalar()) {
+        throw ConfigError("--set '" + key_path + "': " + (i == 0 ? std::string("the document") : "'" + parts[i - 1] + "'") +
+                          " holds a value ('" + cur.Scalar() + "'), not a mapping with a key '" + k + "'");
+      }
       if (!cur[k]) cur[k] = YAML::Node(YAML::NodeType::Map);
       chain.push_back(cur[k]);
     }
@@ -300,6 +304,9 @@ void apply_override(YAML::Node& root, std::string_view assignment) {
       throw ConfigError("--set '" + key_path + "': '" + k + "' is not an index of the list");
     }
     last[idx] = value;
+  } else if (last.IsScalar()) {
+    throw ConfigError("--set '" + key_path + "': the key before '" + k + "' holds a value ('" + last.Scalar() +
+                      "'), not a mapping");
   } else {
     last[k] = value;
   }

@@ -568,7 +568,10 @@ std::vector<ActivityId> StepBuilder::pooled_to_trainers(DeviceKind kind, const s
         if (per_pair) {
           for (auto i : members) inbound[i].push_back(send(od->device, trainers_[i].device, (w.*what) * share, dep, category));
         } else {
-          const auto a = send(od->device, trainers_[members.front()].device,
+          // One flow per destination node, to the GPU of the owner's own index there (its
+          // rail), so that the aggregate crosses the links an NCCL all-to-all would use.
+          const std::size_t peer = members[static_cast<std::size_t>(od->local_index) % members.size()];
+          const auto a = send(od->device, trainers_[peer].device,
                               (w.*what) * (share * static_cast<double>(members.size())), dep, category);
           for (auto i : members) inbound[i].push_back(a);
         }
@@ -656,7 +659,8 @@ std::map<std::uint32_t, ActivityId> StepBuilder::gradients_to_owners(DeviceKind 
         } else {
           std::vector<ActivityId> deps;
           for (auto i : members) deps.push_back(trainer_ready[i]);
-          inbound.push_back(send(trainers_[members.front()].device, od->device,
+          const std::size_t peer = members[static_cast<std::size_t>(od->local_index) % members.size()];
+          inbound.push_back(send(trainers_[peer].device, od->device,
                                  (w.*what) * (share * static_cast<double>(members.size())), deps, category));
         }
       }

@@ -73,6 +73,9 @@ TEST_CASE("--set overrides create, replace and index into the tree") {
   CHECK(n.child("run").get<int>("steps") == 5);
   CHECK_THROWS_AS(apply_override(root, "tables.7.rows=1"), ConfigError);
   CHECK_THROWS_AS(apply_override(root, "no_equals_sign"), ConfigError);
+  CHECK_THROWS_WITH_AS(apply_override(root, "platform.nic.speed=1"), doctest::Contains("holds a value ('400 Gbit/s')"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(apply_override(root, "platform.nic.speed.x=1"), doctest::Contains("holds a value"), ConfigError);
 }
 
 TEST_CASE("did_you_mean only suggests close words") {

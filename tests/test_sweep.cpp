@@ -43,8 +43,10 @@ const char* kBase = "platform:\n  nic: 100 Gbit/s\nmodel:\n  batch: 1024\n";
 
 // A stand-in for the simulator: the "throughput" is nic (Gbit/s) x batch, and a batch of
 // 3000 is refused; it exercises the sweep machinery, not the models.
-PointOutcome fake_runner(const YAML::Node& scenario, const std::string&) {
-  const ConfigNode n(scenario, "point");
+PointOutcome fake_runner(const SweepPoint& point) {
+  YAML::Node tree = YAML::Clone(point.scenario);
+  for (const auto& o : point.overrides) apply_override(tree, o);
+  const ConfigNode n(tree, "point");
   const double nic = n.child("platform").get<BytesPerSecond>("nic").value() / 1.25e8;
   const int batch = n.child("model").get<int>("batch");
   if (batch == 3000) throw std::invalid_argument("batch 3000 is refused");
@@ -67,7 +69,7 @@ TEST_CASE("grid expansion is the cartesian product with the last axis fastest") 
   REQUIRE(sweep.size() == 6);
   CHECK(sweep.point(1).label == "platform.nic=100 Gbit/s;model.batch=2048");
   CHECK(sweep.point(3).label == "platform.nic=400 Gbit/s;model.batch=1024");
-  CHECK(sweep.point(5).scenario["model"]["batch"].as<int>() == 3000);
+  CHECK(sweep.point(5).overrides == std::vector<std::string>{"platform.nic=400 Gbit/s", "model.batch=3000"});
 }
 
 TEST_CASE("zip expansion pairs values and range axes generate numbers with units") {
@@ -127,9 +129,9 @@ TEST_CASE("resume after a sweep killed half way gives the same CSV as an uninter
   CHECK(WEXITSTATUS(status) == 99);
   std::ofstream(resumed, std::ios::app) << "11,torn li";
   std::size_t ran = 0;
-  auto counting = [&](const YAML::Node& n, const std::string& src) {
+  auto counting = [&](const SweepPoint& p) {
     ++ran;
-    return fake_runner(n, src);
+    return fake_runner(p);
   };
   run_sweep(sweep, counting, kOutputs, SweepOptions{resumed, 1, true, false, {}});
   CHECK(ran == 7);

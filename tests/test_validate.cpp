@@ -16,8 +16,10 @@ namespace fs = std::filesystem;
 
 namespace {
 // Stand-in metric: the scenario's `speed` key, or infeasible when `fits: false`.
-std::optional<double> fake_metric(const YAML::Node& scenario, const std::string&, const std::string& metric,
-                                  std::string& why) {
+std::optional<double> fake_metric(const YAML::Node& base, const std::string&, const std::vector<std::string>& overrides,
+                                  const std::string& metric, std::string& why) {
+  YAML::Node scenario = YAML::Clone(base);
+  for (const auto& o : overrides) apply_override(scenario, o);
   CHECK(metric == "throughput_samples_per_s");
   if (scenario["fits"] && !scenario["fits"].as<bool>()) {
     why = "gpu0 overflows by 5 GB";

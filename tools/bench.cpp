@@ -12,6 +12,12 @@
 //    (261,632 concurrent flows), each endpoint with a 25 GB/s uplink and downlink, 1 us each.
 //  - a 4096-endpoint ring of transfers: 20 rounds of (10 us compute, then 1 MiB to the next
 //    endpoint), each round waiting for the previous round's receive.
+// Workload figures (wall time of loading and simulating, from the shipped configs):
+//  - dcnv2_4096gpu_step_s: one step of DLRM-DCNv2 on 512 DGX H100 (4096 GPUs), no warm-up;
+//  - persia_100t_s: the 100-trillion-parameter persia_hybrid run on the Google Cloud cluster;
+//  - place_5000_tables_s: cost_greedy planning of 5,000 tables over 64 GPUs;
+//  - sweep_10000_points_s: configs/sweeps/hbm_bandwidth_x_batch.yaml (10,000 points of a
+//    single-server scenario) on 2 threads.
 // For the last two, both backends run the same graph; completion times are compared
 // activity by activity (largest relative difference) and speedup_vs_simgrid is reported.
 #include <algorithm>
@@ -24,11 +30,17 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <boost/program_options.hpp>
 
+#include "models/simulation.hpp"
+#include "placement/synthetic.hpp"
 #include "sim/backend.hpp"
 #include "sim/native_engine.hpp"
 #include "sim/simgrid_backend.hpp"
+#include "tools/scenario_runner.hpp"
+#include "tools/sweep.hpp"
 
 namespace po = boost::program_options;
 using namespace dlrmsim;
@@ -143,7 +155,8 @@ void compare_backends(Figures& out, const std::string& name, const ActivityGraph
 int main(int argc, char** argv) {
   po::options_description options("dlrmsim-bench options");
   options.add_options()("help,h", "show this help")("json", "print one JSON object")(
-      "no-simgrid", "skip the SimGrid reference runs");
+      "no-simgrid", "skip the SimGrid reference runs")("no-sweep", "skip the 10,000-point sweep")(
+      "configs", po::value<std::string>()->default_value(DLRMSIM_SOURCE_DIR "/configs"), "the configs/ directory");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, options), vm);
@@ -171,6 +184,28 @@ int main(int argc, char** argv) {
   }
   compare_backends(figures, "all_to_all_512", all_to_all(512), with_simgrid);
   compare_backends(figures, "ring_4096", transfer_ring(4096, 20), with_simgrid);
+
+  const std::string configs = vm["configs"].as<std::string>();
+  figures.add("dcnv2_4096gpu_step_s",
+              models::time_scenario(configs + "/scenarios/dcnv2_superpod_4096gpu.yaml", {"run.warmup_steps=0", "run.steps=1"})
+                  .total_s);
+  figures.add("persia_100t_s", models::time_scenario(configs + "/scenarios/persia_100t_gcp.yaml").total_s);
+  figures.add("place_5000_tables_s", placement::time_cost_greedy_planning(5000, 8, 8));
+  if (!vm.count("no-sweep")) {
+    const tools::Sweep sweep = tools::load_sweep(configs + "/sweeps/hbm_bandwidth_x_batch.yaml");
+    const std::string csv = "/tmp/dlrmsim_bench_sweep_" + std::to_string(::getpid()) + ".csv";
+    double sweep_s = 0.0;
+    const std::size_t failed = timed(
+        [&] {
+          return tools::run_sweep(sweep, tools::run_scenario_point, tools::scenario_output_columns(),
+                                  tools::SweepOptions{csv, 2, false, false, {}});
+        },
+        sweep_s);
+    std::remove(csv.c_str());
+    figures.add("sweep_points", static_cast<double>(sweep.size()));
+    figures.add("sweep_failed_points", static_cast<double>(failed));
+    figures.add("sweep_10000_points_s", sweep_s);
+  }
 
   if (vm.count("json")) {
     std::cout << "{";

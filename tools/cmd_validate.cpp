@@ -14,9 +14,10 @@ namespace po = boost::program_options;
 
 namespace dlrmsim::tools {
 
-std::optional<double> scenario_metric(const YAML::Node& scenario, const std::string& source, const std::string& metric,
+std::optional<double> scenario_metric(const YAML::Node& scenario, const std::string& source,
+                                      const std::vector<std::string>& overrides, const std::string& metric,
                                       std::string& why) {
-  const PointOutcome outcome = run_scenario_point(scenario, source);
+  const PointOutcome outcome = run_scenario(scenario, source, overrides);
   if (outcome.status == "infeasible") {
     why = outcome.error;
     return std::nullopt;

@@ -74,13 +74,18 @@ std::map<std::string, std::string> report_columns(const models::RunReport& repor
   return out;
 }
 
-PointOutcome run_scenario_point(const YAML::Node& scenario, const std::string& source) {
+PointOutcome run_scenario_point(const SweepPoint& point) {
+  return run_scenario(point.scenario, point.scenario_source, point.overrides);
+}
+
+PointOutcome run_scenario(const YAML::Node& scenario, const std::string& source,
+                          const std::vector<std::string>& overrides) {
   PointOutcome outcome;
   YAML::Emitter text;
   text << scenario;
   const std::string base_dir = std::filesystem::path(source).parent_path().string();
   try {
-    const models::Scenario s = models::load_scenario_text(text.c_str(), source, base_dir);
+    const models::Scenario s = models::load_scenario_text(text.c_str(), source, base_dir, overrides);
     outcome.outputs = report_columns(models::run_scenario(s));
   } catch (const placement::InfeasiblePlacement& e) {
     outcome.status = "infeasible";

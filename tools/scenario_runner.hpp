@@ -16,9 +16,12 @@ const std::vector<std::string>& scenario_output_columns();
 /// The output columns' values for a finished run.
 std::map<std::string, std::string> report_columns(const models::RunReport& report);
 
-/// Loads `scenario` (relative paths resolved against `source`'s directory), simulates it
-/// and fills the output columns; an infeasible job becomes status "infeasible" with the
-/// reason, bad input status "error".
-PointOutcome run_scenario_point(const YAML::Node& scenario, const std::string& source);
+/// Loads `scenario` with `overrides` (relative paths resolved against `source`'s directory),
+/// simulates it and fills the output columns; an infeasible job becomes status "infeasible"
+/// with the reason; bad input throws (ConfigError).
+PointOutcome run_scenario(const YAML::Node& scenario, const std::string& source,
+                          const std::vector<std::string>& overrides);
+/// The same for a sweep point.
+PointOutcome run_scenario_point(const SweepPoint& point);
 
 }  // namespace dlrmsim::tools

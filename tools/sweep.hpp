@@ -35,13 +35,16 @@
 
 namespace dlrmsim::tools {
 
-/// One point: a complete scenario and the inputs that make it differ from the base.
+/// One point: a scenario and the overrides (as --set) that make it differ from the base.
+/// The overrides are applied by the scenario loader, so a key path may reach into the
+/// platform or model file that the scenario references (platform.node_templates...).
 struct SweepPoint {
   std::size_t index = 0;
   std::string label;  // "key=value;key=value" or the scenario file name
   std::vector<std::pair<std::string, std::string>> inputs;  // varied key -> value text
   YAML::Node scenario;
   std::string scenario_source;  // file name for error messages and relative paths
+  std::vector<std::string> overrides;  // "key.path=value"
 };
 
 struct SweepAxis {
@@ -87,8 +90,8 @@ struct PointOutcome {
   std::map<std::string, std::string> outputs;
 };
 
-/// Evaluates one point (the scenario tree and the file name its relative paths are read from).
-using PointRunner = std::function<PointOutcome(const YAML::Node& scenario, const std::string& source)>;
+/// Evaluates one point.
+using PointRunner = std::function<PointOutcome(const SweepPoint& point)>;
 
 struct SweepOptions {
   std::string output_path;

@@ -26,17 +26,15 @@ std::optional<double> evaluate(const ConfigNode& ref, const std::string& metric_
   const ConfigNode scenario_node = ref.child("scenario");
   const fs::path path = fs::path(ref.source_dir()) / scenario_node.as<std::string>();
   if (!fs::exists(path)) scenario_node.fail("scenario file '" + path.string() + "' does not exist");
-  YAML::Node tree = ConfigNode::load_file(path.string()).yaml();
+  const YAML::Node tree = ConfigNode::load_file(path.string()).yaml();
+  std::vector<std::string> overrides;
   if (auto set = ref.optional_child("set")) {
     for (const ConfigNode& s : set->elements()) {
-      try {
-        apply_override(tree, s.as<std::string>());
-      } catch (const ConfigError& e) {
-        s.fail(e.what());
-      }
+      overrides.push_back(s.as<std::string>());
+      if (overrides.back().find('=') == std::string::npos) s.fail("expected key.path=value");
     }
   }
-  return metric(tree, path.string(), metric_name, why);
+  return metric(tree, path.string(), overrides, metric_name, why);
 }
 
 double evaluate_feasible(const ConfigNode& ref, const std::string& metric_name, const MetricFunction& metric) {

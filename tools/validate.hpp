@@ -29,8 +29,10 @@ namespace dlrmsim::tools {
 
 /// Simulates a scenario tree (relative paths against `source`) and returns a named metric,
 /// or nullopt with `why` set when the job is infeasible (it does not fit the platform).
-using MetricFunction = std::function<std::optional<double>(const YAML::Node& scenario, const std::string& source,
-                                                           const std::string& metric, std::string& why)>;
+using MetricFunction =
+    std::function<std::optional<double>(const YAML::Node& scenario, const std::string& source,
+                                        const std::vector<std::string>& overrides, const std::string& metric,
+                                        std::string& why)>;
 
 struct ValidationResult {
   std::string file;
