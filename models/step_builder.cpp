@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "placement/lookup_cost.hpp"
+#include "topologies/platform_data.hpp"
 
 namespace dlrmsim::models {
 
@@ -105,11 +106,30 @@ void StepBuilder::select_trainers(bool cpu_trainers) {
     if (devs.size() != trainers_per_node_ || platform_.node(topo::NodeId{n}).template_name != tmpl) symmetric = false;
   }
   representative_ = symmetric && options_.nodes == TrainingOptions::NodeFidelity::representative;
+  compute_owner_work();
   trainer_node_list_.clear();
-  for (const auto& [n, devs] : by_node) {
-    trainer_node_list_.push_back(topo::NodeId{n});
-    if (representative_) break;
+  if (representative_) {
+    // The representative is the trainer node holding the most loaded embedding owner: a
+    // synchronous step waits for the slowest owner, and the rest of that node is simulated as
+    // it is (not a composite of every node's worst device).
+    std::uint32_t heaviest = by_node.begin()->first;
+    double worst = -1.0;
+    for (std::uint32_t i = 0; i < owner_work_.size(); ++i) {
+      const auto& dev = problem_.devices[i];
+      if (dev.kind == DeviceKind::parameter_server) continue;
+      const auto node = platform_.node_of(topo::DeviceId{dev.topology_id}).index;
+      if (by_node.count(node) == 0) continue;
+      const double load = (owner_work_[i].forward_compute + owner_work_[i].backward_compute).value();
+      if (load > worst) {
+        worst = load;
+        heaviest = node;
+      }
+    }
+    trainer_node_list_.push_back(topo::NodeId{heaviest});
+  } else {
+    for (const auto& [n, devs] : by_node) trainer_node_list_.push_back(topo::NodeId{n});
   }
+  map_representatives();
   trainers_.clear();
   for (const auto& [n, devs] : by_node) {
     if (!simulated_node(topo::NodeId{n})) continue;
@@ -124,7 +144,6 @@ void StepBuilder::select_trainers(bool cpu_trainers) {
                                           (options_.communication == TrainingOptions::CommunicationFidelity::per_pair
                                                ? "per-pair flows"
                                                : "flows aggregated per destination node");
-  compute_owner_work();
 }
 
 std::int64_t StepBuilder::local_batch() const {
@@ -190,12 +209,29 @@ std::vector<topo::NodeId> StepBuilder::nodes_with_role(const std::string& role) 
 
 namespace {
 
-/// Key of the representative an owner maps to: kind, local index (GPU / socket) or 0 (server).
+/// Owners that stand for each other in representative mode: same kind, same position in
+/// their node (GPU / socket index; 0 for a server) and same node template.
 struct RepKey {
   int kind;
   int local;
+  std::string node_template;
   auto operator<=>(const RepKey&) const = default;
 };
+
+RepKey key_of(const placement::PlacementProblem& problem, const topo::Platform& platform, std::uint32_t owner,
+              topo::NodeId* node_out = nullptr) {
+  const auto& dev = problem.devices[owner];
+  topo::NodeId node{dev.topology_id};
+  int local = 0;
+  if (dev.kind != DeviceKind::parameter_server) {
+    const topo::DeviceId d{dev.topology_id};
+    node = platform.node_of(d);
+    const auto list = dev.kind == DeviceKind::gpu ? platform.gpus(node) : platform.cpus(node);
+    local = static_cast<int>(std::find(list.begin(), list.end(), d) - list.begin());
+  }
+  if (node_out) *node_out = node;
+  return RepKey{static_cast<int>(dev.kind), local, platform.node(node).template_name};
+}
 
 }  // namespace
 
@@ -270,31 +306,29 @@ void StepBuilder::compute_owner_work() {
       }
     }
   }
-  // Representative mode: a simulated owner carries the largest work of those it stands for.
-  // Owners are grouped by (kind, position in their node, node template); the owners on the
-  // simulated trainer node are simulated, and for groups on other nodes (servers) the first.
+}
+
+void StepBuilder::map_representatives() {
+  // Representative mode: the owners on the simulated trainer node stand for themselves (and
+  // for their counterparts on the other nodes); owners on server nodes (parameter servers,
+  // other templates) are grouped by (kind, position in their node, node template), and the
+  // first of a group is simulated carrying the largest work of the group.
   represented_owner_.clear();
   if (!representative_) return;
   const std::string& trainer_template = platform_.node(trainer_node_list_.front()).template_name;
   std::map<RepKey, std::uint32_t> best;       // key -> owner with the largest work
   std::map<RepKey, std::uint32_t> simulated;  // key -> the simulated owner
-  std::map<std::string, int> template_ids;
   for (std::uint32_t i = 0; i < owner_work_.size(); ++i) {
     const auto& dev = problem_.devices[i];
-    topo::NodeId node{dev.topology_id};
-    int local = 0;
-    if (dev.kind != DeviceKind::parameter_server) {
-      const topo::DeviceId d{dev.topology_id};
-      node = platform_.node_of(d);
-      const auto list = dev.kind == DeviceKind::gpu ? platform_.gpus(node) : platform_.cpus(node);
-      local = static_cast<int>(std::find(list.begin(), list.end(), d) - list.begin());
-    }
-    const std::string& tmpl = platform_.node(node).template_name;
-    const int tid = template_ids.emplace(tmpl, static_cast<int>(template_ids.size())).first->second;
-    const RepKey key{static_cast<int>(dev.kind) * 1000003 + tid, local};
+    topo::NodeId node;
+    const RepKey key = key_of(problem_, platform_, i, &node);
+    const std::string& tmpl = key.node_template;
     const bool on_simulated_trainer_node = simulated_node(node) && tmpl == trainer_template;
-    if (on_simulated_trainer_node || (tmpl != trainer_template && simulated.count(key) == 0) ||
-        (dev.kind == DeviceKind::parameter_server && simulated.count(key) == 0)) {
+    if (on_simulated_trainer_node && dev.kind != DeviceKind::parameter_server) {
+      represented_owner_[i] = i;
+      continue;
+    }
+    if ((tmpl != trainer_template || dev.kind == DeviceKind::parameter_server) && simulated.count(key) == 0) {
       simulated[key] = i;
     }
     const auto total = [&](std::uint32_t k) {
@@ -305,6 +339,24 @@ void StepBuilder::compute_owner_work() {
     if (b == best.end() || total(i) > total(b->second)) best[key] = i;
   }
   for (const auto& [key, sim_owner] : simulated) represented_owner_[sim_owner] = best.at(key);
+}
+
+std::map<std::uint32_t, Bytes> StepBuilder::remote_counterparts(DeviceKind kind, Bytes OwnerWork::*what) const {
+  std::map<RepKey, std::uint32_t> simulated;
+  for (const auto& [owner, src] : represented_owner_) {
+    if (problem_.devices[owner].kind == kind) simulated[key_of(problem_, platform_, owner)] = owner;
+  }
+  std::map<std::uint32_t, Bytes> out;
+  for (std::uint32_t j = 0; j < owner_work_.size(); ++j) {
+    if (problem_.devices[j].kind != kind) continue;
+    topo::NodeId node;
+    const RepKey key = key_of(problem_, platform_, j, &node);
+    if (kind != DeviceKind::parameter_server && simulated_node(node)) continue;  // on the simulated node
+    auto it = simulated.find(key);
+    if (it == simulated.end()) continue;
+    out[it->second] += owner_work_[j].*what;
+  }
+  return out;
 }
 
 const OwnerWork& StepBuilder::represented_work(std::uint32_t owner) const {
@@ -438,15 +490,82 @@ std::span<const sim::ResourceId> StepBuilder::ingress_route(topo::DeviceId d) {
   return ingress_.emplace(d.index, std::move(r)).first->second;
 }
 
+const StepBuilder::CoreShare* StepBuilder::core_share(topo::DeviceId d) {
+  auto it = core_share_.find(d.index);
+  if (it != core_share_.end()) return it->second ? &*it->second : nullptr;
+  std::optional<CoreShare> share;
+  const auto& fabric = platform_.fabric();
+  const auto& ft = platform_.data().fabric_tables;
+  if (fabric && fabric->kind != topo::FabricKind::single_switch && ft.spine_count > 0) {
+    // The NIC the traffic leaves by: the first fabric link of the egress route.
+    const auto links = platform_.route(d, remote_peer(d));
+    std::optional<topo::DeviceId> nic;
+    for (auto l : links) {
+      const auto& link = platform_.link(topo::link_of(l));
+      if (!link.fabric) continue;
+      for (auto end : {link.a, link.b}) {
+        if (end.index < ft.nic_number_of_device.size() && ft.nic_number_of_device[end.index] != topo::kNoIndex) nic = end;
+      }
+      break;
+    }
+    if (nic) {
+      const std::uint32_t number = ft.nic_number_of_device[nic->index];
+      const std::uint32_t leaf = ft.leaf_of_nic[number];
+      const auto my_node = platform_.node_of(*nic);
+      double on_leaf = 0.0, others = 0.0, others_on_leaf = 0.0;
+      for (std::uint32_t k = 0; k < ft.nic_device.size(); ++k) {
+        const bool same_leaf = ft.leaf_of_nic[k] == leaf;
+        if (same_leaf) on_leaf += 1.0;
+        if (platform_.node_of(ft.nic_device[k]) == my_node) continue;
+        others += 1.0;
+        if (same_leaf) others_on_leaf += 1.0;
+      }
+      BytesPerSecond uplinks{0.0};
+      for (std::uint32_t sp = 0; sp < ft.spine_count; ++sp) {
+        uplinks += platform_.link(ft.uplink[static_cast<std::size_t>(leaf) * ft.spine_count + sp]).bandwidth;
+      }
+      const BytesPerSecond host = platform_.link(ft.host_link_of_nic[number]).bandwidth;
+      const BytesPerSecond per_nic = uplinks / std::max(on_leaf, 1.0);
+      if (others > 0.0 && per_nic < host) {
+        CoreShare c;
+        c.remote_fraction = 1.0 - others_on_leaf / others;
+        const std::string name = platform_.device(*nic).name + ".leaf_uplink_share";
+        c.up = graph_.add_resource(name + ".up", per_nic, Seconds(0.0), "network");
+        c.down = graph_.add_resource(name + ".down", per_nic, Seconds(0.0), "network");
+        share = c;
+      }
+    }
+  }
+  auto& slot = core_share_[d.index];
+  slot = share;
+  return slot ? &*slot : nullptr;
+}
+
+namespace {
+/// A segment split into the part that stays under the leaf and the part that crosses the core.
+ActivityId split_segment(StepBuilder& b, Bytes bytes, std::span<const sim::ResourceId> route, sim::ResourceId core,
+                         double remote_fraction, std::span<const ActivityId> deps, std::uint16_t category) {
+  std::vector<sim::ResourceId> via_core(route.begin(), route.end());
+  via_core.push_back(core);
+  const std::array<ActivityId, 2> parts{b.transfer(bytes * (1.0 - remote_fraction), route, deps, category),
+                                        b.transfer(bytes * remote_fraction, via_core, deps, category)};
+  return b.marker(parts);
+}
+}  // namespace
+
 ActivityId StepBuilder::send_egress(topo::DeviceId d, Bytes bytes, std::span<const ActivityId> deps, std::uint16_t category) {
   if (bytes.value() <= 0.0) return marker(deps);
-  return transfer(bytes, egress_route(d), deps, category);
+  const auto route = egress_route(d);
+  if (const CoreShare* c = core_share(d)) return split_segment(*this, bytes, route, c->up, c->remote_fraction, deps, category);
+  return transfer(bytes, route, deps, category);
 }
 
 ActivityId StepBuilder::send_ingress(topo::DeviceId d, Bytes bytes, std::span<const ActivityId> deps,
                                      std::uint16_t category) {
   if (bytes.value() <= 0.0) return marker(deps);
-  return transfer(bytes, ingress_route(d), deps, category);
+  const auto route = ingress_route(d);
+  if (const CoreShare* c = core_share(d)) return split_segment(*this, bytes, route, c->down, c->remote_fraction, deps, category);
+  return transfer(bytes, route, deps, category);
 }
 
 // ---- collectives ----------------------------------------------------------------------------
@@ -579,22 +698,15 @@ std::vector<ActivityId> StepBuilder::pooled_to_trainers(DeviceKind kind, const s
     }
   }
   if (representative_) {
-    // Ingress of each simulated trainer: its share of everything produced off its node.
-    Bytes total;
-    for (std::uint32_t o = 0; o < problem_.devices.size(); ++o) {
-      if (problem_.devices[o].kind == kind) total += (owner_work_[o].*what);
-    }
+    // Ingress of each simulated trainer: its share of what the off-node counterparts of each
+    // simulated owner produce, arriving as soon as that owner (standing for them) is ready.
+    const auto remote = remote_counterparts(kind, what);
     for (std::size_t i = 0; i < n; ++i) {
-      Bytes local;
-      for (std::uint32_t o = 0; o < problem_.devices.size(); ++o) {
-        const auto& dev = problem_.devices[o];
-        if (dev.kind != kind || dev.kind == DeviceKind::parameter_server) continue;
-        if (platform_.node_of(topo::DeviceId{dev.topology_id}) == trainers_[i].node) local += (owner_work_[o].*what);
-      }
-      const Bytes in = (total - local) * share;
-      if (in.value() > 0.0 && !all_ready.empty()) {
-        std::vector<ActivityId> dep = all_ready;
-        inbound[i].push_back(send_ingress(trainers_[i].device, in, dep, category));
+      for (const auto& [o, bytes] : remote) {
+        auto r = owner_ready.find(o);
+        if (r == owner_ready.end() || bytes.value() <= 0.0) continue;
+        const std::array<ActivityId, 1> dep{r->second};
+        inbound[i].push_back(send_ingress(trainers_[i].device, bytes * share, dep, category));
       }
       for (auto e : egress_done) inbound[i].push_back(e);
     }
@@ -611,21 +723,15 @@ std::map<std::uint32_t, ActivityId> StepBuilder::gradients_to_owners(DeviceKind 
   const std::size_t n = trainers_.size();
   const double share = 1.0 / static_cast<double>(std::max<std::size_t>(1, total_trainers_));
   std::map<std::uint32_t, ActivityId> done;
-  std::vector<ActivityId> trainer_egress;
+  // Representative: each trainer's egress towards the off-node counterparts of each simulated
+  // owner (their share of its bytes), joined into that owner's arrival.
+  std::map<std::uint32_t, std::vector<ActivityId>> trainer_egress;
   if (representative_) {
-    Bytes total;
-    for (std::uint32_t o = 0; o < problem_.devices.size(); ++o) {
-      if (problem_.devices[o].kind == kind) total += (owner_work_[o].*what);
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      Bytes local;
-      for (std::uint32_t o = 0; o < problem_.devices.size(); ++o) {
-        const auto& dev = problem_.devices[o];
-        if (dev.kind != kind || dev.kind == DeviceKind::parameter_server) continue;
-        if (platform_.node_of(topo::DeviceId{dev.topology_id}) == trainers_[i].node) local += (owner_work_[o].*what);
+    for (const auto& [o, bytes] : remote_counterparts(kind, what)) {
+      if (bytes.value() <= 0.0) continue;
+      for (std::size_t i = 0; i < n; ++i) {
+        trainer_egress[o].push_back(send_egress(trainers_[i].device, bytes * share, trainer_ready.subspan(i, 1), category));
       }
-      const Bytes out = (total - local) * share;
-      if (out.value() > 0.0) trainer_egress.push_back(send_egress(trainers_[i].device, out, trainer_ready.subspan(i, 1), category));
     }
   }
   for (std::uint32_t o : simulated_owners(kind)) {
@@ -648,7 +754,7 @@ std::map<std::uint32_t, ActivityId> StepBuilder::gradients_to_owners(DeviceKind 
         std::vector<ActivityId> deps(trainer_ready.begin(), trainer_ready.end());
         inbound.push_back(send_ingress(od->device, (w.*what) * remote_fraction, deps, category));
       }
-      for (auto e : trainer_egress) inbound.push_back(e);
+      for (auto e : trainer_egress[o]) inbound.push_back(e);
     } else {
       const bool per_pair = options_.communication == TrainingOptions::CommunicationFidelity::per_pair;
       for (auto& [node, members] : remote_by_node) {

@@ -14,11 +14,14 @@
 //   ingress  leaf -> NIC -> ... -> destination (the route suffix from the last fabric link)
 // In a symmetric job every node sends and receives the same bytes, so the representative
 // node's links carry exactly what every node's links carry. The fabric core (leaf-spine
-// links) is not simulated in this mode; it is exact for a non-blocking fabric and optimistic
-// for an oversubscribed one (use `nodes: all`). Shared servers (parameter servers, embedding
+// links) is represented by its per-NIC share: when a leaf's uplinks carry less than its host
+// links (oversubscription), the part of the traffic that leaves the leaf also crosses a
+// resource of capacity (leaf uplink bandwidth / NICs on the leaf); spine collisions of the
+// deterministic routing are not represented (use `nodes: all` for those). Shared servers (parameter servers, embedding
 // workers) are represented the same way: one of each, doing its share of the whole job's work.
-// The work of a representative device is the largest over the devices it stands for
-// (synchronous steps wait for the slowest).
+// The representative trainer node is the one holding the most loaded embedding owner
+// (synchronous steps wait for the slowest); a representative server carries the largest work
+// of the servers it stands for.
 // `nodes: all` simulates every node; `communication: per_pair` then sends one flow per pair
 // of endpoints over full routes instead of one aggregated flow per destination node.
 //
@@ -178,6 +181,10 @@ class StepBuilder {
   /// Embedding work of every owner of the plan, per tier (representative: the max over the
   /// devices a simulated one stands for).
   const std::vector<OwnerWork>& owner_work() const { return owner_work_; }
+  /// Representative mode: per simulated owner of `kind`, the sum of `what` over the owners it
+  /// stands for that are off the simulated trainer node (its counterparts on the other nodes,
+  /// or every server of its group).
+  std::map<std::uint32_t, Bytes> remote_counterparts(placement::DeviceKind kind, Bytes OwnerWork::*what) const;
   /// The work a simulated owner carries (its own, or the largest of those it represents).
   const OwnerWork& represented_work(std::uint32_t owner) const;
   /// Work of the owner that a simulated device stands for (nullptr if it owns nothing).
@@ -248,9 +255,19 @@ class StepBuilder {
 
  private:
   void compute_owner_work();
+  void map_representatives();
   std::span<const sim::ResourceId> egress_route(topo::DeviceId d);
   std::span<const sim::ResourceId> ingress_route(topo::DeviceId d);
   topo::DeviceId remote_peer(topo::DeviceId d) const;
+  /// Representative mode on a leaf/spine fabric whose leaf uplinks are narrower than its host
+  /// links: the fraction of a NIC's inter-node traffic that leaves its leaf (uniform
+  /// destinations over the other nodes' NICs) and a resource per direction standing for the
+  /// NIC's share of the leaf's uplink bandwidth (uplinks' bandwidth / NICs on the leaf).
+  struct CoreShare {
+    double remote_fraction = 0.0;
+    sim::ResourceId up, down;
+  };
+  const CoreShare* core_share(topo::DeviceId d);
   bool simulated_node(topo::NodeId n) const;
 
   const ModelSpec& model_;
@@ -274,6 +291,7 @@ class StepBuilder {
   std::vector<OwnerWork> owner_work_;          // by problem device index
   std::map<std::uint32_t, std::uint32_t> represented_owner_;  // problem device -> owner whose (max) work it carries
   std::map<std::uint32_t, std::vector<sim::ResourceId>> egress_, ingress_;
+  std::map<std::uint32_t, std::optional<CoreShare>> core_share_;  // by device
   std::map<std::string, std::vector<DenseOperatorCost>> dense_cache_;
   BuiltSteps built_;
   Bytes dp_gradient_bytes_;

@@ -38,6 +38,25 @@ TEST_CASE("committed fuzz reproducers are handled as input errors") {
   MESSAGE(replayed << " reproducers replayed");
 }
 
+TEST_CASE("every fuzzed loader accepts the shipped files it is seeded with") {
+  // The seeds of tools/fuzz: a loader that refused them would make the fuzzing pointless.
+  const fs::path configs = fs::path(DLRMSIM_SOURCE_DIR) / "configs";
+  const std::vector<std::pair<std::string, std::string>> seeded{
+      {"platform", "platforms"}, {"model", "models"}, {"scenario", "scenarios"}, {"profile", "calibration"}};
+  for (const auto& [name, dir] : seeded) {
+    const auto it = std::find_if(loaders().begin(), loaders().end(), [&](const Loader& l) { return l.name == name; });
+    REQUIRE(it != loaders().end());
+    std::size_t files = 0;
+    for (const auto& entry : fs::directory_iterator(configs / dir)) {
+      if (entry.path().extension() != ".yaml") continue;
+      CAPTURE(entry.path().string());
+      CHECK_NOTHROW(it->load(read(entry.path())));
+      ++files;
+    }
+    CHECK(files > 0);
+  }
+}
+
 TEST_CASE("the loader table has no duplicate names") {
   std::vector<std::string_view> names;
   for (const Loader& l : loaders()) names.push_back(l.name);

@@ -27,8 +27,9 @@ Scenario shipped(const std::string& name, const std::vector<std::string>& overri
 }
 
 // Four nodes of two H100s (NVLink between them, PCIe gen5 to one CPU socket and one NIC),
-// one non-blocking Ethernet switch. `nic` is the NIC bandwidth.
-std::string mini_cluster(const std::string& nic) {
+// one non-blocking Ethernet switch (or the given fabric). `nic` is the NIC bandwidth.
+std::string mini_cluster(const std::string& nic,
+                         const std::string& fabric = "{kind: single_switch, link_kind: ethernet}") {
   return R"(
 platform:
   name: mini
@@ -47,7 +48,7 @@ platform:
         - {kind: nvlink4, between: [gpu0, gpu1], count: 18}
   cluster:
     groups: [{name: n, template: server, count: 4, role: trainer}]
-    fabric: {kind: single_switch, link_kind: ethernet}
+    fabric: )" + fabric + R"(
 placement: {policy: cost_greedy, tiers: [gpu_hbm]}
 )";
 }
@@ -176,6 +177,24 @@ TEST_CASE("representative node and all nodes agree on a symmetric non-blocking c
   CHECK(all.simulated_trainers == 8);
   CHECK(rep.step_time.value() == doctest::Approx(all.step_time.value()).epsilon(0.02));
   CHECK(pairs.step_time.value() == doctest::Approx(all.step_time.value()).epsilon(0.02));
+}
+
+// System: the 4 nodes on a 2:1 oversubscribed fat tree (2 NICs per leaf, one uplink per leaf).
+// Expected: the core bottleneck slows the all-to-all-bound job down against the non-blocking
+// switch, and the representative node sees it through its NIC's share of the leaf uplinks
+// (half its link rate for the 2/3 of the traffic that leaves the leaf), within 10 % of the
+// full simulation with per-pair flows.
+TEST_CASE("representative node sees an oversubscribed fabric core") {
+  const std::string tree = "{kind: fat_tree, link_kind: ethernet, hosts_per_leaf: 2, oversubscription: 2}";
+  const auto flat = run_scenario(scenario_text(kWideTables + mini_cluster("100 Gbit/s")));
+  const auto rep = run_scenario(scenario_text(kWideTables + mini_cluster("100 Gbit/s", tree)));
+  const auto pairs = run_scenario(scenario_text(kWideTables + mini_cluster("100 Gbit/s", tree),
+                                                {"training.nodes=all", "training.communication=per_pair"}));
+  CAPTURE(flat.step_time.value());
+  CAPTURE(rep.step_time.value());
+  CAPTURE(pairs.step_time.value());
+  CHECK(rep.step_time.value() > 1.2 * flat.step_time.value());
+  CHECK(rep.step_time.value() == doctest::Approx(pairs.step_time.value()).epsilon(0.10));
 }
 
 // Persia (KDD 2022): hybrid training with bounded staleness lets the embedding pipeline of the

@@ -20,11 +20,11 @@ std::optional<double> fake_metric(const YAML::Node& base, const std::string&, co
                                   const std::string& metric, std::string& why) {
   YAML::Node scenario = YAML::Clone(base);
   for (const auto& o : overrides) apply_override(scenario, o);
-  CHECK(metric == "throughput_samples_per_s");
   if (scenario["fits"] && !scenario["fits"].as<bool>()) {
     why = "gpu0 overflows by 5 GB";
     return std::nullopt;
   }
+  if (metric != "throughput_samples_per_s") return scenario[metric].as<double>();
   return scenario["speed"].as<double>();
 }
 
@@ -73,6 +73,17 @@ TEST_CASE("value, ratio and best cases with a summary of absolute errors") {
   CHECK(validation_table(results).find("median absolute error 10.0 %, worst 20.0 %; 1 outside tolerance") !=
         std::string::npos);
   CHECK(validation_json(results).find("\"failed\": 1") != std::string::npos);
+}
+
+TEST_CASE("a largest case names the metric that dominates one scenario") {
+  // lookup 3 > dense 2 > comm 1: the expected 'lookup' is the largest.
+  Dir d;
+  d.write("scen/m.yaml", "speed: 1\nlookup: 3\ndense: 2\ncomm: 1\n");
+  d.write("l.yaml", "case: L\nsource: paper\nkind: largest\nscenario: scen/m.yaml\nmetrics: [dense, lookup, comm]\n"
+                    "expect: lookup\n");
+  const auto r = run_validation_case((d.path / "l.yaml").string(), fake_metric);
+  CHECK(r.passed);
+  CHECK(r.predicted == "lookup (dense 2, lookup 3, comm 1)");
 }
 
 TEST_CASE("a malformed case is a located error") {

@@ -8,6 +8,11 @@
 
 #include "common/config.hpp"
 #include "common/units.hpp"
+#include "models/device_profile.hpp"
+#include "models/model_spec.hpp"
+#include "models/scenario.hpp"
+#include "sim/activity_graph.hpp"
+#include "topologies/platform_loader.hpp"
 #include "tools/sweep.hpp"
 
 namespace dlrmsim::fuzz {
@@ -43,12 +48,30 @@ void load_sweep_file(const std::string& text) {
   (void)tools::load_sweep(write_scratch("sweep.yaml", text));
 }
 
+void load_platform_text(const std::string& text) {
+  // Named as if in configs/platforms/, so `from_file:` references of the seeds resolve.
+  (void)topo::load_platform(ConfigNode::load_string(text, DLRMSIM_SOURCE_DIR "/configs/platforms/fuzzed.yaml"));
+}
+
+void load_model_text(const std::string& text) { (void)models::load_model(ConfigNode::load_string(text, "model.yaml")); }
+
+// Relative paths in a fuzzed scenario resolve against the shipped scenarios, so the seeds
+// (configs/scenarios/*.yaml) load their real platform and model files.
+void load_scenario_text(const std::string& text) {
+  (void)models::load_scenario_text(text, DLRMSIM_SOURCE_DIR "/configs/scenarios/fuzzed.yaml",
+                                   DLRMSIM_SOURCE_DIR "/configs/scenarios");
+}
+
+void load_profile_text(const std::string& text) {
+  (void)models::parse_device_profile(ConfigNode::load_string(text, "profile.yaml"));
+}
+
 }  // namespace
 
 const std::vector<Loader>& loaders() {
   static const std::vector<Loader> kLoaders{
-      {"units", &load_units},
-      {"sweep", &load_sweep_file},
+      {"units", &load_units},          {"sweep", &load_sweep_file}, {"platform", &load_platform_text},
+      {"model", &load_model_text},     {"scenario", &load_scenario_text}, {"profile", &load_profile_text},
   };
   return kLoaders;
 }
