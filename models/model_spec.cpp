@@ -335,6 +335,7 @@ namespace {
 
 LookupsPerSample read_lookups(const ConfigNode& node) {
   LookupsPerSample l;
+  if (!node.is_scalar() && !node.is_map()) node.fail("expected a number of lookups or {distribution: ..., ...}");
   if (node.is_scalar()) {
     l.distribution = LookupsPerSample::Distribution::fixed;
     l.fixed = node.as<double>();
@@ -360,6 +361,7 @@ LookupsPerSample read_lookups(const ConfigNode& node) {
 
 AccessSkew read_access(const ConfigNode& node) {
   AccessSkew a;
+  if (!node.is_scalar() && !node.is_map()) node.fail("expected uniform or {kind: zipf, exponent: ...}");
   const auto kind = node.is_scalar() ? choice_of(node, {"uniform", "zipf", "hit_rate_curve"})
                                      : node.get_choice("kind", {"uniform", "zipf", "hit_rate_curve"});
   if (kind == "uniform") {
@@ -392,6 +394,7 @@ AccessSkew read_access(const ConfigNode& node) {
 }
 
 std::vector<EmbeddingTable> read_table_entry(const ConfigNode& node) {
+  if (!node.is_map()) node.fail("expected a table: {name: ..., rows: ..., dim: ...}");
   EmbeddingTable base;
   base.name = node.get<std::string>("name");
   base.dim = node.get_positive<int>("dim");
@@ -485,6 +488,7 @@ ModelSpec load_model(const ConfigNode& node) {
 
   if (auto b = node.optional_child("bottom_mlp")) m.bottom_mlp = read_widths(*b);
   const auto inter = node.child("interaction");
+  if (!inter.is_scalar() && !inter.is_map()) inter.fail("expected dot, concat or {kind: dcnv2, cross_layers: N, low_rank: R}");
   if (inter.is_scalar()) {
     const auto kind = choice_of(inter, {"dot", "concat", "dcnv2"});
     if (kind == "dcnv2") inter.fail("dcnv2 needs its layers: {kind: dcnv2, cross_layers: 3, low_rank: 512}");
@@ -494,6 +498,8 @@ ModelSpec load_model(const ConfigNode& node) {
     if (kind == "dcnv2") {
       m.interaction.kind = Interaction::Kind::dcnv2;
       m.interaction.cross_layers = inter.get_positive<int>("cross_layers");
+      // Validity range of the cost models (published DCNv2 models use 1 to 6 layers).
+      if (m.interaction.cross_layers > 1024) inter.child("cross_layers").fail("at most 1024 cross layers are supported");
       m.interaction.low_rank = inter.get_positive_or<int>("low_rank", 0, true);
     } else {
       m.interaction.kind = kind == "dot" ? Interaction::Kind::dot : Interaction::Kind::concat;
@@ -514,6 +520,7 @@ ModelSpec load_model(const ConfigNode& node) {
   if (m.top_mlp.empty()) top.fail("the top MLP needs at least one layer");
 
   const auto opt = node.child("optimizer");
+  if (!opt.is_scalar() && !opt.is_map()) opt.fail("expected an optimiser name or {embedding: ..., dense: ...}");
   if (opt.is_scalar()) {
     m.embedding_optimizer.kind = m.dense_optimizer.kind = read_optimizer_kind(opt);
   } else {
@@ -526,6 +533,7 @@ ModelSpec load_model(const ConfigNode& node) {
   }
 
   if (auto p = node.optional_child("precision")) {
+    if (!p->is_map()) p->fail("expected a mapping: {compute: bf16, communication: fp16}");
     if (p->has("compute")) m.compute_precision = parse_precision(p->child("compute"));
     if (p->has("communication")) {
       m.communication_precision = parse_precision(p->child("communication"));

@@ -122,6 +122,9 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   if (auto run = scenario.optional_child("run")) {
     s.warmup_steps = run->get_positive_or<int>("warmup_steps", s.warmup_steps, true);
     s.steps = run->get_positive_or<int>("steps", s.steps);
+    // Steady state is reached within a few steps; thousands only cost time and memory.
+    if (s.warmup_steps > 1000) run->child("warmup_steps").fail("at most 1000 warm-up steps");
+    if (s.steps > 1000) run->child("steps").fail("at most 1000 measured steps");
     s.backend = run->get_choice_or("backend", {"native", "simgrid"}, s.backend);
     calibration = run->get_or<std::string>("calibration", calibration);
     run->finish();

@@ -17,6 +17,7 @@ using placement::Tier;
 
 TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
   TrainingOptions o;
+  if (!node.is_map()) node.fail("expected a mapping with mode: ...");
   o.mode = node.get<std::string>("mode");
   o.nodes = node.get_choice_or("nodes", {"representative", "all"}, "representative") == "all"
                 ? NodeFidelity::all
@@ -30,12 +31,14 @@ TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
                             ? EmbeddingOverlap::concurrent
                             : EmbeddingOverlap::serial;
   if (auto cpu = node.optional_child("cpu")) {
+    if (!cpu->is_map()) cpu->fail("expected a mapping: {dense_efficiency: 0.4}");
     o.cpu_dense_efficiency = cpu->get_positive<double>("dense_efficiency");
     if (*o.cpu_dense_efficiency > 1.0) cpu->child("dense_efficiency").fail("a fraction of peak must be at most 1");
     o.cpu_access_granule = cpu->get_positive_or<Bytes>("access_granule", o.cpu_access_granule);
     cpu->finish();
   }
   if (auto roles = node.optional_child("roles")) {
+    if (!roles->is_map()) roles->fail("expected a mapping of roles to group roles");
     o.trainer_role = roles->get_or<std::string>("trainer", o.trainer_role);
     o.parameter_server_role = roles->get_or<std::string>("parameter_server", o.parameter_server_role);
     o.embedding_worker_role = roles->get_or<std::string>("embedding_worker", o.embedding_worker_role);
@@ -149,8 +152,6 @@ void StepBuilder::select_trainers(bool cpu_trainers) {
 std::int64_t StepBuilder::local_batch() const {
   return std::max<std::int64_t>(1, model_.global_batch_size / static_cast<std::int64_t>(std::max<std::size_t>(1, total_trainers_)));
 }
-
-bool StepBuilder::has_sim_device(topo::DeviceId d) const { return devices_.count(d.index) != 0; }
 
 SimDevice& StepBuilder::sim_device(topo::DeviceId d) {
   auto it = devices_.find(d.index);
@@ -367,34 +368,6 @@ const OwnerWork& StepBuilder::represented_work(std::uint32_t owner) const {
   return owner_work_.at(owner);
 }
 
-const OwnerWork* StepBuilder::work_of(topo::DeviceId d) const {
-  for (std::uint32_t i = 0; i < problem_.devices.size(); ++i) {
-    const auto& dev = problem_.devices[i];
-    if (dev.kind == DeviceKind::parameter_server) continue;
-    if (dev.topology_id != d.index) continue;
-    std::uint32_t src = i;
-    if (representative_) {
-      auto it = represented_owner_.find(i);
-      if (it != represented_owner_.end()) src = it->second;
-    }
-    return owner_work_[src].any ? &owner_work_[src] : nullptr;
-  }
-  return nullptr;
-}
-
-Bytes StepBuilder::total_pooled_out(Tier tier) const {
-  Bytes b;
-  for (const auto& tp : plan_.tables) {
-    if (tp.tier != tier) continue;
-    for (const auto& shard : tp.shards) {
-      if (tp.sharding == placement::Sharding::data_parallel) continue;
-      const auto w = placement::shard_work(problem_, problem_.tables.at(tp.table), shard, tp.sharding);
-      b += element_size(model_.communication_precision) * (w.samples * w.columns * static_cast<double>(shard.owners.size()));
-    }
-  }
-  return b;
-}
-
 bool StepBuilder::plan_uses(Tier tier) const {
   for (const auto& tp : plan_.tables) {
     for (const auto& s : tp.shards) {
@@ -527,12 +500,17 @@ const StepBuilder::CoreShare* StepBuilder::core_share(topo::DeviceId d) {
       const BytesPerSecond host = platform_.link(ft.host_link_of_nic[number]).bandwidth;
       const BytesPerSecond per_nic = uplinks / std::max(on_leaf, 1.0);
       if (others > 0.0 && per_nic < host) {
-        CoreShare c;
-        c.remote_fraction = 1.0 - others_on_leaf / others;
-        const std::string name = platform_.device(*nic).name + ".leaf_uplink_share";
-        c.up = graph_.add_resource(name + ".up", per_nic, Seconds(0.0), "network");
-        c.down = graph_.add_resource(name + ".down", per_nic, Seconds(0.0), "network");
-        share = c;
+        // One pair of resources per NIC, shared by every device whose traffic leaves by it.
+        auto known = nic_core_share_.find(nic->index);
+        if (known == nic_core_share_.end()) {
+          CoreShare c;
+          c.remote_fraction = 1.0 - others_on_leaf / others;
+          const std::string name = platform_.device(*nic).name + ".leaf_uplink_share";
+          c.up = graph_.add_resource(name + ".up", per_nic, Seconds(0.0), "network");
+          c.down = graph_.add_resource(name + ".down", per_nic, Seconds(0.0), "network");
+          known = nic_core_share_.emplace(nic->index, c).first;
+        }
+        share = known->second;
       }
     }
   }

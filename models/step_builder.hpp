@@ -15,18 +15,24 @@
 // In a symmetric job every node sends and receives the same bytes, so the representative
 // node's links carry exactly what every node's links carry. The fabric core (leaf-spine
 // links) is represented by its per-NIC share: when a leaf's uplinks carry less than its host
-// links (oversubscription), the part of the traffic that leaves the leaf also crosses a
-// resource of capacity (leaf uplink bandwidth / NICs on the leaf); spine collisions of the
-// deterministic routing are not represented (use `nodes: all` for those). Shared servers (parameter servers, embedding
-// workers) are represented the same way: one of each, doing its share of the whole job's work.
+// links (oversubscription), the part of the traffic that leaves the leaf (uniform
+// destinations) also crosses a resource of capacity (leaf uplink bandwidth / NICs on the
+// leaf); collisions of the deterministic spine routing are not represented (`nodes: all`
+// simulates them). Shared servers (parameter servers, embedding workers) are represented
+// the same way: one of each, doing its share of the whole job's work and carrying the
+// largest work of the servers it stands for.
 // The representative trainer node is the one holding the most loaded embedding owner
-// (synchronous steps wait for the slowest); a representative server carries the largest work
-// of the servers it stands for.
-// `nodes: all` simulates every node; `communication: per_pair` then sends one flow per pair
-// of endpoints over full routes instead of one aggregated flow per destination node.
+// (synchronous steps wait for the slowest). Traffic from the other nodes' owners reaches it
+// when the owner at the same position on the representative node is ready; with a placement
+// that is not the same on every node this is conservative (the 16-node DCNv2 case: within
+// about 10 % of `nodes: all`).
+// `nodes: all` simulates every node, with one aggregated flow per (owner, destination node)
+// to the GPU of the owner's index there; `communication: per_pair` sends one flow per pair of
+// endpoints instead.
 //
 // Collectives are decomposed into phases (NCCL's hierarchical algorithms):
-//   all-to-all            intra-node pairwise flows + one aggregated inter-node flow per GPU
+//   all-to-all            (owners <-> trainers) pairwise flows inside the node, per-link
+//                         aggregated egress/ingress segments (or per-node flows) between nodes
 //   all-reduce of S bytes reduce-scatter inside the node ((g-1)/g S per GPU), all-reduce of
 //                         S/g across nodes over each GPU's NIC (ring: 2 (N-1)/N S/g), all-gather
 //                         inside the node; the byte counts of the bandwidth-optimal ring
@@ -176,7 +182,6 @@ class StepBuilder {
   SimDevice embedding_device(const SimDevice& d);
   /// The simulated device of a trainer-side owner (GPU or CPU socket) or of a server socket.
   SimDevice& sim_device(topo::DeviceId d);
-  bool has_sim_device(topo::DeviceId d) const;
 
   /// Embedding work of every owner of the plan, per tier (representative: the max over the
   /// devices a simulated one stands for).
@@ -187,10 +192,6 @@ class StepBuilder {
   std::map<std::uint32_t, Bytes> remote_counterparts(placement::DeviceKind kind, Bytes OwnerWork::*what) const;
   /// The work a simulated owner carries (its own, or the largest of those it represents).
   const OwnerWork& represented_work(std::uint32_t owner) const;
-  /// Work of the owner that a simulated device stands for (nullptr if it owns nothing).
-  const OwnerWork* work_of(topo::DeviceId d) const;
-  /// Sum over all owners of pooled bytes produced per step, per tier.
-  Bytes total_pooled_out(placement::Tier tier) const;
   bool plan_uses(placement::Tier tier) const;
   /// Gradient bytes of data-parallel (replicated) tables, all-reduced among the trainers.
   Bytes data_parallel_gradient_bytes() const { return dp_gradient_bytes_; }
@@ -292,6 +293,7 @@ class StepBuilder {
   std::map<std::uint32_t, std::uint32_t> represented_owner_;  // problem device -> owner whose (max) work it carries
   std::map<std::uint32_t, std::vector<sim::ResourceId>> egress_, ingress_;
   std::map<std::uint32_t, std::optional<CoreShare>> core_share_;  // by device
+  std::map<std::uint32_t, CoreShare> nic_core_share_;               // by NIC device
   std::map<std::string, std::vector<DenseOperatorCost>> dense_cache_;
   BuiltSteps built_;
   Bytes dp_gradient_bytes_;

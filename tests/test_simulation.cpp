@@ -264,7 +264,7 @@ TEST_CASE("an infeasible job names the overflowing device and the overflow in by
 // Every shipped scenario runs and reports a positive throughput (and stays fast).
 TEST_CASE("every shipped scenario runs") {
   for (const char* name : {"default", "dlrm_mlperf_dgx_a100", "hpca21_m1_big_basin", "hpca21_m3_big_basin_remote_ps",
-                           "hpca21_m1_cpu_cluster", "persia_100t_gcp", "dcnv2_superpod_4096gpu"}) {
+                           "hpca21_m1_cpu_cluster", "persia_100t_gcp", "dcnv2_superpod_4096gpu", "persia_taobao_8v100"}) {
     CAPTURE(name);
     const auto r = run_scenario(shipped(name));
     CHECK(r.throughput_samples_per_s > 0.0);

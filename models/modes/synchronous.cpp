@@ -35,8 +35,14 @@ namespace {
 
 constexpr std::array kOwnerKinds{DeviceKind::gpu, DeviceKind::cpu_socket, DeviceKind::parameter_server};
 
+/// Owner <-> trainer traffic: parameter-server traffic, host-device copies (host_dram tables
+/// looked up by CPU sockets for GPU trainers: ids down, pooled rows up over PCIe), or all-to-all.
 std::uint16_t traffic_category(const StepBuilder& b, DeviceKind kind) {
-  return kind == DeviceKind::parameter_server ? b.categories().parameter_server_traffic : b.categories().all_to_all;
+  if (kind == DeviceKind::parameter_server) return b.categories().parameter_server_traffic;
+  if (kind == DeviceKind::cpu_socket && !b.trainers().empty() && b.trainers().front().is_gpu) {
+    return b.categories().host_device_copy;
+  }
+  return b.categories().all_to_all;
 }
 
 }  // namespace
