@@ -467,3 +467,18 @@ DeviceProfile load_device_profile_for(std::string_view gpu_model, const std::str
 }
 
 }  // namespace dlrmsim::models
+
+namespace dlrmsim::models {
+
+DeviceProfile on_platform_gpu(DeviceProfile profile, const topo::GpuSpec& gpu) {
+  if (gpu.hbm_bandwidth.value() > 0.0) profile.memory.hbm_bandwidth = gpu.hbm_bandwidth;
+  for (auto& [dtype, coefficients] : profile.gemm) {
+    for (topo::Precision p : topo::kAllPrecisions) {
+      if (topo::to_string(p) != name_of(dtype)) continue;
+      if (const auto peak = gpu.peak.get(p)) coefficients.peak = *peak;
+    }
+  }
+  return profile;
+}
+
+}  // namespace dlrmsim::models

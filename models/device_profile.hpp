@@ -57,6 +57,7 @@
 
 #include "common/config.hpp"
 #include "common/units.hpp"
+#include "topologies/devices.hpp"
 
 namespace dlrmsim::models {
 
@@ -234,5 +235,11 @@ std::string find_device_profile(std::string_view gpu_model, const std::string& c
 std::string gpu_model_from_device_name(std::string_view device_name);
 /// find_device_profile + load_device_profile.
 DeviceProfile load_device_profile_for(std::string_view gpu_model, const std::string& calibration_dir);
+
+/// The profile as it applies to one platform GPU: the peak rates (HBM bandwidth, GEMM peak
+/// per dtype) are the platform's, the fractions of peak (efficiencies, achievable fractions)
+/// and fixed costs stay the profile's. The platform file is thus the one source of peak
+/// rates, and a what-if on it ("HBM at 4.8 TB/s") reaches every cost model.
+DeviceProfile on_platform_gpu(DeviceProfile profile, const topo::GpuSpec& gpu);
 
 }  // namespace dlrmsim::models

@@ -50,11 +50,19 @@ TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
 
 // ---- profiles -------------------------------------------------------------------------------
 
-const DeviceProfile& DeviceProfileSet::get(const std::string& gpu_model) const {
-  auto it = cache_.find(gpu_model);
+const DeviceProfile& DeviceProfileSet::get(const topo::GpuSpec& gpu) const {
+  // Keyed by model and peak rates: two GPUs of one model with different datasheet figures
+  // (a what-if on one node template) get different profiles.
+  std::string key = gpu.model + "|" + std::to_string(gpu.hbm_bandwidth.value());
+  for (topo::Precision p : topo::kAllPrecisions) {
+    if (const auto peak = gpu.peak.get(p)) key += "|" + std::to_string(peak->value());
+  }
+  auto it = cache_.find(key);
   if (it != cache_.end()) return *it->second;
-  auto p = std::make_shared<DeviceProfile>(load_device_profile_for(gpu_model, dir_));
-  return *cache_.emplace(gpu_model, std::move(p)).first->second;
+  auto base = cache_.find(gpu.model);  // a profile given directly (add) stands for the file
+  auto p = std::make_shared<DeviceProfile>(
+      on_platform_gpu(base != cache_.end() ? *base->second : load_device_profile_for(gpu.model, dir_), gpu));
+  return *cache_.emplace(key, std::move(p)).first->second;
 }
 
 void DeviceProfileSet::add(const std::string& gpu_model, DeviceProfile profile) {
@@ -163,7 +171,7 @@ SimDevice& StepBuilder::sim_device(topo::DeviceId d) {
   s.stream = graph_.add_stream(resources_.engine(d), dev.name + ".compute");
   if (dev.kind == topo::DeviceKind::gpu) {
     s.is_gpu = true;
-    s.profile = &profiles_.get(platform_.gpu_spec(d).model);
+    s.profile = &profiles_.get(platform_.gpu_spec(d));
     const auto gpus = platform_.gpus(s.node);
     s.local_index = static_cast<int>(std::find(gpus.begin(), gpus.end(), d) - gpus.begin());
   } else if (dev.kind == topo::DeviceKind::cpu) {
@@ -265,7 +273,7 @@ void StepBuilder::compute_owner_work() {
         switch (dev.kind) {
           case DeviceKind::gpu: {
             const topo::DeviceId gpu{dev.topology_id};
-            const DeviceProfile& prof = profiles_.get(platform_.gpu_spec(gpu).model);
+            const DeviceProfile& prof = profiles_.get(platform_.gpu_spec(gpu));
             if (shard.tier == Tier::uvm) {
               const double hits = lookups * shard.expected_hit_rate;
               const double misses = lookups - hits;

@@ -106,8 +106,9 @@ struct Categories {
 class DeviceProfileSet {
  public:
   explicit DeviceProfileSet(std::string calibration_dir) : dir_(std::move(calibration_dir)) {}
-  /// The profile of a GPU model (loaded once). ConfigError when there is no profile file.
-  const DeviceProfile& get(const std::string& gpu_model) const;
+  /// The profile of a platform GPU (its model's file, loaded once, on the GPU's peak rates:
+  /// on_platform_gpu). ConfigError when there is no profile file.
+  const DeviceProfile& get(const topo::GpuSpec& gpu) const;
   /// Adds a profile directly (tests).
   void add(const std::string& gpu_model, DeviceProfile profile);
 

@@ -36,17 +36,19 @@ GpuProfileSource profiles_from_directory(std::string calibration_dir) {
   auto cache = std::make_shared<std::map<std::string, std::shared_ptr<const models::DeviceProfile>>>();
   return [dir = std::move(calibration_dir), cache](const topo::GpuSpec& gpu) {
     auto it = cache->find(gpu.model);
-    if (it != cache->end()) return it->second;
-    std::shared_ptr<const models::DeviceProfile> profile;
-    std::string path;
-    try {
-      path = models::find_device_profile(gpu.model, dir);
-    } catch (const ConfigError&) {
-      path.clear();  // no profile file for this GPU model
+    if (it == cache->end()) {
+      std::shared_ptr<const models::DeviceProfile> profile;
+      std::string path;
+      try {
+        path = models::find_device_profile(gpu.model, dir);
+      } catch (const ConfigError&) {
+        path.clear();  // no profile file for this GPU model
+      }
+      if (!path.empty()) profile = std::make_shared<const models::DeviceProfile>(models::load_device_profile(path));
+      it = cache->emplace(gpu.model, profile).first;
     }
-    if (!path.empty()) profile = std::make_shared<const models::DeviceProfile>(models::load_device_profile(path));
-    cache->emplace(gpu.model, profile);
-    return profile;
+    if (!it->second) return it->second;
+    return std::make_shared<const models::DeviceProfile>(models::on_platform_gpu(*it->second, gpu));
   };
 }
 

@@ -8,6 +8,7 @@
 #include "models/cost_models.hpp"
 #include "models/device_profile.hpp"
 #include "models/simulation.hpp"
+#include "topologies/platform_loader.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
@@ -111,7 +112,10 @@ training: {mode: hybrid_parallel_sync}
 placement: {policy: cost_greedy, tiers: [gpu_hbm]}
 )");
   const auto r = run_scenario(sc);
-  const DeviceProfile p = load_device_profile_for("H200-141GB", kCalibration);
+  // The profile on the platform GPU's peak rates, as the cost models use it.
+  const topo::Platform platform = topo::load_platform(kRoot + "/configs/platforms/h200-server.yaml");
+  const DeviceProfile p =
+      on_platform_gpu(load_device_profile_for("H200-141GB", kCalibration), platform.gpu_spec(platform.all_gpus()[0]));
   const Seconds launch = p.kernel_launch_overhead();
   const std::int64_t b = 4096;
   const auto dt = GemmDtype::bf16;
@@ -162,6 +166,35 @@ TEST_CASE("a --set override of the platform changes the prediction like an edite
   const auto overridden = run_scenario(scenario_text(kWideTables + mini_cluster("100 Gbit/s"),
                                                      {"platform.node_templates.server.devices.2.bandwidth=200 Gbit/s"}));
   CHECK(overridden.step_time.value() == doctest::Approx(edited.step_time.value()).epsilon(1e-12));
+}
+
+// System: the shipped DCNv2 / DGX H100 scenario. Peak rates come from the platform file and
+// the profile supplies only fractions of peak, so raising the GPUs' HBM bandwidth from the
+// datasheet 3.35 TB/s to 4.8 TB/s (an H200-like what-if) must shorten the HBM-bound
+// embedding work, and lowering it to 2 TB/s must lengthen it; the GEMM peaks, untouched,
+// leave the dense compute time unchanged.
+TEST_CASE("a what-if on the platform's HBM bandwidth reaches the cost models") {
+  const std::string path = DLRMSIM_SOURCE_DIR "/configs/scenarios/default.yaml";
+  const std::string key = "platform.node_templates.dgx-h100.devices.0.hbm_bandwidth=";
+  auto lookup = [](const RunReport& r) {
+    for (const auto& b : r.breakdown) {
+      if (b.category == "embedding_lookup") return b.busy.value();
+    }
+    return 0.0;
+  };
+  auto dense = [](const RunReport& r) {
+    for (const auto& b : r.breakdown) {
+      if (b.category == "dense_compute") return b.busy.value();
+    }
+    return 0.0;
+  };
+  const RunReport slow = run_scenario(load_scenario(path, {key + "2 TB/s"}));
+  const RunReport base = run_scenario(load_scenario(path));
+  const RunReport fast = run_scenario(load_scenario(path, {key + "4.8 TB/s"}));
+  CHECK(lookup(slow) > lookup(base));
+  CHECK(lookup(fast) < lookup(base));
+  CHECK(fast.step_time.value() < slow.step_time.value());
+  CHECK(dense(fast) == doctest::Approx(dense(base)).epsilon(0.02));
 }
 
 // System: the symmetric 4-node cluster. Expected: the representative-node simulation (one
