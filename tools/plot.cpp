@@ -19,9 +19,12 @@
 namespace dlrmsim::tools {
 namespace {
 
-constexpr double kWidth = 720, kHeight = 440, kLeft = 80, kRight = 180, kTop = 40, kBottom = 60;
-// Colour-blind-safe palette (Okabe & Ito, "Color Universal Design", 2002).
-constexpr const char* kColours[] = {"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"};
+constexpr double kWidth = 900, kHeight = 440, kLeft = 80, kRight = 290, kTop = 40, kBottom = 60;
+// Colour-blind-safe palettes: Okabe & Ito ("Color Universal Design", 2002), then Paul Tol's
+// "muted" scheme for series beyond eight.
+constexpr const char* kColours[] = {"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9",
+                                    "#F0E442", "#000000", "#882255", "#44AA99", "#999933", "#AA4499"};
+constexpr std::size_t kColourCount = sizeof(kColours) / sizeof(kColours[0]);
 
 std::string escape(const std::string& s) {
   std::string out;
@@ -156,7 +159,7 @@ std::string render_svg(const Chart& chart) {
   const std::size_t n = chart.series.size();
   for (std::size_t s = 0; s < n; ++s) {
     const Series& series = chart.series[s];
-    const char* colour = kColours[s % 8];
+    const char* colour = kColours[s % kColourCount];
     if (numeric_x) {
       std::vector<std::pair<double, double>> pts;
       for (std::size_t i = 0; i < series.x.size(); ++i) pts.emplace_back(*leading_number(series.x[i]), series.y[i]);
@@ -229,8 +232,17 @@ Chart chart_from_csv(const std::string& csv_path, const std::string& x_key, cons
     return static_cast<std::size_t>(it - header.begin());
   };
   const std::size_t xc = column(x_key), yc = column(y_key);
-  const bool grouped = !group_key.empty();
-  const std::size_t gc = grouped ? column(group_key) : 0;
+  // Several group columns ("platform,model") name a series by all of them.
+  std::vector<std::size_t> group_columns;
+  std::stringstream keys(group_key);
+  for (std::string key; std::getline(keys, key, ',');) {
+    if (!key.empty()) group_columns.push_back(column(key));
+  }
+  // A file path reads better as its stem ("../platforms/zion.yaml" -> "zion").
+  auto shown = [](const std::string& v) {
+    const std::filesystem::path p(v);
+    return p.extension() == ".yaml" || p.extension() == ".yml" ? p.stem().string() : v;
+  };
   Chart chart;
   chart.title = y_key + " vs " + x_key;
   chart.x_label = x_key;
@@ -241,10 +253,12 @@ Chart chart_from_csv(const std::string& csv_path, const std::string& x_key, cons
     if (f.size() != header.size()) continue;
     const auto y = leading_number(f[yc]);
     if (!y) continue;
-    const std::string g = grouped ? f[gc] : y_key;
+    std::string g;
+    for (std::size_t c : group_columns) g += (g.empty() ? "" : " / ") + shown(f[c]);
+    if (g.empty()) g = y_key;
     auto [it, inserted] = series_of.emplace(g, chart.series.size());
     if (inserted) chart.series.push_back(Series{g, {}, {}});
-    chart.series[it->second].x.push_back(f[xc]);
+    chart.series[it->second].x.push_back(shown(f[xc]));
     chart.series[it->second].y.push_back(*y);
   }
   if (chart.series.empty()) throw ConfigError(csv_path + ": no row has a number in column '" + y_key + "'");

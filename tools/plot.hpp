@@ -34,7 +34,9 @@ std::string render_svg(const Chart& chart);
 void write_chart(const Chart& chart, const std::string& path);
 
 /// Builds a chart from a CSV file: y against x, one series per distinct value of `group`
-/// (all rows in one series when group is empty). Rows whose y is not a number are skipped.
+/// (comma-separated column names: one series per distinct combination; all rows in one
+/// series when empty). Rows whose y is not a number are skipped; file paths are shown by
+/// their stem.
 Chart chart_from_csv(const std::string& csv_path, const std::string& x_key, const std::string& y_key,
                      const std::string& group_key);
 
