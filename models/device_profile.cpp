@@ -1,4 +1,5 @@
 #include "models/device_profile.hpp"
+#include "common/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -327,20 +328,8 @@ std::string number(double v) {
   std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;
 }
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    if (ch == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += ch;
-  }
-  return out + "\"";
-}
 std::string with_unit(double base_value, double scale, const char* unit) {
-  return quoted(number(base_value / scale) + " " + unit);
+  return json_string(number(base_value / scale) + " " + unit);
 }
 std::string flop_rate(FlopsPerSecond r) { return with_unit(r.value(), 1e12, "TFLOP/s"); }
 std::string byte_rate(BytesPerSecond r) { return with_unit(r.value(), 1e9, "GB/s"); }
@@ -348,7 +337,7 @@ std::string bytes(Bytes b) { return with_unit(b.value(), 1.0, "B"); }
 std::string seconds(Seconds s) { return with_unit(s.value(), 1e-6, "us"); }
 
 void write_provenance(std::ostream& out, const Provenance& p, const std::string& indent) {
-  out << indent << "source: " << quoted(p.source) << "\n";
+  out << indent << "source: " << json_string(p.source) << "\n";
   if (p.fit) {
     out << indent << "fit: {rms_relative: " << number(p.fit->rms_relative)
         << ", max_relative: " << number(p.fit->max_relative) << ", measurements: " << p.fit->measurements << "}\n";
@@ -360,11 +349,11 @@ void write_provenance(std::ostream& out, const Provenance& p, const std::string&
 std::string device_profile_to_yaml(const DeviceProfile& p) {
   std::ostringstream out;
   out << "device:\n"
-      << "  name: " << quoted(p.name) << "\n"
-      << "  description: " << quoted(p.description) << "\n"
-      << "  provenance: " << quoted(p.provenance) << "\n"
+      << "  name: " << json_string(p.name) << "\n"
+      << "  description: " << json_string(p.description) << "\n"
+      << "  provenance: " << json_string(p.provenance) << "\n"
       << "  memory_capacity: " << with_unit(p.memory_capacity.value(), 1e9, "GB") << "\n"
-      << "  memory_capacity_source: " << quoted(p.memory_capacity_source) << "\n";
+      << "  memory_capacity_source: " << json_string(p.memory_capacity_source) << "\n";
   out << "gemm:\n";
   for (const auto& [dtype, c] : p.gemm) {
     out << "  " << name_of(dtype) << ":\n"

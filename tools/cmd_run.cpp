@@ -16,6 +16,7 @@
 #include <boost/program_options.hpp>
 
 #include "models/simulation.hpp"
+#include "common/text.hpp"
 #include "placement/placement.hpp"
 #include "tools/commands.hpp"
 
@@ -25,29 +26,7 @@ namespace {
 namespace po = boost::program_options;
 using models::RunReport;
 
-std::string json_escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
-
-std::string q(const std::string& s) { return "\"" + json_escape(s) + "\""; }
+std::string q(const std::string& s) { return json_string(s); }
 
 std::string num(double v) {
   if (!std::isfinite(v)) return "null";

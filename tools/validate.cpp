@@ -1,4 +1,5 @@
 #include "tools/validate.hpp"
+#include "common/text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -42,19 +43,6 @@ double evaluate_feasible(const ConfigNode& ref, const std::string& metric_name, 
   const auto v = evaluate(ref, metric_name, metric, why);
   if (!v) throw std::runtime_error("infeasible: " + why);
   return *v;
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "validation/raw_measurements.hpp"
+#include "common/text.hpp"
 
 #include <array>
 #include <cstdio>
@@ -31,19 +32,6 @@ std::string number(double v) {
   std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;
 }
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    if (ch == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += ch;
-  }
-  return out + "\"";
-}
-
 void read_embedding_fields(const ConfigNode& n, Measurement& m) {
   m.row_type = n.get_choice("row_type", {"fp32", "fp16"});
   m.row_bytes = n.get_positive<Bytes>("row_bytes");
@@ -123,13 +111,13 @@ RawMeasurements load_raw_measurements(const std::string& path) {
 std::string raw_measurements_to_yaml(const RawMeasurements& raw) {
   std::ostringstream out;
   out << "machine:\n"
-      << "  gpu: " << quoted(raw.machine.gpu) << "\n"
-      << "  driver: " << quoted(raw.machine.driver) << "\n"
-      << "  runtime: " << quoted(raw.machine.runtime) << "\n"
+      << "  gpu: " << json_string(raw.machine.gpu) << "\n"
+      << "  driver: " << json_string(raw.machine.driver) << "\n"
+      << "  runtime: " << json_string(raw.machine.runtime) << "\n"
       << "  sm_count: " << raw.machine.sm_count << "\n"
-      << "  memory: " << quoted(number(raw.machine.memory.value()) + " B") << "\n"
-      << "  date: " << quoted(raw.machine.date) << "\n"
-      << "  command: " << quoted(raw.machine.command) << "\n"
+      << "  memory: " << json_string(number(raw.machine.memory.value()) + " B") << "\n"
+      << "  date: " << json_string(raw.machine.date) << "\n"
+      << "  command: " << json_string(raw.machine.command) << "\n"
       << "measurements:\n";
   for (const Measurement& m : raw.measurements) {
     out << "  - {kind: " << name_of(m.kind);
@@ -142,17 +130,17 @@ std::string raw_measurements_to_yaml(const RawMeasurements& raw) {
         [[fallthrough]];
       case MeasurementKind::gather_forward:
       case MeasurementKind::uvm_gather:
-        out << ", row_type: " << m.row_type << ", row_bytes: " << quoted(number(m.row_bytes.value()) + " B")
+        out << ", row_type: " << m.row_type << ", row_bytes: " << json_string(number(m.row_bytes.value()) + " B")
             << ", pooling: " << number(m.pooling) << ", bags: " << m.bags << ", table_rows: " << m.table_rows
             << ", distribution: " << m.distribution;
         break;
       case MeasurementKind::copy:
-        out << ", copy: " << models::name_of(m.copy) << ", bytes: " << quoted(number(m.bytes.value()) + " B");
+        out << ", copy: " << models::name_of(m.copy) << ", bytes: " << json_string(number(m.bytes.value()) + " B");
         break;
       case MeasurementKind::launch:
         break;
     }
-    out << ", time: " << quoted(number(m.time.value() * 1e6) + " us") << ", repeats: " << m.repeats << "}\n";
+    out << ", time: " << json_string(number(m.time.value() * 1e6) + " us") << ", repeats: " << m.repeats << "}\n";
   }
   return out.str();
 }
