@@ -9,7 +9,7 @@ ResourceId ActivityGraph::add_resource(std::string name, BytesPerSecond capacity
     throw GraphError("resource '" + name + "': capacity must be a positive finite bandwidth, got " +
                      std::to_string(capacity.value()) + " B/s");
   }
-  if (!(latency.value() >= 0.0) || !std::isfinite(latency.value())) {
+  if (!(latency.value() >= 0.0) || !(latency.value() <= kMaxSimulatedSeconds)) {
     throw GraphError("resource '" + name + "': latency must be zero or positive, got " +
                      std::to_string(latency.value()) + " s");
   }
@@ -65,6 +65,10 @@ ActivityId ActivityGraph::add_compute(StreamId stream, Seconds duration, std::sp
   if (!(duration.value() >= 0.0) || !std::isfinite(duration.value())) {
     throw GraphError("add_compute on stream '" + streams_[stream.index].name +
                      "': duration must be zero or positive, got " + std::to_string(duration.value()) + " s");
+  }
+  if (duration.value() > kMaxSimulatedSeconds) {
+    throw GraphError("add_compute on stream '" + streams_[stream.index].name + "': a task of " +
+                     format_seconds(duration) + " exceeds the engine's time range (about 106 days)");
   }
   Activity a;
   a.kind = ActivityKind::compute;

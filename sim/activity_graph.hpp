@@ -35,6 +35,10 @@
 
 namespace dlrmsim::sim {
 
+/// The longest simulated time the engine represents: 2^63 ps, about 106 days. A duration,
+/// latency or transfer that would end beyond it is refused with a GraphError.
+inline constexpr double kMaxSimulatedSeconds = 9.2e6;
+
 /// Bad use of the engine API; the message names the offending activity or resource.
 class GraphError : public std::invalid_argument {
  public:

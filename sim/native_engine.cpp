@@ -127,7 +127,15 @@ class NativeEngine {
     events_.push(Event{time, seq_++, activity, type});
   }
 
-  static Ps to_ps(double seconds) { return static_cast<Ps>(std::llround(seconds * 1e12)); }
+  /// now + seconds, refusing a time beyond the engine's range (instead of overflowing).
+  Ps later(double seconds, std::uint32_t activity, bool round_up) const {
+    const double ps = round_up ? std::ceil(seconds * 1e12) : std::round(seconds * 1e12);
+    if (!(ps <= kMaxSimulatedSeconds * 1e12 - static_cast<double>(now_))) {
+      throw GraphError(g_.describe(ActivityId{activity}) + " would end after " + format_seconds(Seconds(seconds)) +
+                       " more, beyond the engine's time range (about 106 days)");
+    }
+    return now_ + static_cast<Ps>(ps);
+  }
 
   void make_ready(std::uint32_t a) {
     const Activity& act = g_.activity(ActivityId{a});
@@ -139,13 +147,13 @@ class NativeEngine {
       case ActivityKind::compute: {
         const std::uint32_t e = g_.stream(StreamId{act.stream}).engine.index;
         if (engine_active_[e]++ == 0) engine_busy_since_[e] = now_;
-        schedule(now_ + to_ps(act.amount), a, EventType::compute_done);
+        schedule(later(act.amount, a, false), a, EventType::compute_done);
         break;
       }
       case ActivityKind::transfer: {
         double latency = 0.0;
         for (ResourceId r : g_.route(ActivityId{a})) latency += g_.resource(r).latency.value();
-        schedule(now_ + to_ps(latency), a, EventType::latency_done);
+        schedule(later(latency, a, false), a, EventType::latency_done);
         break;
       }
     }
@@ -313,8 +321,7 @@ class NativeEngine {
     }
     flow.updated = now_;
     flow.rate = rate;
-    const double seconds = flow.remaining / rate;
-    flow.finish = now_ + static_cast<Ps>(std::ceil(seconds * 1e12));
+    flow.finish = later(flow.remaining / rate, flow.activity, true);
     flow.seq = seq_++;
     if (flow.heap_pos == kNone) {
       heap_insert(f);

@@ -252,6 +252,17 @@ TEST_CASE("bad input raises a clear error") {
   CHECK_THROWS_AS(g.add_resource("zero", BytesPerSecond(0), Seconds(0)), GraphError);
 }
 
+TEST_CASE("times beyond the engine's range are refused, never wrapped around") {
+  // The clock is 2^63 ps (about 106 days): a 10^7 s task is refused when added; 10^30 bytes
+  // over a 1 bit/s link (8 x 10^30 s) is refused when its flow is scheduled.
+  ActivityGraph g;
+  const StreamId s = g.add_stream(g.add_engine("e"));
+  CHECK_THROWS_WITH_AS(g.add_compute(s, Seconds(1e7)), doctest::Contains("exceeds the engine's time range"), GraphError);
+  const ResourceId slow = g.add_resource("slow", BytesPerSecond(0.125), Seconds(0));
+  g.add_transfer(Bytes(1e30), std::vector{slow});
+  CHECK_THROWS_WITH_AS(simulate_native(g), doctest::Contains("beyond the engine's time range"), GraphError);
+}
+
 TEST_CASE("a dependency cycle is reported, never a hang") {
   // a -> b -> c -> a, plus d after c: the error names the cycle's activities.
   ActivityGraph g;
