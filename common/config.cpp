@@ -93,6 +93,13 @@ std::string ConfigNode::where() const {
 
 void ConfigNode::fail(const std::string& message) const { throw ConfigError(where() + ": " + message); }
 
+std::string ConfigNode::key_of(const YAML::Node& key) const {
+  if (!key.IsScalar()) {
+    ConfigNode(key, source_, path_, seen_).fail("a key must be a plain name, not a list or a mapping");
+  }
+  return key.Scalar();
+}
+
 std::string ConfigNode::child_path(std::string_view key) const {
   return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
 }
@@ -138,7 +145,7 @@ std::vector<std::pair<std::string, ConfigNode>> ConfigNode::entries() const {
   if (!node_.IsMap()) fail("expected a mapping of keys to values");
   std::vector<std::pair<std::string, ConfigNode>> out;
   for (auto it = node_.begin(); it != node_.end(); ++it) {
-    const std::string key = it->first.as<std::string>();
+    const std::string key = key_of(it->first);
     seen_->insert(key);
     out.emplace_back(key, ConfigNode(it->second, source_, child_path(key), std::make_shared<std::set<std::string>>()));
   }
@@ -149,7 +156,7 @@ void ConfigNode::finish() const {
   if (!node_.IsMap()) return;
   const std::vector<std::string> known(seen_->begin(), seen_->end());
   for (auto it = node_.begin(); it != node_.end(); ++it) {
-    const std::string key = it->first.as<std::string>();
+    const std::string key = key_of(it->first);
     if (seen_->count(key)) continue;
     ConfigNode at(it->first, source_, child_path(key), seen_);
     std::string msg = "unknown key '" + key + "'";

@@ -121,6 +121,8 @@ class ConfigNode {
   ConfigNode(YAML::Node node, std::shared_ptr<const std::string> source, std::string path,
              std::shared_ptr<std::set<std::string>> seen);
   std::string child_path(std::string_view key) const;
+  /// The text of a mapping key; a ConfigError when the key is not a scalar.
+  std::string key_of(const YAML::Node& key) const;
 
   YAML::Node node_;
   std::shared_ptr<const std::string> source_;

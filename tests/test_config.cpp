@@ -50,6 +50,13 @@ TEST_CASE("missing unit, missing key, wrong type and non-positive values are loc
                        ConfigError);
 }
 
+TEST_CASE("a key that is a list is refused with its location (found by fuzzing the platform loader)") {
+  const ConfigNode root = ConfigNode::load_string("a: 1\n? [x, y]\n: 2\n", "k.yaml");
+  CHECK_THROWS_WITH_AS(root.entries(), doctest::Contains("k.yaml:2:3: (top level): a key must be a plain name"), ConfigError);
+  root.get<int>("a");
+  CHECK_THROWS_WITH_AS(root.finish(), doctest::Contains("a key must be a plain name"), ConfigError);
+}
+
 TEST_CASE("a YAML syntax error names the line") {
   CHECK_THROWS_WITH_AS(ConfigNode::load_string("a: [1, 2\nb: 3\n", "bad.yaml"), doctest::Contains("bad.yaml:"),
                        ConfigError);
