@@ -1,4 +1,5 @@
 #include "models/device_profile.hpp"
+#include "common/files.hpp"
 #include "common/text.hpp"
 
 #include <algorithm>
@@ -413,7 +414,7 @@ std::string find_device_profile(std::string_view gpu_model, const std::string& c
   while (true) {
     const fs::path candidate = fs::path(calibration_dir) / (stem + ".yaml");
     tried.push_back(candidate.string());
-    if (fs::is_regular_file(candidate)) return candidate.string();
+    if (regular_file_exists(candidate)) return candidate.string();
     const auto dash = stem.rfind('-');
     if (dash == std::string::npos || dash == 0) break;
     stem.resize(dash);

@@ -1,4 +1,5 @@
 #include "models/scenario.hpp"
+#include "common/files.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -17,7 +18,7 @@ std::string resolve(const std::string& path, const std::string& base_dir) {
   if (p.is_absolute()) return path;
   if (!base_dir.empty()) {
     const fs::path candidate = fs::path(base_dir) / p;
-    if (fs::exists(candidate)) return candidate.lexically_normal().string();
+    if (path_exists(candidate)) return candidate.lexically_normal().string();
   }
   return path;
 }
@@ -130,9 +131,9 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
     run->finish();
   }
   s.calibration_dir = resolve(calibration, base_dir);
-  if (!fs::exists(s.calibration_dir)) {
+  if (!path_exists(s.calibration_dir)) {
     // Fall back to the repository layout when run from its root.
-    if (fs::exists("configs/calibration")) s.calibration_dir = "configs/calibration";
+    if (path_exists("configs/calibration")) s.calibration_dir = "configs/calibration";
   }
   scenario.finish();
   return s;

@@ -1,4 +1,5 @@
 #include "tools/sweep.hpp"
+#include "common/files.hpp"
 
 #include <unistd.h>
 
@@ -93,7 +94,7 @@ YAML::Node load_base(const ConfigNode& root, std::string& source) {
   const ConfigNode base = root.child("base");
   if (base.is_scalar()) {
     const fs::path path = fs::path(root.source_dir()) / base.as<std::string>();
-    if (!fs::exists(path)) base.fail("scenario file '" + path.string() + "' does not exist");
+    if (!path_exists(path)) base.fail("scenario file '" + path.string() + "' does not exist");
     source = path.string();
     return ConfigNode::load_file(source).yaml();
   }
@@ -113,13 +114,13 @@ Sweep load_sweep(const std::string& path) {
     if (auto list = root.optional_child("points")) {
       for (const ConfigNode& item : list->elements()) {
         const fs::path p = fs::path(root.source_dir()) / item.as<std::string>();
-        if (!fs::is_regular_file(p)) item.fail("scenario file '" + p.string() + "' does not exist");
+        if (!regular_file_exists(p)) item.fail("scenario file '" + p.string() + "' does not exist");
         sweep.files_.push_back(p.string());
       }
     }
     if (auto dir = root.optional_child("points_dir")) {
       const fs::path d = fs::path(root.source_dir()) / dir->as<std::string>();
-      if (!fs::is_directory(d)) dir->fail("'" + d.string() + "' is not a directory");
+      if (!directory_exists(d)) dir->fail("'" + d.string() + "' is not a directory");
       std::vector<std::string> files;
       for (const auto& entry : fs::directory_iterator(d)) {
         if (entry.path().extension() == ".yaml" || entry.path().extension() == ".yml") files.push_back(entry.path().string());
@@ -389,7 +390,7 @@ std::size_t run_sweep(const Sweep& sweep, const PointRunner& runner, const std::
                       const SweepOptions& options) {
   const std::string header = sweep_header(sweep, output_columns);
   std::set<std::size_t> finished;
-  if (options.resume && fs::exists(options.output_path)) {
+  if (options.resume && path_exists(options.output_path)) {
     collect_sweep_csv(options.output_path, {}, header);
     finished = finished_points(options.output_path, header);
   } else {

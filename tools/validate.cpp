@@ -1,4 +1,5 @@
 #include "tools/validate.hpp"
+#include "common/files.hpp"
 #include "common/text.hpp"
 
 #include <algorithm>
@@ -26,7 +27,7 @@ std::optional<double> evaluate(const ConfigNode& ref, const std::string& metric_
                                std::string& why) {
   const ConfigNode scenario_node = ref.child("scenario");
   const fs::path path = fs::path(ref.source_dir()) / scenario_node.as<std::string>();
-  if (!fs::exists(path)) scenario_node.fail("scenario file '" + path.string() + "' does not exist");
+  if (!path_exists(path)) scenario_node.fail("scenario file '" + path.string() + "' does not exist");
   const YAML::Node tree = ConfigNode::load_file(path.string()).yaml();
   std::vector<std::string> overrides;
   if (auto set = ref.optional_child("set")) {
@@ -123,7 +124,7 @@ ValidationResult run_validation_case(const std::string& path, const MetricFuncti
 }
 
 std::vector<ValidationResult> run_validation_dir(const std::string& dir, const MetricFunction& metric) {
-  if (!fs::is_directory(dir)) throw ConfigError(dir + ": not a directory of validation cases");
+  if (!directory_exists(dir)) throw ConfigError(dir + ": not a directory of validation cases");
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir)) {
     if (e.path().extension() == ".yaml") files.push_back(e.path());

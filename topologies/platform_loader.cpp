@@ -1,4 +1,5 @@
 #include "topologies/platform_loader.hpp"
+#include "common/files.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -321,7 +322,7 @@ std::string resolve_path(const std::string& path, const ConfigNode& relative_to)
   const std::string dir = relative_to.source_dir();
   if (!dir.empty()) {
     const fs::path candidate = fs::path(dir) / path;
-    if (fs::exists(candidate)) return candidate.string();
+    if (path_exists(candidate)) return candidate.string();
   }
   return path;
 }
@@ -332,7 +333,7 @@ NodeTemplate read_template(const std::string& name, const ConfigNode& node, int 
 NodeTemplate read_template_from_file(const std::string& name, const ConfigNode& node, int depth) {
   if (depth > 8) node.fail("from_file chain is more than 8 files deep (a cycle?)");
   const std::string path = resolve_path(node.get<std::string>("from_file"), node);
-  if (!std::filesystem::is_regular_file(path)) {
+  if (!regular_file_exists(path)) {
     node.child("from_file").fail("cannot open '" + path + "'; expected a platform file path, relative to this file");
   }
   const ConfigNode file = ConfigNode::load_file(path);
