@@ -134,7 +134,11 @@ Sweep load_sweep(const std::string& path) {
     return sweep;
   }
 
-  sweep.base_ = load_base(root, sweep.base_source_);
+  {
+    YAML::Emitter text;
+    text << load_base(root, sweep.base_source_);
+    sweep.base_text_ = text.c_str();
+  }
   sweep.zip_ = root.get_choice_or("combine", {"grid", "zip"}, "grid") == "zip";
   const ConfigNode axes_node = root.child("axes");
   std::size_t groups = 0;
@@ -181,7 +185,9 @@ SweepPoint Sweep::point(std::size_t index) const {
     return p;
   }
   p.scenario_source = base_source_;
-  p.scenario = base_;
+  // Each point gets its own tree, parsed from the base's text: points run on several threads
+  // and yaml-cpp nodes share their storage between copies.
+  p.scenario = YAML::Load(base_text_);
   std::vector<std::size_t> pick(axes_.size());
   std::size_t rest = index;
   for (std::size_t k = axes_.size(); k-- > 0;) {  // last axis fastest; linked axes share a pick

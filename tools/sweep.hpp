@@ -67,7 +67,7 @@ class Sweep {
   std::vector<std::string> input_keys_;
   std::vector<SweepAxis> axes_;
   bool zip_ = false;
-  YAML::Node base_;
+  std::string base_text_;  // the base scenario, as YAML text
   std::string base_source_;
   std::vector<std::string> files_;  // a list of scenario files instead of axes
   std::size_t size_ = 0;
