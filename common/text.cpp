@@ -26,4 +26,10 @@ std::string json_string(std::string_view s) {
   return out + "\"";
 }
 
+std::string format_number(double v, int significant_digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", significant_digits, v);
+  return buf;
+}
+
 }  // namespace dlrmsim

@@ -10,4 +10,7 @@ namespace dlrmsim {
 /// The result is also a valid double-quoted YAML scalar.
 std::string json_string(std::string_view s);
 
+/// `v` with at most `significant_digits` significant digits, as printf's %g writes it.
+std::string format_number(double v, int significant_digits);
+
 }  // namespace dlrmsim

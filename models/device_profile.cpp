@@ -323,14 +323,10 @@ DeviceProfile load_device_profile(const std::string& path) {
 
 namespace {
 
-// Full precision (the format_* helpers round to three digits, too coarse for coefficients).
-std::string number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
+// Coefficients are written with 9 significant digits (the format_* helpers round to three,
+// too coarse for coefficients).
 std::string with_unit(double base_value, double scale, const char* unit) {
-  return json_string(number(base_value / scale) + " " + unit);
+  return json_string(format_number(base_value / scale, 9) + " " + unit);
 }
 std::string flop_rate(FlopsPerSecond r) { return with_unit(r.value(), 1e12, "TFLOP/s"); }
 std::string byte_rate(BytesPerSecond r) { return with_unit(r.value(), 1e9, "GB/s"); }
@@ -340,8 +336,8 @@ std::string seconds(Seconds s) { return with_unit(s.value(), 1e-6, "us"); }
 void write_provenance(std::ostream& out, const Provenance& p, const std::string& indent) {
   out << indent << "source: " << json_string(p.source) << "\n";
   if (p.fit) {
-    out << indent << "fit: {rms_relative: " << number(p.fit->rms_relative)
-        << ", max_relative: " << number(p.fit->max_relative) << ", measurements: " << p.fit->measurements << "}\n";
+    out << indent << "fit: {rms_relative: " << format_number(p.fit->rms_relative, 9)
+        << ", max_relative: " << format_number(p.fit->max_relative, 9) << ", measurements: " << p.fit->measurements << "}\n";
   }
 }
 
@@ -359,30 +355,30 @@ std::string device_profile_to_yaml(const DeviceProfile& p) {
   for (const auto& [dtype, c] : p.gemm) {
     out << "  " << name_of(dtype) << ":\n"
         << "    peak: " << flop_rate(c.peak) << "\n"
-        << "    max_efficiency: " << number(c.max_efficiency) << "\n"
-        << "    m_half: " << number(c.m_half) << "\n"
-        << "    n_half: " << number(c.n_half) << "\n"
-        << "    k_half: " << number(c.k_half) << "\n";
+        << "    max_efficiency: " << format_number(c.max_efficiency, 9) << "\n"
+        << "    m_half: " << format_number(c.m_half, 9) << "\n"
+        << "    n_half: " << format_number(c.n_half, 9) << "\n"
+        << "    k_half: " << format_number(c.k_half, 9) << "\n";
     write_provenance(out, c.provenance, "    ");
   }
   out << "memory:\n"
       << "  hbm_bandwidth: " << byte_rate(p.memory.hbm_bandwidth) << "\n"
-      << "  achievable_fraction: " << number(p.memory.achievable_fraction) << "\n";
+      << "  achievable_fraction: " << format_number(p.memory.achievable_fraction, 9) << "\n";
   write_provenance(out, p.memory.provenance, "  ");
   out << "embedding_gather:\n"
       << "  access_granule: " << bytes(p.gather.access_granule) << "\n"
-      << "  max_efficiency: " << number(p.gather.max_efficiency) << "\n"
+      << "  max_efficiency: " << format_number(p.gather.max_efficiency, 9) << "\n"
       << "  row_half: " << bytes(p.gather.row_half) << "\n"
-      << "  pooling_half: " << number(p.gather.pooling_half) << "\n";
+      << "  pooling_half: " << format_number(p.gather.pooling_half, 9) << "\n";
   write_provenance(out, p.gather.provenance, "  ");
   out << "embedding_backward:\n"
-      << "  sgd_multiple: " << number(p.embedding_backward.sgd_multiple) << "\n"
-      << "  rowwise_adagrad_multiple: " << number(p.embedding_backward.rowwise_adagrad_multiple) << "\n";
+      << "  sgd_multiple: " << format_number(p.embedding_backward.sgd_multiple, 9) << "\n"
+      << "  rowwise_adagrad_multiple: " << format_number(p.embedding_backward.rowwise_adagrad_multiple, 9) << "\n";
   write_provenance(out, p.embedding_backward.provenance, "  ");
   out << "uvm_gather:\n"
       << "  pcie_bandwidth: " << byte_rate(p.uvm_gather.pcie_bandwidth) << "\n"
       << "  access_granule: " << bytes(p.uvm_gather.access_granule) << "\n"
-      << "  max_efficiency: " << number(p.uvm_gather.max_efficiency) << "\n"
+      << "  max_efficiency: " << format_number(p.uvm_gather.max_efficiency, 9) << "\n"
       << "  row_half: " << bytes(p.uvm_gather.row_half) << "\n";
   write_provenance(out, p.uvm_gather.provenance, "  ");
   out << "copies:\n";

@@ -1,4 +1,5 @@
 #include "tools/plot.hpp"
+#include "common/text.hpp"
 
 #include <sys/wait.h>
 
@@ -38,12 +39,6 @@ std::string escape(const std::string& s) {
     }
   }
   return out;
-}
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
 }
 
 struct Axis {
@@ -131,14 +126,14 @@ std::string render_svg(const Chart& chart) {
   for (double t : ay.ticks()) {
     const double y = ay.map(t, y0, y1);
     svg << "<line x1=\"" << x0 - 4 << "\" x2=\"" << x1 << "\" y1=\"" << y << "\" y2=\"" << y
-        << "\" stroke=\"#ddd\"/><text x=\"" << x0 - 6 << "\" y=\"" << y + 4 << "\" text-anchor=\"end\">" << num(t)
+        << "\" stroke=\"#ddd\"/><text x=\"" << x0 - 6 << "\" y=\"" << y + 4 << "\" text-anchor=\"end\">" << format_number(t, 4)
         << "</text>\n";
   }
   if (numeric_x) {
     for (double t : ax.ticks()) {
       const double x = ax.map(t, x0, x1);
       svg << "<line x1=\"" << x << "\" x2=\"" << x << "\" y1=\"" << y0 << "\" y2=\"" << y0 + 4
-          << "\" stroke=\"black\"/><text x=\"" << x << "\" y=\"" << y0 + 18 << "\" text-anchor=\"middle\">" << num(t)
+          << "\" stroke=\"black\"/><text x=\"" << x << "\" y=\"" << y0 + 18 << "\" text-anchor=\"middle\">" << format_number(t, 4)
           << "</text>\n";
     }
   } else {

@@ -1,4 +1,5 @@
 #include "tools/scenario_runner.hpp"
+#include "common/text.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -17,12 +18,6 @@ constexpr const char* kCategories[] = {"dense_compute", "all_to_all", "embedding
                                        "all_reduce", "host_device_copy"};
 // Memory owners by kind (MemoryEntry::kind).
 constexpr const char* kMemoryKinds[] = {"gpu", "cpu_socket", "parameter_server"};
-
-std::string number(double v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
 
 std::vector<std::string> make_columns() {
   std::vector<std::string> cols{"throughput_samples_per_s", "step_time_s", "idle_s"};
@@ -48,12 +43,12 @@ const std::vector<std::string>& scenario_output_columns() {
 
 std::map<std::string, std::string> report_columns(const models::RunReport& report) {
   std::map<std::string, std::string> out;
-  out["throughput_samples_per_s"] = number(report.throughput_samples_per_s);
-  out["step_time_s"] = number(report.step_time.value());
-  out["idle_s"] = number(report.idle.value());
+  out["throughput_samples_per_s"] = format_number(report.throughput_samples_per_s, 6);
+  out["step_time_s"] = format_number(report.step_time.value(), 6);
+  out["idle_s"] = format_number(report.idle.value(), 6);
   for (const auto& b : report.breakdown) {
-    out["breakdown." + b.category + ".busy_s"] = number(b.busy.value());
-    out["breakdown." + b.category + ".exposed_s"] = number(b.exposed.value());
+    out["breakdown." + b.category + ".busy_s"] = format_number(b.busy.value(), 6);
+    out["breakdown." + b.category + ".exposed_s"] = format_number(b.exposed.value(), 6);
   }
   std::map<std::string, std::pair<double, double>> peak;  // kind -> (bytes, fraction)
   for (const auto& m : report.memory) {
@@ -62,8 +57,8 @@ std::map<std::string, std::string> report_columns(const models::RunReport& repor
     if (m.capacity.value() > 0.0) fraction = std::max(fraction, m.used() / m.capacity);
   }
   for (const auto& [kind, p] : peak) {
-    out["memory." + kind + ".peak_used_bytes"] = number(p.first);
-    out["memory." + kind + ".peak_fraction"] = number(p.second);
+    out["memory." + kind + ".peak_used_bytes"] = format_number(p.first, 6);
+    out["memory." + kind + ".peak_fraction"] = format_number(p.second, 6);
   }
   out["placement.policy"] = report.placement_policy;
   std::map<std::string, int> tiers;

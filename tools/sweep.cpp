@@ -1,4 +1,5 @@
 #include "tools/sweep.hpp"
+#include "common/text.hpp"
 #include "common/files.hpp"
 
 #include <unistd.h>
@@ -22,12 +23,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-
-std::string number_text(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.15g", v);
-  return buf;
-}
 
 std::string value_text(const ConfigNode& v) {
   if (v.is_scalar()) return v.as<std::string>();
@@ -75,14 +70,14 @@ std::vector<SweepAxis> read_axis(const ConfigNode& node, std::size_t group) {
     const std::string unit = range.get_or<std::string>("unit", "");
     range.finish();
     if (!(step > 0.0)) range.child("step").fail("the step must be positive");
-    if (to < from) range.child("to").fail("'to' (" + number_text(to) + ") is below 'from' (" + number_text(from) + ")");
+    if (to < from) range.child("to").fail("'to' (" + format_number(to, 15) + ") is below 'from' (" + format_number(from, 15) + ")");
     const double count = std::floor((to - from) / step + 1e-9) + 1.0;
     if (count > static_cast<double>(kMaxAxisValues)) {
-      range.fail("the range has " + number_text(count) + " values; the limit is " + std::to_string(kMaxAxisValues));
+      range.fail("the range has " + format_number(count, 15) + " values; the limit is " + std::to_string(kMaxAxisValues));
     }
     for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
       const double v = from + step * static_cast<double>(i);
-      axis.values.push_back(unit.empty() ? number_text(v) : number_text(v) + " " + unit);
+      axis.values.push_back(unit.empty() ? format_number(v, 15) : format_number(v, 15) + " " + unit);
     }
   }
   node.finish();

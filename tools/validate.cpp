@@ -16,12 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string number(double v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
-
 /// A scenario reference: {scenario: PATH, set: [...]} resolved against the case file.
 std::optional<double> evaluate(const ConfigNode& ref, const std::string& metric_name, const MetricFunction& metric,
                                std::string& why) {
@@ -65,7 +59,7 @@ ValidationResult run_validation_case(const std::string& path, const MetricFuncti
       for (const ConfigNode& m : root.child("metrics").elements()) {
         const std::string name = m.as<std::string>();
         const double v = evaluate_feasible(root, name, metric);
-        detail += (detail.empty() ? "" : ", ") + name + " " + number(v);
+        detail += (detail.empty() ? "" : ", ") + name + " " + format_number(v, 4);
         if (v > best) {
           best = v;
           winner = name;
@@ -83,7 +77,7 @@ ValidationResult run_validation_case(const std::string& path, const MetricFuncti
         std::string why;
         const auto v = evaluate(ref, metric_name, metric, why);
         ref.finish();
-        detail += (detail.empty() ? "" : ", ") + name + " " + (v ? number(*v) : std::string("infeasible"));
+        detail += (detail.empty() ? "" : ", ") + name + " " + (v ? format_number(*v, 4) : std::string("infeasible"));
         if (v && *v > best) {
           best = *v;
           winner = name;
@@ -108,8 +102,8 @@ ValidationResult run_validation_case(const std::string& path, const MetricFuncti
         num.finish();
         den.finish();
       }
-      r.predicted = number(*r.predicted_value);
-      r.published = number(*r.published_value);
+      r.predicted = format_number(*r.predicted_value, 4);
+      r.published = format_number(*r.published_value, 4);
       r.error = *r.predicted_value / *r.published_value - 1.0;
       r.passed = std::fabs(*r.error) <= r.tolerance;
     }
@@ -160,7 +154,7 @@ std::string validation_table(const std::vector<ValidationResult>& results) {
                 "");
   out << line;
   for (const auto& r : results) {
-    const std::string err = r.error ? number(*r.error * 100.0) + " %" : "";
+    const std::string err = r.error ? format_number(*r.error * 100.0, 4) + " %" : "";
     const std::string predicted = r.failure.empty() ? r.predicted : "failed";
     const bool qualitative = r.kind == "best" || r.kind == "largest";
     std::snprintf(line, sizeof line, "%-44s %-12s %-12s %8s %6s", r.title.substr(0, 44).c_str(),
@@ -188,13 +182,13 @@ std::string validation_json(const std::vector<ValidationResult>& results) {
     out << (i ? "," : "") << "\n    {\"file\": " << json_string(r.file) << ", \"case\": " << json_string(r.title)
         << ", \"kind\": " << json_string(r.kind) << ", \"predicted\": " << json_string(r.predicted)
         << ", \"published\": " << json_string(r.published);
-    if (r.error) out << ", \"error\": " << number(*r.error) << ", \"tolerance\": " << number(r.tolerance);
+    if (r.error) out << ", \"error\": " << format_number(*r.error, 4) << ", \"tolerance\": " << format_number(r.tolerance, 4);
     out << ", \"passed\": " << (r.passed ? "true" : "false") << ", \"source\": " << json_string(r.source);
     if (!r.failure.empty()) out << ", \"failure\": " << json_string(r.failure);
     out << "}";
   }
-  out << "\n  ],\n  \"median_abs_error\": " << number(s.median_abs_error)
-      << ",\n  \"worst_abs_error\": " << number(s.worst_abs_error) << ",\n  \"failed\": " << s.failed << "\n}\n";
+  out << "\n  ],\n  \"median_abs_error\": " << format_number(s.median_abs_error, 4)
+      << ",\n  \"worst_abs_error\": " << format_number(s.worst_abs_error, 4) << ",\n  \"failed\": " << s.failed << "\n}\n";
   return out.str();
 }
 
@@ -209,7 +203,7 @@ void write_validation_plot(const std::vector<ValidationResult>& results, const s
   for (const auto& r : results) {
     if (!r.predicted_value || !r.published_value || *r.predicted_value <= 0.0) continue;
     Series& s = r.passed ? within : outside;
-    s.x.push_back(number(*r.published_value));
+    s.x.push_back(format_number(*r.published_value, 4));
     s.y.push_back(*r.predicted_value);
   }
   for (Series* s : {&within, &outside}) {

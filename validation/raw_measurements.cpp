@@ -27,11 +27,6 @@ Enum choice(const ConfigNode& n, std::string_view key, const std::array<Enum, N>
   n.child(key).fail("internal: choice '" + chosen + "' has no value");
 }
 
-std::string number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
 void read_embedding_fields(const ConfigNode& n, Measurement& m) {
   m.row_type = n.get_choice("row_type", {"fp32", "fp16"});
   m.row_bytes = n.get_positive<Bytes>("row_bytes");
@@ -115,7 +110,7 @@ std::string raw_measurements_to_yaml(const RawMeasurements& raw) {
       << "  driver: " << json_string(raw.machine.driver) << "\n"
       << "  runtime: " << json_string(raw.machine.runtime) << "\n"
       << "  sm_count: " << raw.machine.sm_count << "\n"
-      << "  memory: " << json_string(number(raw.machine.memory.value()) + " B") << "\n"
+      << "  memory: " << json_string(format_number(raw.machine.memory.value(), 9) + " B") << "\n"
       << "  date: " << json_string(raw.machine.date) << "\n"
       << "  command: " << json_string(raw.machine.command) << "\n"
       << "measurements:\n";
@@ -130,17 +125,17 @@ std::string raw_measurements_to_yaml(const RawMeasurements& raw) {
         [[fallthrough]];
       case MeasurementKind::gather_forward:
       case MeasurementKind::uvm_gather:
-        out << ", row_type: " << m.row_type << ", row_bytes: " << json_string(number(m.row_bytes.value()) + " B")
-            << ", pooling: " << number(m.pooling) << ", bags: " << m.bags << ", table_rows: " << m.table_rows
+        out << ", row_type: " << m.row_type << ", row_bytes: " << json_string(format_number(m.row_bytes.value(), 9) + " B")
+            << ", pooling: " << format_number(m.pooling, 9) << ", bags: " << m.bags << ", table_rows: " << m.table_rows
             << ", distribution: " << m.distribution;
         break;
       case MeasurementKind::copy:
-        out << ", copy: " << models::name_of(m.copy) << ", bytes: " << json_string(number(m.bytes.value()) + " B");
+        out << ", copy: " << models::name_of(m.copy) << ", bytes: " << json_string(format_number(m.bytes.value(), 9) + " B");
         break;
       case MeasurementKind::launch:
         break;
     }
-    out << ", time: " << json_string(number(m.time.value() * 1e6) + " us") << ", repeats: " << m.repeats << "}\n";
+    out << ", time: " << json_string(format_number(m.time.value() * 1e6, 9) + " us") << ", repeats: " << m.repeats << "}\n";
   }
   return out.str();
 }
