@@ -54,7 +54,7 @@ std::vector<DenseOperatorCost> gpu_dense_costs(const ModelSpec& model, const Dev
           case Interaction::Kind::dot: {
             const std::int64_t vectors = model.table_count() + 1;
             const int d = model.common_embedding_dim();
-            const Seconds gemm = profile.gemm_time(b * vectors, vectors, d, dt);
+            const Seconds gemm = profile.batched_gemm_time(b, vectors, vectors, d, dt);
             const Seconds floor = memory_time(profile, activation_bytes);
             c.forward = std::max(gemm, floor) + launch;
             c.backward = std::max(gemm * 2.0, floor * 2.0) + launch * 2.0;
@@ -128,13 +128,15 @@ Seconds gpu_embedding_backward_time(const DeviceProfile& profile, const GatherWo
   const double pooling = std::max(work.pooling, 1.0);
   switch (optimizer.kind) {
     case OptimizerKind::sgd:
-      return profile.embedding_backward_time(work.lookups, work.row_bytes, pooling, EmbeddingOptimizer::sgd);
+      return profile.embedding_backward_time(work.lookups, work.row_bytes, pooling, EmbeddingOptimizer::sgd,
+                                             work.distinct_fraction);
     case OptimizerKind::rowwise_adagrad:
-      return profile.embedding_backward_time(work.lookups, work.row_bytes, pooling, EmbeddingOptimizer::rowwise_adagrad);
+      return profile.embedding_backward_time(work.lookups, work.row_bytes, pooling, EmbeddingOptimizer::rowwise_adagrad,
+                                             work.distinct_fraction);
     case OptimizerKind::adagrad:
     case OptimizerKind::adam: {
-      const Seconds rowwise =
-          profile.embedding_backward_time(work.lookups, work.row_bytes, pooling, EmbeddingOptimizer::rowwise_adagrad);
+      const Seconds rowwise = profile.embedding_backward_time(work.lookups, work.row_bytes, pooling,
+                                                              EmbeddingOptimizer::rowwise_adagrad, work.distinct_fraction);
       const Bytes state_elem = element_size(optimizer.state_dtype);
       const double values_per_element = optimizer.kind == OptimizerKind::adam ? 2.0 : 1.0;
       const Bytes full_state = state_elem * (values_per_element * static_cast<double>(work.columns));

@@ -8,9 +8,9 @@
 //  Dense layers on a GPU, local batch b (FLOPs and shapes from ModelSpec::dense_layers):
 //    linear forward          gemm(m=b, n=out, k=in)
 //    linear backward         gemm(b, in, out) [input gradient] + gemm(in, out, b) [weight gradient]
-//    dot interaction         one tall GEMM standing for the batched X X^T: gemm(b (F+1), F+1, d),
-//                            backward twice that (dX = (dZ + dZ^T) X); floored by its
-//                            activation traffic over achievable HBM bandwidth
+//    dot interaction         the batched X X^T: batched_gemm(b; F+1, F+1, d), backward twice
+//                            that (dX = (dZ + dZ^T) X); floored by its activation traffic over
+//                            achievable HBM bandwidth
 //    DCNv2 cross layer       gemm(b, r, w) + gemm(b, w, r) forward, four GEMMs backward, plus the
 //                            elementwise x0 * (.) + x traffic over achievable HBM bandwidth
 //    concat interaction      a copy: activation bytes over achievable HBM bandwidth
@@ -23,7 +23,8 @@
 //  Embeddings on a GPU (FBGEMM-style table-batched kernel: one launch per pass per GPU):
 //    forward                 DeviceProfile::embedding_forward_time(lookups, row bytes, pooling)
 //    backward + update       DeviceProfile::embedding_backward_time with the profile's measured
-//                            multiple for SGD or row-wise Adagrad. Full Adagrad and Adam keep a
+//                            multiple for SGD or row-wise Adagrad, scaled for the distinct rows
+//                            among the lookups (placement::expected_distinct_rows). Full Adagrad and Adam keep a
 //                            per-element state that the update reads and writes with the row;
 //                            their time is the row-wise Adagrad time scaled by
 //                            (row bytes + state bytes per row) / (row bytes + row-wise state
@@ -96,6 +97,7 @@ struct GatherWork {
   Bytes row_bytes;       // bytes of one row (shard columns x element size)
   double pooling = 1.0;  // rows per bag (lookups per sample)
   int columns = 0;       // elements per row (for per-element optimiser state)
+  double distinct_fraction = 1.0;  // distinct rows / lookups (the backward updates each row once)
 };
 
 /// Forward gather time of rows in HBM (no launch overhead: one launch per pass is added by

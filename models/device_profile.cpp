@@ -145,6 +145,21 @@ Seconds DeviceProfile::gemm_time(std::int64_t m, std::int64_t n, std::int64_t k,
   return std::max(compute, memory_floor);
 }
 
+Seconds DeviceProfile::batched_gemm_time(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k,
+                                         GemmDtype dtype) const {
+  check_shape(m, n, k);
+  if (batch <= 0) throw std::invalid_argument("a batched GEMM needs a positive batch count");
+  const GemmCoefficients& c = gemm_coefficients(dtype);
+  constexpr double kTile = 16.0;  // m and n extent of a tensor-core fragment (see the header)
+  const auto pad = [](double x) { return kTile * std::ceil(x / kTile); };
+  const double b = static_cast<double>(batch), dm = static_cast<double>(m), dn = static_cast<double>(n),
+               dk = static_cast<double>(k);
+  const Flops padded(b * 2.0 * pad(dm) * pad(dn) * dk);
+  const Seconds compute = padded / (c.peak * (c.max_efficiency * saturation(dk, c.k_half)));
+  const Bytes moved = ((dm * dk + dk * dn) * operand_bytes(dtype) + dm * dn * output_bytes(dtype)) * b;
+  return std::max(compute, moved / achievable_hbm_bandwidth());
+}
+
 namespace {
 Bytes round_up(Bytes bytes, Bytes granule) {
   if (!(granule.value() > 0.0)) return bytes;
@@ -172,8 +187,16 @@ Seconds DeviceProfile::embedding_forward_time(double lookups, Bytes row_bytes, d
 }
 
 Seconds DeviceProfile::embedding_backward_time(double lookups, Bytes row_bytes, double pooling,
-                                               EmbeddingOptimizer optimizer) const {
-  return embedding_forward_time(lookups, row_bytes, pooling) * embedding_backward.multiple(optimizer);
+                                               EmbeddingOptimizer optimizer, double distinct_fraction) const {
+  if (!(distinct_fraction > 0.0 && distinct_fraction <= 1.0)) {
+    throw std::invalid_argument("embedding backward: the distinct fraction of lookups must be in (0, 1] (got " +
+                                std::to_string(distinct_fraction) + ")");
+  }
+  // Row-wise Adagrad keeps one fp32 accumulator per row (FBGEMM's momentum1 of a row).
+  const Bytes state = optimizer == EmbeddingOptimizer::rowwise_adagrad ? Bytes(4.0) : Bytes(0.0);
+  const double per_lookup_share = row_bytes / (row_bytes * 3.0 + state * 2.0);
+  const double scale = per_lookup_share + (1.0 - per_lookup_share) * distinct_fraction;
+  return embedding_forward_time(lookups, row_bytes, pooling) * (embedding_backward.multiple(optimizer) * scale);
 }
 
 double DeviceProfile::uvm_gather_efficiency(Bytes row_bytes) const { return uvm_gather.efficiency(row_bytes); }
@@ -224,6 +247,8 @@ GemmCoefficients read_gemm(const ConfigNode& n) {
   c.m_half = get_nonnegative(n, "m_half");
   c.n_half = get_nonnegative(n, "n_half");
   c.k_half = get_nonnegative(n, "k_half");
+  if (n.has("call_overhead")) c.call_overhead = n.get<Seconds>("call_overhead");
+  if (c.call_overhead.value() < 0.0) n.child("call_overhead").fail("must be a non-negative time");
   c.provenance = read_provenance(n);
   n.finish();
   return c;
@@ -359,6 +384,7 @@ std::string device_profile_to_yaml(const DeviceProfile& p) {
         << "    m_half: " << format_number(c.m_half, 9) << "\n"
         << "    n_half: " << format_number(c.n_half, 9) << "\n"
         << "    k_half: " << format_number(c.k_half, 9) << "\n";
+    if (c.call_overhead.value() > 0.0) out << "    call_overhead: \"" << format_number(c.call_overhead.value() * 1e6, 9) << " us\"\n";
     write_provenance(out, c.provenance, "    ");
   }
   out << "memory:\n"

@@ -23,6 +23,16 @@
 //   of recommendation models (m = batch 64..65536, n, k = 16..8192); not for batched or
 //   strided GEMMs.
 //
+// * Batched GEMM (b independent products of m x k by k x n in one kernel, e.g. the per-sample
+//   X X^T of the dot interaction, m, n, k below a few hundred):
+//     compute time  = b * 2 * pad(m) * pad(n) * k / (peak(dtype) * e_max * s(k, k_half))
+//     memory floor  = b * ((m k + k n) * operand_bytes + m n * output_bytes) over achievable HBM
+//     batched_gemm_time = max(compute time, memory floor)
+//   The batch supplies the parallelism, so the m and n fill factors of one large GEMM do not
+//   apply; instead each small matrix occupies whole tensor-core tiles: pad(x) rounds up to a
+//   multiple of 16, the m and n extent of the mma.sync m16n8k16 / wgmma fragments (PTX ISA,
+//   "Matrix shape"). The k depth keeps its fitted saturation.
+//
 // * Embedding-bag forward, sum pooling, rows in HBM (FBGEMM-style table-batched kernel):
 //     time = lookups * access_bytes(row_bytes) / (hbm_bandwidth * gather_efficiency(row_bytes, pooling))
 //     access_bytes = row_bytes rounded up to a multiple of the access granule (the 32-byte
@@ -32,7 +42,14 @@
 //   per-lookup cost of loading an index and computing an address (row_half), small bags the
 //   per-bag cost of reading offsets and writing the pooled output (pooling_half).
 //   Backward with the optimiser update (sort by row, segment-reduce, update) costs a measured
-//   multiple of the forward time of the same lookups, per optimiser.
+//   multiple of the forward time of the same lookups, per optimiser, measured with uniform ids
+//   (every lookup a distinct row). With repeated rows the kernel reads each lookup's pooled
+//   gradient but reads, updates and writes each distinct row once, so
+//     backward = forward * multiple * (g + (1 - g) * distinct / lookups)
+//     g = row_bytes / (3 row_bytes + 2 state_bytes)   (the share of the all-distinct backward
+//         traffic that scales with lookups: one gradient read per lookup against the row read
+//         and write and the state read and write per distinct row; state 4 B per row for
+//         row-wise Adagrad, none for SGD)
 //
 // * Zero-copy (UVM) gather of rows from pinned host memory over PCIe:
 //     time = lookups * access_bytes(row_bytes, uvm granule) / (pcie_bandwidth * uvm_efficiency(row_bytes))
@@ -110,6 +127,11 @@ struct GemmCoefficients {
   double m_half = 0.0;          // half-saturation extents, in elements
   double n_half = 0.0;
   double k_half = 0.0;
+  // Time every measured call cost whatever its shape (launch, pipeline fill, the timing
+  // harness), fitted alongside the efficiency. Part of predictions of the measurements only:
+  // gemm_time leaves it out, and step models charge launch_overhead per kernel instead. 0 when
+  // not fitted (optional key `call_overhead`).
+  Seconds call_overhead{0.0};
   Provenance provenance;
 
   [[nodiscard]] double efficiency(double m, double n, double k) const;
@@ -184,6 +206,9 @@ class DeviceProfile {
   [[nodiscard]] double gemm_efficiency(std::int64_t m, std::int64_t n, std::int64_t k, GemmDtype dtype) const;
   /// max(2mnk / (peak x efficiency), bytes moved / achievable HBM bandwidth); no launch overhead.
   [[nodiscard]] Seconds gemm_time(std::int64_t m, std::int64_t n, std::int64_t k, GemmDtype dtype) const;
+  /// `batch` independent m x k by k x n products in one kernel (see the header); no launch overhead.
+  [[nodiscard]] Seconds batched_gemm_time(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k,
+                                          GemmDtype dtype) const;
 
   // --- memory ---
   [[nodiscard]] BytesPerSecond hbm_bandwidth() const { return memory.hbm_bandwidth; }
@@ -198,9 +223,10 @@ class DeviceProfile {
   [[nodiscard]] double gather_efficiency(Bytes row_bytes, double pooling) const;
   /// Forward embedding-bag time for `lookups` rows of `row_bytes`, `pooling` rows per bag.
   [[nodiscard]] Seconds embedding_forward_time(double lookups, Bytes row_bytes, double pooling) const;
-  /// Backward with optimiser update: a measured multiple of the forward time.
+  /// Backward with optimiser update: a measured multiple of the forward time, scaled for the
+  /// `distinct_fraction` (distinct rows / lookups, in (0, 1]) as the header describes.
   [[nodiscard]] Seconds embedding_backward_time(double lookups, Bytes row_bytes, double pooling,
-                                                EmbeddingOptimizer optimizer) const;
+                                                EmbeddingOptimizer optimizer, double distinct_fraction = 1.0) const;
 
   // --- zero-copy gather over PCIe ---
   [[nodiscard]] double uvm_gather_efficiency(Bytes row_bytes) const;

@@ -263,6 +263,7 @@ void StepBuilder::compute_owner_work() {
         const Bytes row = table.element_size * static_cast<double>(w.columns);
         const double lookups = w.lookups;
         const double pooling = w.samples > 0.0 ? lookups / w.samples : 1.0;
+        const double distinct = lookups > 0.0 ? std::clamp(w.distinct_rows / lookups, 1e-12, 1.0) : 1.0;
         ow.any = true;
         ow.lookups += lookups;
         if (tp.sharding != placement::Sharding::data_parallel) {
@@ -279,7 +280,8 @@ void StepBuilder::compute_owner_work() {
               const double misses = lookups - hits;
               ow.forward_compute += gpu_embedding_forward_time(prof, {hits, row, pooling, w.columns});
               // Updates happen in the HBM cache; evicted rows are written back over PCIe.
-              ow.backward_compute += gpu_embedding_backward_time(prof, {lookups, row, pooling, w.columns}, opt);
+              ow.backward_compute +=
+                  gpu_embedding_backward_time(prof, {lookups, row, pooling, w.columns, distinct}, opt);
               if (misses > 0.0) {
                 const auto host = platform_.host_cpu(gpu);
                 if (!host) throw std::invalid_argument("GPU '" + dev.name + "' holds a uvm shard but has no host CPU");
@@ -288,7 +290,8 @@ void StepBuilder::compute_owner_work() {
               }
             } else {
               ow.forward_compute += gpu_embedding_forward_time(prof, {lookups, row, pooling, w.columns});
-              ow.backward_compute += gpu_embedding_backward_time(prof, {lookups, row, pooling, w.columns}, opt);
+              ow.backward_compute +=
+                  gpu_embedding_backward_time(prof, {lookups, row, pooling, w.columns, distinct}, opt);
             }
             break;
           }

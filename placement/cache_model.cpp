@@ -262,6 +262,25 @@ double top_k_hit_rate(std::span<const double> popularity, double cache_rows) {
   return std::accumulate(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(k), 0.0) / total;
 }
 
+double expected_distinct_rows(const AccessDistribution& access, double rows, double draws) {
+  check_rows(rows, 0.0);
+  if (!(draws >= 0.0) || !std::isfinite(draws)) throw std::invalid_argument("distinct rows: draws must be finite and >= 0");
+  rows = std::floor(rows);
+  if (draws <= 0.0 || rows <= 0.0) return 0.0;
+  double distinct = draws;
+  switch (access.kind) {
+    case AccessDistribution::Kind::uniform: distinct = -rows * std::expm1(-draws / rows); break;
+    case AccessDistribution::Kind::zipf: {
+      const ZipfSamples samples(rows, access.zipf_exponent);
+      distinct = samples.sum([draws](double p) { return -std::expm1(-draws * p); },
+                             [draws](double p) { return draws * std::exp(-draws * p); });
+      break;
+    }
+    case AccessDistribution::Kind::hit_rate_curve: break;
+  }
+  return std::clamp(distinct, std::min(1.0, draws), std::min(rows, draws));
+}
+
 double cache_hit_rate(const AccessDistribution& access, double rows, double cache_rows, CacheModel model) {
   check_rows(rows, cache_rows);
   if (cache_rows >= rows) return 1.0;

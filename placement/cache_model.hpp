@@ -81,6 +81,13 @@ double top_k_hit_rate(std::span<const double> popularity, double cache_rows);
 /// Expected hit rate of a cache of `cache_rows` rows in front of a table of `rows` rows.
 double cache_hit_rate(const AccessDistribution& access, double rows, double cache_rows, CacheModel model);
 
+/// Expected number of distinct rows among `draws` independent accesses to a table of `rows`
+/// rows: sum over rows of 1 - exp(-draws p_i) (the Poisson form of 1 - (1 - p_i)^draws, the
+/// same occupancy sum as Che's approximation). Uniform: rows (1 - exp(-draws / rows)). A
+/// measured hit-rate curve does not give row popularities: every draw counts as distinct (an
+/// upper bound).
+double expected_distinct_rows(const AccessDistribution& access, double rows, double draws);
+
 /// LRU miss ratio for every cache size, from stack distances (Mattson et al. 1970).
 class MissRatioCurve {
  public:

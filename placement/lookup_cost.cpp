@@ -1,5 +1,7 @@
 #include "placement/lookup_cost.hpp"
 
+#include "placement/cache_model.hpp"
+
 #include <algorithm>
 #include <limits>
 
@@ -49,6 +51,14 @@ LookupWork shard_work(const PlacementProblem& problem, const TableDemand& table,
     w.samples = batch;  // every sample has a (partial) pooled vector from this shard
     w.lookups = batch * table.lookups_per_sample * row_fraction;
   }
+  // Each owner's lookups repeat rows as often as the table's do over one step: the table's
+  // distinct rows for the whole batch, pro rata (exact when rows are spread over shards and
+  // replicas independently of their popularity).
+  const double table_lookups = batch * table.lookups_per_sample;
+  w.distinct_rows = table_lookups > 0.0 && table.rows > 0
+                        ? w.lookups * expected_distinct_rows(table.access, static_cast<double>(table.rows), table_lookups) /
+                              table_lookups
+                        : w.lookups;
   return w;
 }
 
@@ -63,6 +73,16 @@ Seconds lookup_time(const PlacementProblem& problem, const PlacementDevice& d, T
   const models::DeviceProfile* profile = d.kind == DeviceKind::gpu ? d.profile.get() : nullptr;
   const double backward_multiple =
       profile ? profile->embedding_backward.multiple(problem.embedding_optimizer) : d.backward_factor;
+  // The GPU backward (sort, segment-reduce, update) touches each distinct row once.
+  const double distinct_fraction = w.lookups > 0.0 ? std::clamp(w.distinct_rows / w.lookups, 1e-12, 1.0) : 1.0;
+  auto hbm_backward = [&](double lookups) {
+    if (lookups <= 0.0) return 0.0;
+    if (profile) {
+      return profile->embedding_backward_time(lookups, row, pooling, problem.embedding_optimizer, distinct_fraction)
+          .value();
+    }
+    return backward_multiple * seconds_for(lookups * row_bytes, d.memory_bandwidth, d.gather_efficiency);
+  };
   auto hbm_forward = [&](double lookups) {
     if (lookups <= 0.0) return 0.0;
     if (profile) return profile->embedding_forward_time(lookups, row, pooling).value();
@@ -71,7 +91,7 @@ Seconds lookup_time(const PlacementProblem& problem, const PlacementDevice& d, T
   double t = 0.0;
   switch (tier) {
     case Tier::gpu_hbm:
-      t = (1.0 + backward_multiple) * hbm_forward(w.lookups);
+      t = hbm_forward(w.lookups) + hbm_backward(w.lookups);
       break;
     case Tier::uvm: {
       const double hits = w.lookups * w.hit_rate;
@@ -81,7 +101,7 @@ Seconds lookup_time(const PlacementProblem& problem, const PlacementDevice& d, T
         miss_time = profile ? profile->uvm_gather_time(misses, row).value()
                             : seconds_for(misses * row_bytes, d.host_link_bandwidth, d.zero_copy_efficiency);
       }
-      t = (1.0 + backward_multiple) * (hbm_forward(hits) + miss_time);
+      t = hbm_forward(hits) + hbm_backward(hits) + (1.0 + backward_multiple) * miss_time;
       break;
     }
     case Tier::host_dram:

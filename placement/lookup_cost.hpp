@@ -34,6 +34,7 @@ namespace dlrmsim::placement {
 /// What one owner of a shard does per step.
 struct LookupWork {
   double lookups = 0;  // rows gathered per step by this owner
+  double distinct_rows = 0;  // distinct rows among them (what the backward updates)
   double samples = 0;  // pooled vectors produced per step by this owner
   int columns = 0;     // columns of the shard
   double hit_rate = 0;  // uvm: HBM cache hit rate

@@ -120,6 +120,32 @@ TEST_CASE("Zipf LRU hit rate (Che) matches the term-by-term Che sum") {
   }
 }
 
+// Distinct rows among L independent draws: the closed form for uniform access, and for Zipf the
+// exact Poisson sum over 200,000 rows, sum (1 - exp(-L p_i)); never more than L or the rows.
+// A measured hit-rate curve gives no popularities, so every draw counts (an upper bound).
+TEST_CASE("expected distinct rows among the lookups of a step") {
+  CHECK(expected_distinct_rows(AccessDistribution::uniform(), 1e6, 524'288.0) ==
+        doctest::Approx(1e6 * -std::expm1(-0.524288)));
+  const std::size_t rows = 200'000;
+  for (double s : {0.6, 1.05, 1.3}) {
+    std::vector<double> p(rows);
+    double norm = 0.0;
+    for (std::size_t i = 0; i < rows; ++i) norm += p[i] = std::pow(static_cast<double>(i + 1), -s);
+    for (double draws : {100.0, 55'296.0, 2e6}) {
+      double exact = 0.0;
+      for (double q : p) exact += -std::expm1(-draws * q / norm);
+      CAPTURE(s);
+      CAPTURE(draws);
+      CHECK(expected_distinct_rows(AccessDistribution::zipf(s), static_cast<double>(rows), draws) ==
+            doctest::Approx(exact).epsilon(1e-6));
+    }
+  }
+  CHECK(expected_distinct_rows(AccessDistribution::zipf(1.05), 3.0, 55'296.0) == doctest::Approx(3.0));
+  CHECK(expected_distinct_rows(AccessDistribution::hit_rate({{0.1, 0.5}}), 1e6, 1000.0) == 1000.0);
+  CHECK(expected_distinct_rows(AccessDistribution::uniform(), 1e6, 0.0) == 0.0);
+  CHECK_THROWS_AS((void)expected_distinct_rows(AccessDistribution::uniform(), 1e6, -1.0), std::invalid_argument);
+}
+
 // Che's approximation against a brute-force LRU simulation of an IRM Zipf(0.9) trace of
 // 400,000 accesses over 2,000 rows (first 20,000 accesses warm the cache). Fricker, Robert
 // and Roberts (ITC 2012) report errors well below 1 % for Zipf popularity; the sampling

@@ -169,6 +169,26 @@ TEST_CASE("the saturating-product fit recovers exact coefficients") {
   CHECK(fit.rms_log_residual < 1e-8);
 }
 
+// System: noise-free samples of t = 5 + u / (e s(x1,h1) s(x2,h2)) with e = 0.9, h = (300, 100)
+// over a grid where the constant matters for small problems. Expected: the fit with a per-call
+// constant recovers it and the coefficients to 1e-6; without the constant the fit is worse.
+TEST_CASE("the saturating-product fit recovers a per-call constant") {
+  std::vector<SaturatingSample> samples;
+  for (double x1 : {256.0, 512.0, 1024.0, 2048.0, 4096.0}) {
+    for (double x2 : {128.0, 256.0, 1024.0, 4096.0}) {
+      SaturatingSample s{{x1, x2}, 1e-3 * x1 * x2, 0.0, 0.0};
+      s.measured_time = saturating_time(s, 0.9, {300.0, 100.0}, 5.0);
+      samples.push_back(s);
+    }
+  }
+  const SaturatingFit fit = fit_saturating_product(samples, 2, true);
+  CHECK(fit.offset == doctest::Approx(5.0).epsilon(1e-6));
+  CHECK(fit.max_efficiency == doctest::Approx(0.9).epsilon(1e-6));
+  CHECK(fit.halves[0] == doctest::Approx(300.0).epsilon(1e-6));
+  CHECK(fit.halves[1] == doctest::Approx(100.0).epsilon(1e-6));
+  CHECK(fit_saturating_product(samples, 2).rms_log_residual > 100.0 * fit.rms_log_residual);
+}
+
 // System: t = 7 us + x / 25 GB/s at sizes 1 KiB .. 1 GiB, no noise. Expected: the relative
 // line fit returns exactly that latency and bandwidth.
 TEST_CASE("the relative line fit recovers latency and bandwidth") {

@@ -87,22 +87,23 @@ TEST_CASE("the shipped profiles load with their datasheet figures") {
 }
 
 // System: H100 profile, bf16 GEMM 8192^3 and a 65536 x 1 x 1024 GEMV.
-// Expected: the GEMM takes 2 m n k / (989.4 TFLOP/s x 0.75 s(8192,384)^2 s(8192,128)) (compute
+// Expected: the GEMM takes 2 m n k / (989.4 TFLOP/s x e_max s(8192,m_half) s(8192,n_half)
+// s(8192,k_half)) with the profile's bf16 coefficients (e_max 1, halves 237, 246, 155) (compute
 // bound); the GEMV takes the larger of its compute term and its HBM floor, (65536 x 1024 +
 // 1024 + 65536) x 2 bytes over 0.90 x 3.35 TB/s. Both follow from the header's formula.
 TEST_CASE("gemm_time is compute over peak x efficiency, floored by HBM traffic") {
   const DeviceProfile h = h100();
-  const double s_mn = 8192.0 / (8192.0 + 384.0), s_k = 8192.0 / (8192.0 + 128.0);
-  const double efficiency = 0.75 * s_mn * s_mn * s_k;
+  const double efficiency =
+      1.0 * (8192.0 / (8192.0 + 237.0)) * (8192.0 / (8192.0 + 246.0)) * (8192.0 / (8192.0 + 155.0));
   CHECK(h.gemm_efficiency(8192, 8192, 8192, GemmDtype::bf16) == doctest::Approx(efficiency));
   CHECK(h.gemm_time(8192, 8192, 8192, GemmDtype::bf16).value() ==
         doctest::Approx(2.0 * 8192.0 * 8192.0 * 8192.0 / (989.4e12 * efficiency)));
 
-  // The GEMV: with n = 1 the tile loss (n_half = 384) makes the compute term the larger one,
-  // 2 m k / (peak x 0.75 s(65536,384) s(1,384) s(1024,128)); with the half extents set to 0
-  // (no tile loss) the HBM floor binds instead.
+  // The GEMV: with n = 1 the tile loss (n_half = 246) makes the compute term the larger one,
+  // 2 m k / (peak x s(65536,237) s(1,246) s(1024,155)); with the half extents set to 0 (no
+  // tile loss) the HBM floor binds instead.
   const double gemv_bytes = (65536.0 * 1024.0 + 1024.0 + 65536.0) * 2.0;
-  const double gemv_efficiency = 0.75 * (65536.0 / (65536.0 + 384.0)) * (1.0 / 385.0) * (1024.0 / 1152.0);
+  const double gemv_efficiency = 1.0 * (65536.0 / (65536.0 + 237.0)) * (1.0 / 247.0) * (1024.0 / 1179.0);
   CHECK(h.gemm_time(65536, 1, 1024, GemmDtype::bf16).value() ==
         doctest::Approx(std::max(2.0 * 65536.0 * 1024.0 / (989.4e12 * gemv_efficiency), gemv_bytes / (0.90 * 3.35e12))));
   DeviceProfile no_tile_loss = h;
@@ -134,6 +135,42 @@ TEST_CASE("embedding gather time follows the sector-rounded bytes over HBM x eff
   CHECK(h.embedding_backward_time(1e6, Bytes(512.0), 32.0, EmbeddingOptimizer::rowwise_adagrad).value() ==
         doctest::Approx(4.88 * forward.value()));
   CHECK_THROWS_AS((void)h.embedding_forward_time(10.0, Bytes(64.0), 0.5), std::invalid_argument);
+}
+
+// System: H100 profile, 10^6 lookups of 512-byte rows, pooling 32, of which only a quarter are
+// distinct rows. Expected (header's form): backward = forward x multiple x (g + (1 - g) x 0.25)
+// with g = 512 / (3 x 512 + 2 x 4) for row-wise Adagrad (4-byte row state) and g = 1/3 for SGD;
+// a fraction outside (0, 1] is rejected.
+TEST_CASE("the embedding backward touches each distinct row once") {
+  const DeviceProfile h = h100();
+  const Seconds forward = h.embedding_forward_time(1e6, Bytes(512.0), 32.0);
+  const double g = 512.0 / (3.0 * 512.0 + 8.0);
+  CHECK(h.embedding_backward_time(1e6, Bytes(512.0), 32.0, EmbeddingOptimizer::rowwise_adagrad, 0.25).value() ==
+        doctest::Approx(4.88 * forward.value() * (g + (1.0 - g) * 0.25)));
+  CHECK(h.embedding_backward_time(1e6, Bytes(512.0), 32.0, EmbeddingOptimizer::sgd, 0.25).value() ==
+        doctest::Approx(4.8 * forward.value() * (1.0 / 3.0 + 2.0 / 3.0 * 0.25)));
+  CHECK_THROWS_AS((void)h.embedding_backward_time(1e6, Bytes(512.0), 32.0, EmbeddingOptimizer::sgd, 0.0),
+                  std::invalid_argument);
+  CHECK_THROWS_AS((void)h.embedding_backward_time(1e6, Bytes(512.0), 32.0, EmbeddingOptimizer::sgd, 1.5),
+                  std::invalid_argument);
+}
+
+// System: H100 profile, bf16, the dot interaction of 6912 samples of 27 vectors of 128 elements.
+// Expected (header's batched form): compute = 6912 x 2 x 32 x 32 x 128 / (989.4 TFLOP/s x e_max
+// s(128, k_half)) (27 padded to the 16-wide fragment: 32), memory floor = 6912 x (2 x 27 x 128 x
+// 2 + 27 x 27 x 2) bytes over 0.90 x 3.35 TB/s; the floor binds (the matrices are tiny). With a
+// 100x faster memory the compute term binds instead.
+TEST_CASE("batched GEMMs pay tensor-core padding and their memory traffic") {
+  const DeviceProfile h = h100();
+  const GemmCoefficients& c = h.gemm_coefficients(GemmDtype::bf16);
+  const double compute = 6912.0 * 2.0 * 32.0 * 32.0 * 128.0 / (989.4e12 * c.max_efficiency * 128.0 / (128.0 + c.k_half));
+  const double floor = 6912.0 * (2.0 * 27.0 * 128.0 * 2.0 + 27.0 * 27.0 * 2.0) / (0.90 * 3.35e12);
+  REQUIRE(floor > compute);
+  CHECK(h.batched_gemm_time(6912, 27, 27, 128, GemmDtype::bf16).value() == doctest::Approx(floor));
+  DeviceProfile fast = h;
+  fast.memory.hbm_bandwidth = fast.memory.hbm_bandwidth * 100.0;
+  CHECK(fast.batched_gemm_time(6912, 27, 27, 128, GemmDtype::bf16).value() == doctest::Approx(compute));
+  CHECK_THROWS_AS((void)h.batched_gemm_time(0, 27, 27, 128, GemmDtype::bf16), std::invalid_argument);
 }
 
 // System: H100 profile. Expected: a 64 MiB pinned H2D copy takes 10 us + 64 MiB / 50.4 GB/s; a

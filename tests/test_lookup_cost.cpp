@@ -43,8 +43,8 @@ TEST_CASE("gpu_hbm lookup time from bandwidth and gather efficiency") {
 }
 
 // With a profile the GPU costs are the profile's: forward = L x access bytes / (HBM x gather
-// efficiency(row, pooling)) and backward = the measured multiple; UVM misses use the
-// profile's PCIe gather model.
+// efficiency(row, pooling)) and backward = the measured multiple, scaled for the distinct rows
+// (device_profile.hpp); UVM misses use the profile's PCIe gather model.
 TEST_CASE("a device profile replaces the plain GPU figures") {
   auto profile = std::make_shared<models::DeviceProfile>();
   profile->memory.hbm_bandwidth = BytesPerSecond(2e12);
@@ -68,14 +68,22 @@ TEST_CASE("a device profile replaces the plain GPU figures") {
   const double forward = profile->embedding_forward_time(w.lookups, Bytes(256.0), 8.0).value();
   // efficiency = 0.6 x 256/(256+64) x 8/(8+2) = 0.384; L = 524,288 rows.
   CHECK(forward == doctest::Approx(524'288.0 * 256.0 / (2e12 * 0.384)));
-  CHECK(lookup_time(p, p.devices[1], Tier::gpu_hbm, t, w).value() == doctest::Approx(4.0 * forward));
-  // uvm with a 25 % hit rate: hits as HBM, misses as zero-copy gathers, both times (1 + 3).
+  // Uniform ids: 524,288 lookups touch 10^6 (1 - exp(-0.524288)) distinct rows; row-wise
+  // Adagrad's backward scales by g + (1 - g) x distinct / L with g = 256 / (3 x 256 + 2 x 4).
+  const double distinct = 1e6 * -std::expm1(-524'288.0 / 1e6) / 524'288.0;
+  CHECK(w.distinct_rows == doctest::Approx(distinct * w.lookups));
+  const double g = 256.0 / (3.0 * 256.0 + 8.0);
+  const double backward_scale = 3.0 * (g + (1.0 - g) * distinct);
+  CHECK(lookup_time(p, p.devices[1], Tier::gpu_hbm, t, w).value() == doctest::Approx((1.0 + backward_scale) * forward));
+  // uvm with a 25 % hit rate: hits as HBM (backward scaled as above), misses as zero-copy
+  // gathers times (1 + 3).
   s.tier = Tier::uvm;
   s.expected_hit_rate = 0.25;
   const auto wu = shard_work(p, t, s, Sharding::table_wise);
   const double hits = profile->embedding_forward_time(0.25 * wu.lookups, Bytes(256.0), 8.0).value();
   const double misses = 0.75 * wu.lookups * 256.0 / (25e9 * 0.7);
-  CHECK(lookup_time(p, p.devices[1], Tier::uvm, t, wu).value() == doctest::Approx(4.0 * (hits + misses)));
+  CHECK(lookup_time(p, p.devices[1], Tier::uvm, t, wu).value() ==
+        doctest::Approx((1.0 + backward_scale) * hits + 4.0 * misses));
 }
 
 // uvm without a profile: hit rate 1 costs exactly gpu_hbm; hit rate 0 reads every row over

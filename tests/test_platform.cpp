@@ -194,6 +194,28 @@ TEST_CASE("the builder rejects inconsistent platforms with messages naming the p
   }
 }
 
+TEST_CASE("Persia benchmark GPU server: collectives over PCIe and the host, and 4 of its 8 GPUs in a job") {
+  // System: persia-gpu-server.yaml, 8 V100 32 GB with two GPUs per PCIe gen3 switch and no NVLink
+  // (the benchmark ran NCCL without P2P). Expected: GPUs on one switch reach each other over two
+  // PCIe gen3 x16 links (gpu -> switch -> gpu) at 16 x 8 GT/s x 128/130 / 8 = 15.75 GB/s; GPUs
+  // on different sockets cross both sockets' PCIe trees and UPI (pcie, pcie, upi, pcie, pcie).
+  // The persia-gpu-4 template keeps GPUs 0-3 and both of their switches on socket 0, so gpu0 ->
+  // gpu2 goes gpu -> switch -> cpu0 -> switch -> gpu with no UPI hop.
+  // The file on its own is the whole server as a one-node cluster (node "server").
+  const Platform p = load_platform(platform_file("persia-gpu-server.yaml"));
+  CHECK(p.all_gpus().size() == 8);
+  CHECK(p.route_bandwidth(dev(p, "server.gpu0"), dev(p, "server.gpu1")).value() == doctest::Approx(15.75e9).epsilon(1e-3));
+  CHECK(classes_on_route(p, dev(p, "server.gpu0"), dev(p, "server.gpu1")) == std::vector<std::string>{"pcie", "pcie"});
+  CHECK(classes_on_route(p, dev(p, "server.gpu0"), dev(p, "server.gpu7")) ==
+        std::vector<std::string>{"pcie", "pcie", "upi", "pcie", "pcie"});
+  const std::string four = "name: four\n"
+                           "node_templates:\n"
+                           "  box: {from_file: " + platform_file("persia-gpu-server.yaml") + ", template: persia-gpu-4}\n";
+  const Platform q = load_platform(ConfigNode::load_string(four, "four.yaml"));
+  CHECK(q.all_gpus().size() == 4);
+  CHECK(classes_on_route(q, dev(q, "gpu0"), dev(q, "gpu2")) == std::vector<std::string>{"pcie", "pcie", "pcie", "pcie"});
+}
+
 TEST_CASE("Persia on Google Cloud: three node groups of different templates with their roles") {
   // System: persia-gcp.yaml (Persia, KDD 2022): 8 a2-highgpu-8g + 100 c2-standard-30 + 30
   // m2-ultramem-416 = 138 nodes and 64 GPUs. A GPU of a dense trainer reaches a parameter

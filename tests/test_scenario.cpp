@@ -85,7 +85,8 @@ TEST_CASE("bad scenarios name the key and suggest the fix") {
 // Every shipped scenario file loads.
 TEST_CASE("every shipped scenario file loads") {
   for (const char* f : {"default", "dlrm_mlperf_dgx_a100", "hpca21_m1_big_basin", "hpca21_m3_big_basin_remote_ps",
-                        "hpca21_m1_cpu_cluster", "persia_100t_gcp", "dcnv2_superpod_4096gpu", "persia_taobao_8v100"}) {
+                        "hpca21_m1_cpu_cluster", "persia_100t_gcp", "dcnv2_superpod_4096gpu", "persia_taobao_8v100",
+                        "persia_avazu_8v100", "persia_criteo_8v100"}) {
     CAPTURE(f);
     CHECK_NOTHROW(load_scenario(kScenarios + "/" + f + ".yaml"));
   }

@@ -7,15 +7,16 @@
 //   - copies: latency and bandwidth per copy kind, relative-weighted line fit;
 //   - memory.achievable_fraction: 2 x (device-to-device copy bandwidth) / HBM peak (a copy reads
 //     and writes every byte);
-//   - GEMM per dtype: e_max, m_half, n_half, k_half by Levenberg-Marquardt on log time, with
-//     the HBM floor of the model inside the fit;
+//   - GEMM per dtype: e_max, m_half, n_half, k_half and the per-call constant call_overhead
+//     by Levenberg-Marquardt on log time, with the HBM floor of the model inside the fit;
 //   - embedding gather: e_max, row_half, pooling_half from the uniform-id forward runs (Zipf
 //     runs hit in L2 and are reported against the uniform model, not fitted);
 //   - backward multiples: geometric mean of measured backward time over the fitted forward
 //     model's time, per optimiser (the least-squares solution in log time);
 //   - zero-copy gather: e_max, row_half;
 //   - launch overhead: median of the launch measurements.
-// A model with no measurements keeps the base profile's values and source.
+// A model with no measurements keeps the base profile's values and source. Measurements faster
+// than the base profile's peak (efficiency above 1) are rejected: the base is for another device.
 //
 // Fit error: relative error (predicted - measured) / measured of the final profile's own
 // prediction functions over the measurements each model was fitted to; with a hold-out, the

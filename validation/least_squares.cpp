@@ -24,12 +24,14 @@ struct Evaluation {
   double cost = 0.0;
 };
 
-Evaluation evaluate(const std::vector<SaturatingSample>& samples, const Eigen::VectorXd& theta) {
+// theta = (ln e, ln h_1 .. ln h_F[, ln t0]); the optional last entry is the per-call constant.
+Evaluation evaluate(const std::vector<SaturatingSample>& samples, const Eigen::VectorXd& theta, bool with_offset) {
   const auto rows = static_cast<Eigen::Index>(samples.size());
   Evaluation e;
   e.residuals.resize(rows);
   e.jacobian = Eigen::MatrixXd::Zero(rows, theta.size());
   const double eff = std::exp(theta[0]);
+  const double offset = with_offset ? std::exp(theta[theta.size() - 1]) : 0.0;
   for (Eigen::Index i = 0; i < rows; ++i) {
     const SaturatingSample& s = samples[static_cast<std::size_t>(i)];
     double product = eff;
@@ -38,16 +40,19 @@ Evaluation evaluate(const std::vector<SaturatingSample>& samples, const Eigen::V
       product *= s.features[j] / (s.features[j] + h);
     }
     const double compute = s.ideal_time / product;
+    const double body = std::max(compute, s.floor_time);
+    const double predicted = offset + body;
+    e.residuals[i] = std::log(predicted) - std::log(s.measured_time);
     if (compute >= s.floor_time) {
-      e.residuals[i] = std::log(compute) - std::log(s.measured_time);
-      e.jacobian(i, 0) = -1.0;
+      // d ln(t0 + c) / d ln e = -c / t, d / d ln h_j = c / t * h_j / (x_j + h_j).
+      const double share = compute / predicted;
+      e.jacobian(i, 0) = -share;
       for (std::size_t j = 0; j < s.features.size(); ++j) {
         const double h = std::exp(theta[static_cast<Eigen::Index>(j + 1)]);
-        e.jacobian(i, static_cast<Eigen::Index>(j + 1)) = h / (s.features[j] + h);
+        e.jacobian(i, static_cast<Eigen::Index>(j + 1)) = share * h / (s.features[j] + h);
       }
-    } else {
-      e.residuals[i] = std::log(s.floor_time) - std::log(s.measured_time);
     }
+    if (with_offset) e.jacobian(i, theta.size() - 1) = offset / predicted;
   }
   e.cost = e.residuals.squaredNorm();
   return e;
@@ -55,13 +60,14 @@ Evaluation evaluate(const std::vector<SaturatingSample>& samples, const Eigen::V
 
 }  // namespace
 
-double saturating_time(const SaturatingSample& s, double max_efficiency, const std::vector<double>& halves) {
+double saturating_time(const SaturatingSample& s, double max_efficiency, const std::vector<double>& halves,
+                       double offset) {
   double product = max_efficiency;
   for (std::size_t j = 0; j < s.features.size(); ++j) product *= s.features[j] / (s.features[j] + halves.at(j));
-  return std::max(s.ideal_time / product, s.floor_time);
+  return offset + std::max(s.ideal_time / product, s.floor_time);
 }
 
-SaturatingFit fit_saturating_product(const std::vector<SaturatingSample>& samples, int features) {
+SaturatingFit fit_saturating_product(const std::vector<SaturatingSample>& samples, int features, bool fit_offset) {
   if (samples.empty()) throw std::invalid_argument("no measurements to fit");
   if (features < 0) throw std::invalid_argument("negative feature count");
   const auto nf = static_cast<std::size_t>(features);
@@ -80,8 +86,9 @@ SaturatingFit fit_saturating_product(const std::vector<SaturatingSample>& sample
   }
 
   // Start: e a little above the best observed efficiency, each h a tenth of the median extent.
-  Eigen::VectorXd theta(static_cast<Eigen::Index>(nf + 1));
-  theta[0] = std::log(1.05 * *std::max_element(observed_efficiency.begin(), observed_efficiency.end()));
+  Eigen::VectorXd theta(static_cast<Eigen::Index>(nf + 1 + (fit_offset ? 1 : 0)));
+  // e <= 1: no kernel beats its peak rate.
+  theta[0] = std::min(std::log(1.05 * *std::max_element(observed_efficiency.begin(), observed_efficiency.end())), 0.0);
   std::vector<double> low(nf), high(nf);
   for (std::size_t j = 0; j < nf; ++j) {
     const auto [mn, mx] = std::minmax_element(columns[j].begin(), columns[j].end());
@@ -91,8 +98,13 @@ SaturatingFit fit_saturating_product(const std::vector<SaturatingSample>& sample
     low[j] = std::log(1e-6 * *mn);
     high[j] = std::log(1e3 * *mx);
   }
+  // The per-call constant starts at a tenth of the shortest measurement and stays below it.
+  double shortest = samples.front().measured_time;
+  for (const SaturatingSample& s : samples) shortest = std::min(shortest, s.measured_time);
+  const double offset_low = std::log(1e-6 * shortest), offset_high = std::log(shortest);
+  if (fit_offset) theta[theta.size() - 1] = std::log(0.1 * shortest);
 
-  Evaluation current = evaluate(samples, theta);
+  Evaluation current = evaluate(samples, theta, fit_offset);
   double lambda = 1e-3;
   int iteration = 0;
   constexpr int kMaxIterations = 500;
@@ -111,7 +123,9 @@ SaturatingFit fit_saturating_product(const std::vector<SaturatingSample>& sample
         const auto idx = static_cast<Eigen::Index>(j + 1);
         candidate[idx] = std::clamp(candidate[idx], low[j], high[j]);
       }
-      Evaluation next = evaluate(samples, candidate);
+      candidate[0] = std::min(candidate[0], 0.0);
+      if (fit_offset) candidate[theta.size() - 1] = std::clamp(candidate[theta.size() - 1], offset_low, offset_high);
+      Evaluation next = evaluate(samples, candidate, fit_offset);
       if (next.cost < current.cost) {
         const double gain = current.cost - next.cost;
         theta = candidate;
@@ -132,6 +146,10 @@ SaturatingFit fit_saturating_product(const std::vector<SaturatingSample>& sample
     const double h = theta[static_cast<Eigen::Index>(j + 1)];
     // At the lower bound the extent is unresolved and effectively 0.
     fit.halves.push_back(h <= low[j] + 1e-9 ? 0.0 : std::exp(h));
+  }
+  if (fit_offset) {
+    const double t0 = theta[theta.size() - 1];
+    fit.offset = t0 <= offset_low + 1e-9 ? 0.0 : std::exp(t0);
   }
   fit.iterations = iteration;
   fit.rms_log_residual = std::sqrt(current.cost / static_cast<double>(samples.size()));

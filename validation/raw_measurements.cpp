@@ -90,7 +90,8 @@ RawMeasurements parse_raw_measurements(const ConfigNode& root) {
         break;
     }
     m.time = n.get_positive<Seconds>("time");
-    m.repeats = n.get_positive<int>("repeats");
+    // Measurements taken from a public table may not say how many runs a value summarises.
+    if (n.has("repeats")) m.repeats = n.get_positive<int>("repeats");
     n.finish();
     raw.measurements.push_back(m);
   }

@@ -17,6 +17,7 @@
 //     - {kind: uvm_gather, row_type: fp32, row_bytes: "256 B", pooling: 1, bags: 65536, ...}
 //     - {kind: copy, copy: h2d_pinned, bytes: "64 MiB", time: "2.7 ms", repeats: 30}
 //     - {kind: launch, time: "2.4 us", repeats: 30}
+// `repeats` may be omitted (measurements transcribed from a public table that does not say).
 // `time` is the median over `repeats` timed runs of one kernel or copy (CUDA events), after
 // warm-up, and after the result was checked against a CPU reference. For `launch` it is the
 // host time per launch of an empty kernel, launched back to back.
@@ -56,7 +57,7 @@ struct Measurement {
   Bytes bytes{0.0};
 
   Seconds time{0.0};
-  int repeats = 0;
+  int repeats = 0;  // 0: not stated by the source
 
   [[nodiscard]] double lookups() const { return static_cast<double>(bags) * pooling; }
 };
