@@ -17,6 +17,13 @@
 //      exposed  the part of busy not covered by a category earlier in the order
 //               dense_compute, embedding_lookup, all_to_all, parameter_server_traffic,
 //               all_reduce, host_device_copy: the time this category alone adds to the step.
+//      critical the part of the step's critical path spent in the category: walking back from
+//               the end of the last measured step, each activity's predecessor is the one of
+//               its dependencies (or the task before it on its stream) that finished last,
+//               which is the one it waited for; the path's activities are charged to their
+//               categories, the gaps between them (latency, nothing running) to idle. The
+//               critical times and the critical idle sum to the step time. Unlike exposed,
+//               which depends on the order above, it names what the step waited for.
 //    busy - exposed is the overlapped time; step time - sum(exposed) is idle (waiting).
 //  - utilisation: per resource class (link kinds, hbm, dram), bytes moved / (capacity x
 //    simulated time) over the resources that carried traffic; per compute engine kind (gpu,
@@ -41,6 +48,7 @@ struct BreakdownEntry {
   std::string category;
   Seconds busy;     // per step
   Seconds exposed;  // per step
+  Seconds critical;  // per step, on the critical path
 };
 
 struct UtilizationEntry {
@@ -93,6 +101,7 @@ struct RunReport {
   double step_time_spread = 0.0;
   std::vector<BreakdownEntry> breakdown;
   Seconds idle;  // per step: step time - sum of exposed
+  Seconds critical_idle;  // per step: gaps on the critical path (step time - sum of critical)
   std::vector<UtilizationEntry> utilization;
   std::vector<MemoryEntry> memory;
   std::string placement_policy;

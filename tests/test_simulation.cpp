@@ -143,6 +143,35 @@ placement: {policy: cost_greedy, tiers: [gpu_hbm]}
   // Exact up to the engine's picosecond rounding of each of the ~20 kernels.
   CHECK(r.step_time.value() == doctest::Approx(expected.value()).epsilon(1e-7));
   CHECK(r.throughput_samples_per_s == doctest::Approx(4096.0 / expected.value()).epsilon(1e-7));
+  // Every kernel waits for the one before it on the stream, so the critical path is all of
+  // them: per category it equals the busy time, the prefetched input copy is off it, and the
+  // path (with its idle gaps, here none) adds up to the step.
+  double on_path = r.critical_idle.value();
+  for (const auto& b : r.breakdown) {
+    CAPTURE(b.category);
+    if (b.category == "host_device_copy") {
+      CHECK(b.critical.value() == 0.0);
+    } else {
+      CHECK(b.critical.value() == doctest::Approx(b.busy.value()).epsilon(1e-9));
+    }
+    on_path += b.critical.value();
+  }
+  CHECK(on_path == doctest::Approx(r.step_time.value()).epsilon(1e-9));
+  CHECK(r.critical_idle.value() < 1e-12);
+}
+
+// System: the communication-bound job below (32 wide tables, 4 nodes on 100 Gbit/s NICs).
+// Expected: its critical path is mostly all-to-all (the step waits for the pooled embeddings
+// crossing the NICs), and critical times plus critical idle add up to the step time.
+TEST_CASE("the critical path names what the step waited for") {
+  const auto r = run_scenario(scenario_text(kWideTables + mini_cluster("100 Gbit/s")));
+  double on_path = r.critical_idle.value(), all_to_all = 0.0;
+  for (const auto& b : r.breakdown) {
+    on_path += b.critical.value();
+    if (b.category == "all_to_all") all_to_all = b.critical.value();
+  }
+  CHECK(on_path == doctest::Approx(r.step_time.value()).epsilon(1e-9));
+  CHECK(all_to_all > 0.5 * r.step_time.value());
 }
 
 // System: 4 nodes x 2 H100 on 100 Gbit/s NICs. Expected: with 32 KB of pooled embeddings per

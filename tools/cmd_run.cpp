@@ -1,7 +1,7 @@
 // `dlrmsim run SCENARIO.yaml [--json PATH|-] [--trace PATH] [--set key.path=value]...`
 //
 // Simulates a scenario and prints the report (models/simulation.hpp defines every number):
-// throughput, step time, breakdown (busy and exposed per category), utilisation per resource
+// throughput, step time, breakdown (busy, exposed and critical-path time per category), utilisation per resource
 // class, memory against capacity per device, and the placement. --json writes the same with
 // the stable keys throughput_samples_per_s, step_time_s, breakdown, utilization, memory,
 // placement; --trace writes a Chrome / Perfetto trace (traceEvents) of the simulated steps.
@@ -57,9 +57,11 @@ void write_json(std::ostream& out, const RunReport& r) {
   out << "  \"breakdown\": {\n";
   for (const auto& b : r.breakdown) {
     out << "    " << q(b.category) << ": {\"busy_s\": " << num(b.busy.value()) << ", \"exposed_s\": "
-        << num(b.exposed.value()) << ", \"overlapped_s\": " << num((b.busy - b.exposed).value()) << "},\n";
+        << num(b.exposed.value()) << ", \"overlapped_s\": " << num((b.busy - b.exposed).value())
+        << ", \"critical_path_s\": " << num(b.critical.value()) << "},\n";
   }
-  out << "    \"idle\": {\"exposed_s\": " << num(r.idle.value()) << "}\n  },\n";
+  out << "    \"idle\": {\"exposed_s\": " << num(r.idle.value()) << ", \"critical_path_s\": " << num(r.critical_idle.value())
+      << "}\n  },\n";
   out << "  \"utilization\": {\n";
   for (std::size_t i = 0; i < r.utilization.size(); ++i) {
     const auto& u = r.utilization[i];
@@ -184,14 +186,15 @@ void print_text(std::ostream& out, const RunReport& r) {
     out << "  (measured steps differ by " << pct(r.step_time_spread) << ": not yet steady, raise run.warmup_steps)";
   }
   out << "\n\n";
-  out << "breakdown per step          busy        exposed     overlapped\n";
+  out << "breakdown per step          busy        exposed     overlapped  critical path\n";
   for (const auto& b : r.breakdown) {
     if (b.busy.value() <= 0.0) continue;
     out << "  " << std::left << std::setw(26) << b.category << std::setw(12) << format_seconds(b.busy) << std::setw(12)
-        << format_seconds(b.exposed) << format_seconds(b.busy - b.exposed) << "\n";
+        << format_seconds(b.exposed) << std::setw(12) << format_seconds(b.busy - b.exposed)
+        << format_seconds(b.critical) << "\n";
   }
-  out << "  " << std::left << std::setw(26) << "idle (waiting)" << std::setw(12) << "" << format_seconds(r.idle)
-      << "\n\n";
+  out << "  " << std::left << std::setw(26) << "idle (waiting)" << std::setw(12) << "" << std::setw(24)
+      << format_seconds(r.idle) << format_seconds(r.critical_idle) << "\n\n";
   out << "utilisation (resources that carried work)\n";
   for (const auto& u : r.utilization) {
     out << "  " << std::left << std::setw(10) << u.resource_class << std::setw(10) << pct(u.utilization) << u.count
