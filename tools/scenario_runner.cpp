@@ -13,17 +13,18 @@
 namespace dlrmsim::tools {
 namespace {
 
-// The breakdown categories of models/simulation.hpp, in its exposure order.
+// The breakdown categories of models/simulation.hpp.
 constexpr const char* kCategories[] = {"dense_compute", "all_to_all", "embedding_lookup", "parameter_server_traffic",
                                        "all_reduce", "host_device_copy"};
 // Memory owners by kind (MemoryEntry::kind).
 constexpr const char* kMemoryKinds[] = {"gpu", "cpu_socket", "parameter_server"};
 
 std::vector<std::string> make_columns() {
-  std::vector<std::string> cols{"throughput_samples_per_s", "step_time_s", "idle_s"};
+  std::vector<std::string> cols{"throughput_samples_per_s", "step_time_s", "idle_s", "critical_path_idle_s"};
   for (const char* c : kCategories) {
     cols.push_back(std::string("breakdown.") + c + ".busy_s");
     cols.push_back(std::string("breakdown.") + c + ".exposed_s");
+    cols.push_back(std::string("breakdown.") + c + ".critical_path_s");
   }
   for (const char* k : kMemoryKinds) {
     cols.push_back(std::string("memory.") + k + ".peak_used_bytes");
@@ -46,9 +47,11 @@ std::map<std::string, std::string> report_columns(const models::RunReport& repor
   out["throughput_samples_per_s"] = format_number(report.throughput_samples_per_s, 6);
   out["step_time_s"] = format_number(report.step_time.value(), 6);
   out["idle_s"] = format_number(report.idle.value(), 6);
+  out["critical_path_idle_s"] = format_number(report.critical_idle.value(), 6);
   for (const auto& b : report.breakdown) {
     out["breakdown." + b.category + ".busy_s"] = format_number(b.busy.value(), 6);
     out["breakdown." + b.category + ".exposed_s"] = format_number(b.exposed.value(), 6);
+    out["breakdown." + b.category + ".critical_path_s"] = format_number(b.critical.value(), 6);
   }
   std::map<std::string, std::pair<double, double>> peak;  // kind -> (bytes, fraction)
   for (const auto& m : report.memory) {
