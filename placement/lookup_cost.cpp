@@ -1,9 +1,9 @@
 #include "placement/lookup_cost.hpp"
 
-#include "placement/cache_model.hpp"
-
 #include <algorithm>
 #include <limits>
+
+#include "placement/cache_model.hpp"
 
 namespace dlrmsim::placement {
 namespace {
