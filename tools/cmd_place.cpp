@@ -19,32 +19,24 @@
 #include "placement/plan_report.hpp"
 #include "placement/problem.hpp"
 #include "tools/commands.hpp"
+#include "tools/scenario_command.hpp"
 
 namespace dlrmsim::tools {
 
 int cmd_place(const std::vector<std::string>& args) {
   namespace po = boost::program_options;
   po::options_description desc("dlrmsim place SCENARIO.yaml [options]");
-  std::string json_path, scenario;
-  std::vector<std::string> overrides;
-  desc.add_options()("help,h", "describe the options")(
-      "json", po::value(&json_path), "write the plan as JSON to PATH ('-' for standard output)")(
-      "set", po::value(&overrides)->composing(), "override a scenario key: key.path=value (repeatable)")(
-      "scenario", po::value(&scenario), "the scenario file");
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
+  std::string json_path;
+  desc.add_options()("json", po::value(&json_path), "write the plan as JSON to PATH ('-' for standard output)");
+  const ScenarioArguments cli = parse_scenario_arguments(args, desc, "dlrmsim place SCENARIO.yaml");
+  if (cli.help()) {
     std::cout << desc << "\npolicies (placement.policy):\n";
     for (const auto& p : placement::placement_policies()) std::cout << "  " << p.name << ": " << p.description << "\n";
     std::cout << "\nexit status: 0 success, 1 the tables do not fit, 2 bad input\n";
     return kExitOk;
   }
-  if (scenario.empty()) throw po::error("missing the scenario file: dlrmsim place SCENARIO.yaml");
 
-  const auto sc = models::load_scenario(scenario, overrides);
+  const auto sc = models::load_scenario(cli.scenario, cli.overrides);
   const auto& mode = models::training_mode(sc.training.mode);
   placement::PlacementOptions options = sc.placement;
   if (options.tiers.empty()) options.tiers.assign(mode.default_tiers.begin(), mode.default_tiers.end());

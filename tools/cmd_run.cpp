@@ -19,6 +19,7 @@
 #include "common/text.hpp"
 #include "placement/placement.hpp"
 #include "tools/commands.hpp"
+#include "tools/scenario_command.hpp"
 
 namespace dlrmsim::tools {
 namespace {
@@ -237,25 +238,16 @@ void print_text(std::ostream& out, const RunReport& r) {
 
 int cmd_run(const std::vector<std::string>& args) {
   po::options_description desc("dlrmsim run SCENARIO.yaml [options]");
-  std::string json_path, trace_path, scenario;
-  std::vector<std::string> overrides;
-  desc.add_options()("help,h", "describe the options")(
-      "json", po::value(&json_path), "write the report as JSON to PATH ('-' for standard output)")(
-      "trace", po::value(&trace_path), "write a Chrome/Perfetto trace of the simulated steps to PATH")(
-      "set", po::value(&overrides)->composing(), "override a scenario key: key.path=value (repeatable)")(
-      "scenario", po::value(&scenario), "the scenario file");
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
+  std::string json_path, trace_path;
+  desc.add_options()("json", po::value(&json_path), "write the report as JSON to PATH ('-' for standard output)")(
+      "trace", po::value(&trace_path), "write a Chrome/Perfetto trace of the simulated steps to PATH");
+  const ScenarioArguments cli = parse_scenario_arguments(args, desc, "dlrmsim run SCENARIO.yaml");
+  if (cli.help()) {
     std::cout << desc << "\nexit status: 0 success, 1 the job does not fit, 2 bad input\n";
     return kExitOk;
   }
-  if (scenario.empty()) throw po::error("missing the scenario file: dlrmsim run SCENARIO.yaml");
 
-  const auto sc = models::load_scenario(scenario, overrides);
+  const auto sc = models::load_scenario(cli.scenario, cli.overrides);
   models::RunOptions options;
   options.keep_graph = !trace_path.empty();
   RunReport report;
