@@ -3,10 +3,10 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
-#include <random>
 #include <vector>
 
 #include "sim/native_engine.hpp"
+#include "engine_fixtures.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::sim;
@@ -210,33 +210,14 @@ TEST_CASE("staggered all-to-all over 16 endpoints conserves bytes and respects c
 }
 
 TEST_CASE("the same graph run twice gives bit-identical results") {
-  // A random mix of computes and transfers with random dependencies (fixed seed).
-  std::mt19937_64 rng(42);
-  ActivityGraph g;
-  std::vector<ResourceId> links;
-  for (int i = 0; i < 12; ++i) {
-    links.push_back(g.add_resource("l" + std::to_string(i), BytesPerSecond(1e9 * (1 + rng() % 10)), Seconds(1e-6 * (rng() % 3))));
-  }
-  std::vector<StreamId> streams;
-  for (int e = 0; e < 4; ++e) streams.push_back(g.add_stream(g.add_engine("e" + std::to_string(e))));
-  std::vector<ActivityId> acts;
-  for (int i = 0; i < 2000; ++i) {
-    std::vector<ActivityId> deps;
-    if (!acts.empty() && rng() % 2) deps.push_back(acts[rng() % acts.size()]);
-    if (rng() % 3 == 0) {
-      acts.push_back(g.add_compute(streams[rng() % 4], Seconds(1e-6 * (1 + rng() % 50)), deps));
-    } else {
-      std::vector<ResourceId> route{links[rng() % 12], links[rng() % 12]};
-      if (route[0] == route[1]) route.pop_back();
-      acts.push_back(g.add_transfer(Bytes(1e3 * (1 + rng() % 1000)), route, deps));
-    }
-  }
+  // A random mix of computes, markers and transfers with random dependencies (fixed seed).
+  const ActivityGraph g = testing::random_graph(42, 2000);
   const SimResult r1 = simulate_native(g);
   const SimResult r2 = simulate_native(g);
   CHECK(r1.start == r2.start);
   CHECK(r1.end == r2.end);
   CHECK(r1.makespan == r2.makespan);
-  for (std::size_t i = 0; i < acts.size(); ++i) CHECK(r1.end[i] >= r1.start[i]);
+  for (std::size_t i = 0; i < g.activity_count(); ++i) CHECK(r1.end[i] >= r1.start[i]);
 }
 
 TEST_CASE("bad input raises a clear error") {
@@ -265,15 +246,9 @@ TEST_CASE("times beyond the engine's range are refused, never wrapped around") {
 
 TEST_CASE("a dependency cycle is reported, never a hang") {
   // a -> b -> c -> a, plus d after c: the error names the cycle's activities.
-  ActivityGraph g;
-  const StreamId s1 = g.add_stream(g.add_engine("e1"), "s1");
-  const StreamId s2 = g.add_stream(g.add_engine("e2"), "s2");
-  const ActivityId a = g.add_compute(s1, Seconds(1e-6));
-  const ActivityId b = g.add_compute(s2, Seconds(1e-6), std::vector{a});
-  const ActivityId c = g.add_marker(std::vector{b});
-  g.add_marker(std::vector{c});
-  g.add_dependency(c, a);
+  ActivityGraph g = testing::cyclic_graph();
   CHECK_THROWS_WITH_AS(simulate_native(g), doctest::Contains("dependency cycle"), GraphError);
+  const ActivityId a{0};
   CHECK_THROWS_AS(g.add_dependency(a, a), GraphError);
 
   // Stream order against an explicit dependency: the first task of a stream waits for the

@@ -5,12 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "sim/native_engine.hpp"
 #include "sim/simgrid_backend.hpp"
+#include "engine_fixtures.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::sim;
@@ -247,40 +247,8 @@ TEST_CASE("simgrid: compute-then-transfer chain with two streams") {
 }
 
 TEST_CASE("simgrid: a random mix of computes, transfers and markers agrees with the native engine") {
-  // 2000 activities (fixed seed): computes of 1-50 us on 8 streams of 4 engines, markers,
-  // and transfers of 1-1000 kB over 1-3 distinct links among 12 (1-10 GB/s, 0-2 us),
-  // each depending on a random earlier activity half of the time. Sharing changes at
-  // almost every event, so this exercises start/finish ordering as well as the rates.
-  std::mt19937_64 rng(7);
-  ActivityGraph g;
-  std::vector<ResourceId> links;
-  for (int i = 0; i < 12; ++i) {
-    links.push_back(g.add_resource("l" + std::to_string(i), BytesPerSecond(kGBps * (1 + rng() % 10)),
-                                   Seconds(1e-6 * (rng() % 3))));
-  }
-  std::vector<StreamId> streams;
-  for (int e = 0; e < 4; ++e) {
-    const EngineId engine = g.add_engine("e" + std::to_string(e));
-    streams.push_back(g.add_stream(engine));
-    streams.push_back(g.add_stream(engine));
-  }
-  std::vector<ActivityId> acts;
-  for (int i = 0; i < 2000; ++i) {
-    std::vector<ActivityId> deps;
-    if (!acts.empty() && rng() % 2) deps.push_back(acts[rng() % acts.size()]);
-    const auto kind = rng() % 5;
-    if (kind == 0) {
-      acts.push_back(g.add_compute(streams[rng() % streams.size()], Seconds(1e-6 * (1 + rng() % 50)), deps));
-    } else if (kind == 1) {
-      acts.push_back(g.add_marker(deps));
-    } else {
-      std::vector<ResourceId> route{links[rng() % 12], links[rng() % 12], links[rng() % 12]};
-      route.resize(1 + rng() % 3);
-      std::sort(route.begin(), route.end());
-      route.erase(std::unique(route.begin(), route.end()), route.end());
-      acts.push_back(g.add_transfer(Bytes(1e3 * static_cast<double>(1 + rng() % 1000)), route, deps));
-    }
-  }
+  // 2000 activities (fixed seed), see tests/engine_fixtures.hpp.
+  const ActivityGraph g = testing::random_graph(7, 2000);
   check_backends_agree(g);
 }
 
@@ -313,14 +281,7 @@ TEST_CASE("simgrid: the same graph run twice in one process gives identical resu
 
 TEST_CASE("simgrid: a dependency cycle is reported, never a hang") {
   // a -> b -> c -> a (c is a marker), plus d after c: the error names the cycle.
-  ActivityGraph g;
-  const StreamId s1 = g.add_stream(g.add_engine("e1"), "s1");
-  const StreamId s2 = g.add_stream(g.add_engine("e2"), "s2");
-  const ActivityId a = g.add_compute(s1, Seconds(1e-6));
-  const ActivityId b = g.add_compute(s2, Seconds(1e-6), std::vector{a});
-  const ActivityId c = g.add_marker(std::vector{b});
-  g.add_marker(std::vector{c});
-  g.add_dependency(c, a);
+  const ActivityGraph g = testing::cyclic_graph();
   CHECK_THROWS_WITH_AS(simulate_simgrid(g), doctest::Contains("dependency cycle: compute #0"), GraphError);
   CHECK_THROWS_WITH_AS(simulate_simgrid(g), doctest::Contains("marker #2"), GraphError);
   CHECK_THROWS_WITH_AS(simulate_simgrid(g), doctest::Contains("4 activities can never start"), GraphError);
