@@ -785,6 +785,34 @@ ActivityId StepBuilder::input_copy(SimDevice& trainer, std::span<const ActivityI
   return send(*host, trainer.device, eff, deps, cat_.host_device_copy);
 }
 
+namespace {
+bool in_layers(const DenseOperatorCost& c, StepBuilder::DenseLayers layers) {
+  const bool bottom = c.name.rfind("bottom_mlp", 0) == 0;
+  return bottom == (layers == StepBuilder::DenseLayers::bottom_mlp);
+}
+}  // namespace
+
+ActivityId StepBuilder::dense_forward(SimDevice& trainer, DenseLayers layers, ActivityId after) {
+  for (const auto& c : dense_costs(trainer)) {
+    if (!in_layers(c, layers)) continue;
+    const std::array<ActivityId, 1> dep{after};
+    after = compute(trainer, c.forward, dep, cat_.dense_compute);
+  }
+  return after;
+}
+
+ActivityId StepBuilder::dense_backward(SimDevice& trainer, DenseLayers layers, ActivityId after,
+                                       std::span<ActivityId> layer_done) {
+  const auto& costs = dense_costs(trainer);
+  for (std::size_t l = costs.size(); l-- > 0;) {
+    if (!in_layers(costs[l], layers)) continue;
+    const std::array<ActivityId, 1> dep{after};
+    after = compute(trainer, costs[l].backward, dep, cat_.dense_compute);
+    layer_done[l] = after;
+  }
+  return after;
+}
+
 const std::vector<DenseOperatorCost>& StepBuilder::dense_costs(const SimDevice& trainer) {
   const std::string key = trainer.is_gpu ? "gpu:" + trainer.profile->name : "cpu:" + trainer.cpu->model;
   auto it = dense_cache_.find(key);

@@ -245,6 +245,17 @@ class StepBuilder {
   /// GPU dense costs for the local batch (cached).
   const std::vector<DenseOperatorCost>& dense_costs(const SimDevice& trainer);
 
+  /// The dense layers a chain of kernels covers: the bottom MLP (dense features only, which
+  /// can run before the embeddings arrive) or every layer above it (interaction, top MLP).
+  enum class DenseLayers { bottom_mlp, above_bottom };
+  /// Chains the forward kernels of `layers` on the trainer's stream after `after`; returns the
+  /// last one (`after` when there is none).
+  sim::ActivityId dense_forward(SimDevice& trainer, DenseLayers layers, sim::ActivityId after);
+  /// Chains the backward kernels of `layers` in reverse layer order after `after`; the kernel
+  /// of layer l is written to layer_done[l] (one entry per dense layer). Returns the last.
+  sim::ActivityId dense_backward(SimDevice& trainer, DenseLayers layers, sim::ActivityId after,
+                                 std::span<sim::ActivityId> layer_done);
+
   /// Simulated owner ids of every owner of `tier` whose device is simulated.
   std::vector<std::uint32_t> simulated_owners(placement::DeviceKind kind) const;
   /// The simulated device an owner maps to.

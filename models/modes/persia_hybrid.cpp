@@ -137,41 +137,21 @@ void build_persia_hybrid_steps(StepBuilder& b, int steps) {
     // --- dense step on the trainers ---
     std::vector<ActivityId> copy(n), arrived(n), inter_bwd(n), last_bwd(n);
     const auto& costs = b.dense_costs(trainers.front());
-    std::vector<std::vector<ActivityId>> layer_bwd(costs.size(), std::vector<ActivityId>(n));
+    std::vector<std::vector<ActivityId>> layer_bwd(n, std::vector<ActivityId>(costs.size()));  // [trainer][layer]
+    using Layers = StepBuilder::DenseLayers;
     for (std::size_t i = 0; i < n; ++i) {
       std::vector<ActivityId> deps;
       if (s > 0) deps.push_back(prev_copy[i]);
       if (s > 1) deps.push_back(step_end[static_cast<std::size_t>(s) - 2]);
       copy[i] = b.input_copy(trainers[i], deps);
-      const auto& ci = b.dense_costs(trainers[i]);
-      ActivityId last = copy[i];
-      for (const auto& c : ci) {
-        if (c.name.rfind("bottom_mlp", 0) != 0) continue;
-        const std::array<ActivityId, 1> dep{last};
-        last = b.compute(trainers[i], c.forward, dep, cat.dense_compute);
-      }
+      const ActivityId bottom = b.dense_forward(trainers[i], Layers::bottom_mlp, copy[i]);
       const auto in = b.send_ingress(trainers[i].device, pooled_per_sample * local, pdep, ps_cat);
-      const std::array<ActivityId, 3> join{last, in, ew_out};
+      const std::array<ActivityId, 3> join{bottom, in, ew_out};
       arrived[i] = b.marker(join);
-      last = arrived[i];
-      for (const auto& c : ci) {
-        if (c.name.rfind("bottom_mlp", 0) == 0) continue;
-        const std::array<ActivityId, 1> dep{last};
-        last = b.compute(trainers[i], c.forward, dep, cat.dense_compute);
-      }
-      for (std::size_t l = ci.size(); l-- > 0;) {
-        if (ci[l].name.rfind("bottom_mlp", 0) == 0) continue;
-        const std::array<ActivityId, 1> dep{last};
-        last = b.compute(trainers[i], ci[l].backward, dep, cat.dense_compute);
-        layer_bwd[l][i] = last;
-      }
+      ActivityId last = b.dense_forward(trainers[i], Layers::above_bottom, arrived[i]);
+      last = b.dense_backward(trainers[i], Layers::above_bottom, last, layer_bwd[i]);
       inter_bwd[i] = last;
-      for (std::size_t l = ci.size(); l-- > 0;) {
-        if (ci[l].name.rfind("bottom_mlp", 0) != 0) continue;
-        const std::array<ActivityId, 1> dep{last};
-        last = b.compute(trainers[i], ci[l].backward, dep, cat.dense_compute);
-        layer_bwd[l][i] = last;
-      }
+      last = b.dense_backward(trainers[i], Layers::bottom_mlp, last, layer_bwd[i]);
       last_bwd[i] = last;
     }
     prev_copy = copy;
@@ -208,7 +188,7 @@ void build_persia_hybrid_steps(StepBuilder& b, int steps) {
       if ((acc >= b.options().allreduce_bucket || l == 0) && acc.value() > 0.0) {
         std::vector<ActivityId> ready(n);
         for (std::size_t i = 0; i < n; ++i) {
-          std::vector<ActivityId> deps{layer_bwd[l][i]};
+          std::vector<ActivityId> deps{layer_bwd[i][l]};
           if (!prev_bucket.empty()) deps.push_back(prev_bucket[i]);
           ready[i] = b.marker(deps);
         }

@@ -100,18 +100,9 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
     }
 
     // 4. Bottom MLP forward (dense features only).
-    std::vector<std::vector<ActivityId>> bwd_done(n);
+    using Layers = StepBuilder::DenseLayers;
     std::vector<ActivityId> bottom_fwd(n), inter_bwd(n), last_bwd(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto& costs = b.dense_costs(trainers[i]);
-      ActivityId last = copy[i];
-      for (const auto& c : costs) {
-        if (c.name.rfind("bottom_mlp", 0) != 0) continue;
-        const std::array<ActivityId, 1> dep{last};
-        last = b.compute(trainers[i], c.forward, dep, cat.dense_compute);
-      }
-      bottom_fwd[i] = last;
-    }
+    for (std::size_t i = 0; i < n; ++i) bottom_fwd[i] = b.dense_forward(trainers[i], Layers::bottom_mlp, copy[i]);
 
     // 5. Pooled embeddings to the trainers.
     std::vector<ActivityId> arrived(n);
@@ -135,23 +126,11 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
     const Bytes grad_elem = element_size(model.communication_precision);
     {
       const auto& costs = b.dense_costs(trainers.front());
-      std::vector<std::vector<ActivityId>> layer_bwd(costs.size(), std::vector<ActivityId>(n));
+      std::vector<std::vector<ActivityId>> layer_bwd(n, std::vector<ActivityId>(costs.size()));  // [trainer][layer]
       for (std::size_t i = 0; i < n; ++i) {
-        const auto& ci = b.dense_costs(trainers[i]);
-        ActivityId last = arrived[i];
-        for (const auto& c : ci) {
-          if (c.name.rfind("bottom_mlp", 0) == 0) continue;
-          const std::array<ActivityId, 1> dep{last};
-          last = b.compute(trainers[i], c.forward, dep, cat.dense_compute);
-        }
+        const ActivityId top = b.dense_forward(trainers[i], Layers::above_bottom, arrived[i]);
         // Backward of top MLP and interaction.
-        for (std::size_t l = ci.size(); l-- > 0;) {
-          if (ci[l].name.rfind("bottom_mlp", 0) == 0) continue;
-          const std::array<ActivityId, 1> dep{last};
-          last = b.compute(trainers[i], ci[l].backward, dep, cat.dense_compute);
-          layer_bwd[l][i] = last;
-        }
-        inter_bwd[i] = last;
+        inter_bwd[i] = b.dense_backward(trainers[i], Layers::above_bottom, top, layer_bwd[i]);
       }
       // 7. Gradients to the owners (launched as soon as the interaction backward is done).
       std::map<DeviceKind, std::map<std::uint32_t, ActivityId>> grads_in;
@@ -160,15 +139,7 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
         grads_in[kind] = b.gradients_to_owners(kind, inter_bwd, traffic_category(b, kind));
       }
       for (std::size_t i = 0; i < n; ++i) {
-        const auto& ci = b.dense_costs(trainers[i]);
-        ActivityId last = inter_bwd[i];
-        for (std::size_t l = ci.size(); l-- > 0;) {
-          if (ci[l].name.rfind("bottom_mlp", 0) != 0) continue;
-          const std::array<ActivityId, 1> dep{last};
-          last = b.compute(trainers[i], ci[l].backward, dep, cat.dense_compute);
-          layer_bwd[l][i] = last;
-        }
-        last_bwd[i] = last;
+        last_bwd[i] = b.dense_backward(trainers[i], Layers::bottom_mlp, inter_bwd[i], layer_bwd[i]);
       }
       // 9. Embedding backward and update on the owners.
       for (auto& [kind, done] : grads_in) {
@@ -202,7 +173,7 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
         if (close && acc.value() > 0.0) {
           BucketEdge e;
           e.bytes = acc;
-          for (std::size_t i = 0; i < n; ++i) e.ready.push_back(layer_bwd[l][i]);
+          for (std::size_t i = 0; i < n; ++i) e.ready.push_back(layer_bwd[i][l]);
           buckets.push_back(std::move(e));
           acc = Bytes(0.0);
         }
