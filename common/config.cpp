@@ -1,5 +1,7 @@
 #include "common/config.hpp"
 
+#include "common/files.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -60,13 +62,7 @@ ConfigNode::ConfigNode(YAML::Node node, std::shared_ptr<const std::string> sourc
                        std::shared_ptr<std::set<std::string>> seen)
     : node_(std::move(node)), source_(std::move(source)), path_(std::move(path)), seen_(std::move(seen)) {}
 
-ConfigNode ConfigNode::load_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(path + ": cannot open file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return load_string(text.str(), path);
-}
+ConfigNode ConfigNode::load_file(const std::string& path) { return load_string(read_input_file(path), path); }
 
 ConfigNode ConfigNode::load_string(const std::string& text, const std::string& source_name) {
   try {

@@ -1,13 +1,63 @@
-// File-system queries that answer "no" instead of throwing when a path cannot even be
-// examined (too long, not permitted): callers report a missing file as a located error.
+// Reading inputs and writing outputs safely.
+//
+// Inputs: every file dlrmsim reads (configuration, CSV results, measurements) is read through
+// read_input_file, which accepts only a regular file of at most kMaxInputBytes: a device such
+// as /dev/zero, a pipe that never ends or a directory is refused with a message naming the
+// path, never read without bound.
+//
+// Outputs: write_output_file writes the whole content to a temporary file beside the target
+// and renames it into place, so a reader never sees a half-written result and a failed
+// write (disk full, missing directory, no permission) leaves the old file untouched and is
+// an OutputError naming the path. "-" is standard output. An existing target that is not a
+// regular file (a terminal, /dev/null, /dev/full, a pipe) is written in place, never
+// replaced, and its write errors are reported too.
+//
+// File-system queries answer "no" instead of throwing when a path cannot even be examined
+// (too long, not permitted): callers report a missing file as a located error.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace dlrmsim {
+
+/// The largest input file dlrmsim reads: 256 MiB. The largest shipped input is under 1 MiB;
+/// a 10,000-point sweep's CSV result is about 10 MiB.
+inline constexpr std::uintmax_t kMaxInputBytes = std::uintmax_t{256} << 20;
+
+/// An output that could not be written (exit status 4). The message names the path and the
+/// system's reason.
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 bool path_exists(const std::filesystem::path& p);
 bool regular_file_exists(const std::filesystem::path& p);
 bool directory_exists(const std::filesystem::path& p);
+
+/// The whole content of the regular file `path`. A ConfigError ("PATH: ...") when the file
+/// cannot be opened, is not a regular file, or is larger than `limit` bytes.
+std::string read_input_file(const std::filesystem::path& path, std::uintmax_t limit = kMaxInputBytes);
+
+/// Writes `content` to `path` ("-": standard output) as the header describes; an OutputError
+/// on any failure.
+void write_output_file(const std::filesystem::path& path, std::string_view content);
+
+/// Whether `a` and `b` name the same existing file (through links, "..", hard links).
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
+
+/// A ConfigError when the output `output` is one of `inputs` (it would destroy an input).
+/// `what` names the output in the message ("the result file", "-o").
+void refuse_output_over_inputs(const std::filesystem::path& output, const std::vector<std::filesystem::path>& inputs,
+                               std::string_view what);
+
+/// Flushes standard output and reports a failed write to it (a full disk, a closed pipe) as
+/// an OutputError.
+void flush_standard_output();
 
 }  // namespace dlrmsim

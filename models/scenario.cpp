@@ -24,12 +24,14 @@ std::string resolve(const std::string& path, const std::string& base_dir) {
 }
 
 YAML::Node load_yaml_file(const std::string& path, const ConfigNode& referenced_from) {
-  std::ifstream in(path);
-  if (!in) referenced_from.fail("cannot open file '" + path + "'");
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text;
   try {
-    return YAML::Load(text.str());
+    text = read_input_file(path);
+  } catch (const ConfigError& e) {
+    referenced_from.fail(e.what());
+  }
+  try {
+    return YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                       ": YAML syntax error: " + e.msg);

@@ -2,7 +2,8 @@
 // listed once in main.cpp's command table.
 //
 // Exit status (the same for every command): 0 success, 1 an infeasible job (it does not fit
-// or cannot run as described), 2 bad input (a malformed file, an unknown key, a bad option).
+// or cannot run as described), 2 bad input (a malformed file, an unknown key, a bad option),
+// 4 an output could not be written (disk full, missing directory, no permission).
 #pragma once
 
 #include <stdexcept>
@@ -15,6 +16,7 @@ namespace dlrmsim::tools {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitInfeasible = 1;
 inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitOutputFailed = 4;
 
 /// Thrown by a command for a job that cannot run as described (exit status 1).
 struct InfeasibleJob : std::runtime_error {

@@ -8,6 +8,7 @@
 #include <boost/program_options/errors.hpp>
 
 #include "common/config.hpp"
+#include "common/files.hpp"
 #include "placement/placement.hpp"
 #include "sim/activity_graph.hpp"
 #include "tools/commands.hpp"
@@ -30,7 +31,7 @@ void usage(std::ostream& out) {
   out << "usage: dlrmsim COMMAND [ARGS...]\n\ncommands:\n";
   for (const Command& c : kCommands) out << "  " << c.name << std::string(12 - c.name.size(), ' ') << c.summary << "\n";
   out << "\n'dlrmsim COMMAND --help' describes a command's options.\n"
-         "exit status: 0 success, 1 infeasible job, 2 bad input\n";
+         "exit status: 0 success, 1 infeasible job, 2 bad input, 4 an output could not be written\n";
 }
 
 int dispatch(int argc, char** argv) {
@@ -62,7 +63,12 @@ int dispatch(int argc, char** argv) {
 int main(int argc, char** argv) {
   using namespace dlrmsim;
   try {
-    return tools::dispatch(argc, argv);
+    const int status = tools::dispatch(argc, argv);
+    flush_standard_output();
+    return status;
+  } catch (const OutputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return tools::kExitOutputFailed;
   } catch (const ConfigError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return tools::kExitBadInput;
