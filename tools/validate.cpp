@@ -68,25 +68,49 @@ ValidationResult run_validation_case(const std::string& path, const MetricFuncti
       r.predicted = winner + " (" + detail + ")";
       r.published = expect;
       r.passed = winner == expect;
+      r.decided_by = "simulation";
     } else if (r.kind == "best") {
       const std::string expect = root.get<std::string>("expect");
       std::string winner;
       double best = -1.0;
       std::string detail;
+      std::size_t candidates = 0, feasible = 0;
       for (const auto& [name, ref] : root.child("candidates").entries()) {
         std::string why;
         const auto v = evaluate(ref, metric_name, metric, why);
         ref.finish();
+        ++candidates;
+        if (v) ++feasible;
         detail += (detail.empty() ? "" : ", ") + name + " " + (v ? format_number(*v, 4) : std::string("infeasible"));
         if (v && *v > best) {
           best = *v;
           winner = name;
         }
       }
+      // Options the finding did not compare: simulated and shown, never part of the verdict.
+      std::string beaten_by;
+      if (auto also = root.optional_child("also")) {
+        for (const auto& [name, ref] : also->entries()) {
+          std::string why;
+          const auto v = evaluate(ref, metric_name, metric, why);
+          ref.get<std::string>("why");
+          ref.finish();
+          detail += "; not compared: " + name + " " + (v ? format_number(*v, 4) : std::string("infeasible"));
+          if (v && *v > best && beaten_by.empty()) beaten_by = name;
+        }
+      }
       r.predicted = winner + " (" + detail + ")";
       r.published = expect;
       r.passed = winner == expect;
       if (winner.empty()) r.failure = "no candidate is feasible";
+      if (!beaten_by.empty()) {
+        r.decided_by = "candidate list (" + beaten_by + ", not compared, would win)";
+      } else if (feasible == 1 && candidates > 1) {
+        r.decided_by = "capacity (only " + winner + " fits)";
+      } else {
+        r.decided_by = "simulation (" + std::to_string(feasible) + " of " + std::to_string(candidates) +
+                       " candidates fit)";
+      }
     } else {
       const ConfigNode published = root.child("published");
       r.published_value = published.as<double>();
@@ -161,7 +185,9 @@ std::string validation_table(const std::vector<ValidationResult>& results) {
                   qualitative ? predicted.substr(0, predicted.find(' ')).c_str() : predicted.c_str(),
                   r.published.c_str(), err.c_str(), r.passed ? "yes" : "NO");
     out << line;
-    if (qualitative && r.failure.empty()) out << "  " << predicted.substr(predicted.find(' ') + 1);
+    if (qualitative && r.failure.empty()) {
+      out << "  " << predicted.substr(predicted.find(' ') + 1) << "; decided by " << r.decided_by;
+    }
     if (!r.failure.empty()) out << "  " << r.failure;
     out << "\n";
   }
@@ -184,6 +210,7 @@ std::string validation_json(const std::vector<ValidationResult>& results) {
         << ", \"published\": " << json_string(r.published);
     if (r.error) out << ", \"error\": " << format_number(*r.error, 4) << ", \"tolerance\": " << format_number(r.tolerance, 4);
     out << ", \"passed\": " << (r.passed ? "true" : "false") << ", \"source\": " << json_string(r.source);
+    if (!r.decided_by.empty()) out << ", \"decided_by\": " << json_string(r.decided_by);
     if (!r.failure.empty()) out << ", \"failure\": " << json_string(r.failure);
     out << "}";
   }

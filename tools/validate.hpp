@@ -12,6 +12,8 @@
 //   numerator: {scenario: ..., set: [...]}           # ratio
 //   denominator: {scenario: ..., set: [...]}
 //   candidates: {gpu_hbm: {scenario: ..., set: [...]}, remote_ps: {...}}   # best
+//   also: {uvm: {scenario: ..., set: [...], why: "not an option of the study"}}   # best: simulated
+//                        # and shown, never part of the verdict (options the finding did not compare)
 //   expect: gpu_hbm                                  # best, largest
 //   metrics: [breakdown.embedding_lookup.exposed_s, breakdown.dense_compute.exposed_s]   # largest
 //   published: 14.5e6                                # value / ratio
@@ -48,6 +50,10 @@ struct ValidationResult {
   double tolerance = 0.0;
   bool passed = false;
   std::string failure;  // why a case could not be evaluated
+  // What decides a qualitative case: "simulation" (the winner is faster among feasible
+  // candidates), "capacity" (only the winner fits) or "candidate list" (an option the case
+  // does not compare, listed under `also:`, would win).
+  std::string decided_by;
 };
 
 /// Loads and evaluates one case file.
