@@ -315,7 +315,7 @@ TEST_CASE("memory accounting includes the optimiser state") {
             .epsilon(1e-9));
 }
 
-// A job that does not fit: the M3-like model (2.15 TB of tables) in the 8 x 32 GB of one Big
+// A job that does not fit: the M3-like model (1.02 TB of tables) in the 8 x 32 GB of one Big
 // Basin's HBM. Expected: InfeasiblePlacement naming a GPU and a positive overflow.
 TEST_CASE("an infeasible job names the overflowing device and the overflow in bytes") {
   auto sc = load_scenario(kRoot + "/configs/scenarios/hpca21_m1_big_basin.yaml", {"model=../models/hpca21_m3.yaml"});
