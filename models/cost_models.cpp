@@ -147,6 +147,11 @@ Seconds gpu_embedding_backward_time(const DeviceProfile& profile, const GatherWo
   return Seconds(0.0);
 }
 
+Seconds gpu_embedding_separate_optimizer_time(const DeviceProfile& profile, const GatherWork& work) {
+  if (work.lookups <= 0.0) return Seconds(0.0);
+  return memory_time(profile, work.row_bytes * (2.0 * work.lookups));
+}
+
 Bytes uvm_effective_bytes(const DeviceProfile& profile, double misses, Bytes row_bytes, BytesPerSecond route_bandwidth) {
   if (misses <= 0.0) return Bytes(0.0);
   const Seconds t = profile.uvm_gather_time(misses, row_bytes);

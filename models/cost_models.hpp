@@ -105,6 +105,12 @@ struct GatherWork {
 Seconds gpu_embedding_forward_time(const DeviceProfile& profile, const GatherWork& work);
 /// Backward + optimiser update of rows in HBM (no launch overhead).
 Seconds gpu_embedding_backward_time(const DeviceProfile& profile, const GatherWork& work, const Optimizer& optimizer);
+/// Extra time of an embedding optimiser that is not fused into the backward kernel (PyTorch's
+/// nn.EmbeddingBag with a torch.optim optimiser): the backward writes one gradient row per
+/// lookup (a sparse gradient) and the optimiser reads it back, 2 x lookups x row bytes over
+/// achievable HBM bandwidth, on top of the fused update's own traffic (no launch overhead:
+/// the caller adds one optimiser kernel per table).
+Seconds gpu_embedding_separate_optimizer_time(const DeviceProfile& profile, const GatherWork& work);
 /// Bytes to put on the host -> GPU route for `misses` zero-copy row reads so that an
 /// uncontended transfer over a route of `route_bandwidth` lasts DeviceProfile::uvm_gather_time.
 Bytes uvm_effective_bytes(const DeviceProfile& profile, double misses, Bytes row_bytes, BytesPerSecond route_bandwidth);

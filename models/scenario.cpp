@@ -75,14 +75,15 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   }
   overrides.insert(overrides.end(), command_line_overrides.begin(), command_line_overrides.end());
   // Overrides of the scenario itself (including replacing a referenced path) come first.
-  std::vector<std::string> model_overrides, platform_overrides;
+  std::vector<std::string> model_overrides, platform_overrides, software_overrides;
   for (const auto& o : overrides) {
     const auto eq = o.find('=');
     const auto dot = o.find('.');
     const std::string head = o.substr(0, std::min(eq, dot));
-    if ((head == "model" || head == "platform") && dot != std::string::npos && dot < eq && root[head] &&
-        root[head].IsScalar()) {
-      (head == "model" ? model_overrides : platform_overrides).push_back(o.substr(dot + 1));
+    if ((head == "model" || head == "platform" || head == "software") && dot != std::string::npos && dot < eq &&
+        root[head] && root[head].IsScalar()) {
+      (head == "model" ? model_overrides : head == "platform" ? platform_overrides : software_overrides)
+          .push_back(o.substr(dot + 1));
       continue;
     }
     try {
@@ -117,6 +118,15 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
     training.get_choice("mode", names);  // a did-you-mean for a misspelt mode
   }
   s.training = TrainingOptions::from_config(training);
+
+  // The software stack: built-in defaults (torchrec-fbgemm) unless the scenario names one.
+  if (scenario.has("software")) {
+    Part software = load_part(scenario, "software", base_dir);
+    for (const auto& o : software_overrides) apply_override(software.yaml, o);
+    s.training.software = software.from_file ? SoftwareStack::from_config(ConfigNode(software.yaml, software.source))
+                                             : SoftwareStack::from_config(scenario.child("software"));
+  }
+  s.model.compute_precision = s.training.software.dense_compute_precision(s.model.compute_precision);
 
   if (auto p = scenario.optional_child("placement")) {
     s.placement = placement::PlacementOptions::from_config(*p);

@@ -4,11 +4,12 @@
 //   description: "..."                         # optional
 //   platform: ../platforms/dgx-h100.yaml       # a path (relative to this file) or an inline mapping
 //   model: ../models/dlrm_dcnv2_criteo_4tb.yaml   # a path or an inline mapping (model_spec.hpp)
+//   software: ../software/pytorch-eager.yaml   # optional, a path or an inline mapping
+//                                              # (software_stack.hpp; default torchrec-fbgemm)
 //   training:                                  # TrainingOptions (step_builder.hpp)
 //     mode: hybrid_parallel_sync               # hybrid_parallel_sync | cpu_only | parameter_server | persia_hybrid
 //     nodes: representative                    # representative | all
 //     communication: aggregated                # aggregated | per_pair
-//     allreduce_bucket: 25 MiB
 //     embedding_overlap: serial                # serial | concurrent (embedding kernels on their own stream)
 //     staleness: 1                             # persia_hybrid
 //     cpu: {dense_efficiency: 0.5}             # modes with CPU trainers
@@ -22,8 +23,8 @@
 //     calibration: ../calibration              # device-profile directory (default: ../calibration
 //                                              # next to the scenario's folder)
 //
-// Overrides (`--set key.path=value`) address any key of the scenario; when `model` or
-// `platform` is a path, `model.x.y=...` edits the referenced file's content (it is loaded
+// Overrides (`--set key.path=value`) address any key of the scenario; when `model`,
+// `platform` or `software` is a path, `model.x.y=...` edits the referenced file's content (it is loaded
 // first), so every model and platform key can be swept without copying files. Errors keep
 // naming the file (scenario or referenced) and line.
 #pragma once

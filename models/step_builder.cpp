@@ -25,7 +25,6 @@ TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
   o.communication = node.get_choice_or("communication", {"aggregated", "per_pair"}, "aggregated") == "per_pair"
                         ? CommunicationFidelity::per_pair
                         : CommunicationFidelity::aggregated;
-  o.allreduce_bucket = node.get_positive_or<Bytes>("allreduce_bucket", o.allreduce_bucket);
   o.staleness = node.get_positive_or<int>("staleness", o.staleness, true);
   o.embedding_overlap = node.get_choice_or("embedding_overlap", {"serial", "concurrent"}, "serial") == "concurrent"
                             ? EmbeddingOverlap::concurrent
@@ -263,7 +262,9 @@ void StepBuilder::compute_owner_work() {
         const Bytes row = table.element_size * static_cast<double>(w.columns);
         const double lookups = w.lookups;
         const double pooling = w.samples > 0.0 ? lookups / w.samples : 1.0;
-        const double distinct = lookups > 0.0 ? std::clamp(w.distinct_rows / lookups, 1e-12, 1.0) : 1.0;
+        const double distinct = lookups > 0.0 && options_.software.deduplicated_backward
+                                    ? std::clamp(w.distinct_rows / lookups, 1e-12, 1.0)
+                                    : 1.0;
         ow.any = true;
         ow.lookups += lookups;
         if (tp.sharding != placement::Sharding::data_parallel) {
@@ -275,6 +276,10 @@ void StepBuilder::compute_owner_work() {
           case DeviceKind::gpu: {
             const topo::DeviceId gpu{dev.topology_id};
             const DeviceProfile& prof = profiles_.get(platform_.gpu_spec(gpu));
+            ++ow.gpu_tables;
+            if (!options_.software.fused_optimizer) {
+              ow.backward_compute += gpu_embedding_separate_optimizer_time(prof, {lookups, row, pooling, w.columns});
+            }
             if (shard.tier == Tier::uvm) {
               const double hits = lookups * shard.expected_hit_rate;
               const double misses = lookups - hits;
@@ -427,6 +432,21 @@ ActivityId StepBuilder::transfer(Bytes bytes, std::span<const sim::ResourceId> r
 ActivityId StepBuilder::send(topo::DeviceId a, topo::DeviceId b, Bytes bytes, std::span<const ActivityId> deps,
                              std::uint16_t category) {
   if (a == b || bytes.value() <= 0.0) return marker(deps);
+  if (!options_.software.peer_to_peer) {
+    // NCCL without P2P (NCCL_P2P_DISABLE): two GPUs of one node exchange data through a
+    // buffer in host memory (the SHM transport), never over NVLink or PCIe peer-to-peer. NCCL
+    // pipelines the staging in chunks (NCCL_BUFFSIZE, 4 MiB by default), so the copy into host
+    // memory and the copy out of it run concurrently: two transfers of the full byte count,
+    // GPU a -> its host socket and that socket -> GPU b, each loading its own PCIe direction.
+    const auto& da = platform_.device(a);
+    const auto& db = platform_.device(b);
+    const auto host = platform_.host_cpu(a);
+    if (da.kind == topo::DeviceKind::gpu && db.kind == topo::DeviceKind::gpu && da.node == db.node && host) {
+      const std::array<ActivityId, 2> halves{transfer(bytes, resources_.route_resources(a, *host), deps, category),
+                                             transfer(bytes, resources_.route_resources(*host, b), deps, category)};
+      return marker(halves);
+    }
+  }
   const auto route = resources_.route_resources(a, b);
   return transfer(bytes, route, deps, category);
 }
@@ -558,6 +578,37 @@ ActivityId StepBuilder::send_ingress(topo::DeviceId d, Bytes bytes, std::span<co
 }
 
 // ---- collectives ----------------------------------------------------------------------------
+
+std::vector<ActivityId> StepBuilder::reduce_dense_gradients(const std::vector<std::vector<ActivityId>>& layer_done,
+                                                            std::span<const ActivityId> last_backward,
+                                                            std::uint16_t category) {
+  const std::size_t n = trainers_.size();
+  if (n == 0) return {};
+  const auto& costs = dense_costs(trainers_.front());
+  const Bytes grad_elem = element_size(model_.communication_precision);
+  const bool overlap = options_.software.allreduce_overlaps_backward;
+  std::vector<ActivityId> prev;
+  auto reduce = [&](Bytes bytes, auto ready_of) {
+    std::vector<ActivityId> ready(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      std::vector<ActivityId> deps{ready_of(i)};
+      if (!prev.empty()) deps.push_back(prev[i]);
+      ready[i] = marker(deps);
+    }
+    prev = all_reduce(bytes, ready, category);
+  };
+  // Buckets close in backward order (top MLP's last layer first).
+  Bytes acc;
+  for (std::size_t l = costs.size(); l-- > 0;) {
+    acc += grad_elem * costs[l].parameters;
+    if ((acc >= options_.software.allreduce_bucket || l == 0) && acc.value() > 0.0) {
+      reduce(acc, [&](std::size_t i) { return overlap ? layer_done[i][l] : last_backward[i]; });
+      acc = Bytes(0.0);
+    }
+  }
+  if (dp_gradient_bytes_.value() > 0.0) reduce(dp_gradient_bytes_, [&](std::size_t i) { return last_backward[i]; });
+  return prev;
+}
 
 std::vector<ActivityId> StepBuilder::all_reduce(Bytes bytes, std::span<const ActivityId> ready, std::uint16_t category) {
   const std::size_t n = trainers_.size();
@@ -767,6 +818,12 @@ std::map<std::uint32_t, ActivityId> StepBuilder::gradients_to_owners(DeviceKind 
 }
 
 // ---- input ------------------------------------------------------------------------------------
+
+int StepBuilder::embedding_kernels(const OwnerWork& w, bool backward) const {
+  const bool batched = options_.software.embedding_kernel == SoftwareStack::EmbeddingKernel::table_batched;
+  const int pass = batched ? 1 : std::max(w.gpu_tables, 1);
+  return backward && !options_.software.fused_optimizer ? pass + std::max(w.gpu_tables, 1) : pass;
+}
 
 Bytes StepBuilder::input_bytes(std::int64_t samples) const {
   // Dense features in fp32, one index per lookup, one length per (sample, table), a label.

@@ -52,6 +52,7 @@
 #include "models/cost_models.hpp"
 #include "models/device_profile.hpp"
 #include "models/model_spec.hpp"
+#include "models/software_stack.hpp"
 #include "placement/placement.hpp"
 #include "sim/activity_graph.hpp"
 #include "topologies/engine_export.hpp"
@@ -66,8 +67,6 @@ struct TrainingOptions {
   enum class NodeFidelity { representative, all } nodes = NodeFidelity::representative;
   /// aggregated: one flow per destination node; per_pair: one flow per pair of endpoints.
   enum class CommunicationFidelity { aggregated, per_pair } communication = CommunicationFidelity::aggregated;
-  /// Gradient bucket size of the dense all-reduce. Default 25 MiB: PyTorch DDP's bucket_cap_mb.
-  Bytes allreduce_bucket{25.0 * 1024 * 1024};
   /// Embedding kernels of a GPU: `serial` on the GPU's one compute stream with the dense
   /// kernels (concurrent kernels share the SMs; serialising them is the pessimistic bound), or
   /// `concurrent` on a stream of their own (HugeCTR's and TorchRec's pipelining; the engine
@@ -86,6 +85,9 @@ struct TrainingOptions {
   std::string trainer_role = "trainer";
   std::string parameter_server_role = "parameter_server";
   std::string embedding_worker_role = "embedding_worker";
+
+  /// The software stack (the scenario's `software:` key, not part of `training:`).
+  SoftwareStack software;
 
   /// Reads the `training:` mapping (calls finish()).
   static TrainingOptions from_config(const ConfigNode& node);
@@ -139,6 +141,7 @@ struct OwnerWork {
   Bytes pooled_out;         // pooled embeddings produced per step (communication precision)
   Bytes ids_in;             // indices received per step
   double lookups = 0.0;     // rows gathered per step
+  int gpu_tables = 0;       // table shards a GPU owner holds (kernels per pass without table batching)
   bool any = false;
 };
 
@@ -237,6 +240,11 @@ class StepBuilder {
                                                                std::uint16_t category,
                                                                Bytes OwnerWork::*what = &OwnerWork::pooled_out);
 
+  /// Kernel launches of one embedding pass on a GPU owner: one table-batched kernel, or one
+  /// per table shard (software.embeddings.kernel); forward, or backward with the separate
+  /// optimiser kernels (one per table shard) when the optimiser is not fused.
+  int embedding_kernels(const OwnerWork& w, bool backward) const;
+
   /// The host-to-device copy of one trainer's input batch (dense features, ids, lengths, labels).
   sim::ActivityId input_copy(SimDevice& trainer, std::span<const sim::ActivityId> deps);
   /// Bytes of one trainer's input batch.
@@ -255,6 +263,15 @@ class StepBuilder {
   /// of layer l is written to layer_done[l] (one entry per dense layer). Returns the last.
   sim::ActivityId dense_backward(SimDevice& trainer, DenseLayers layers, sim::ActivityId after,
                                  std::span<sim::ActivityId> layer_done);
+
+  /// The dense gradients all-reduced in buckets of software.allreduce_bucket, in backward
+  /// layer order, then the replicated tables' gradients; each bucket after the previous one
+  /// (one NCCL stream) and after the backward of its layers (layer_done[trainer][layer]), or
+  /// after the whole backward (last_backward[trainer]) when the stack does not overlap them.
+  /// Returns per simulated trainer the completion of the last bucket (empty: nothing to reduce).
+  std::vector<sim::ActivityId> reduce_dense_gradients(const std::vector<std::vector<sim::ActivityId>>& layer_done,
+                                                      std::span<const sim::ActivityId> last_backward,
+                                                      std::uint16_t category);
 
   /// Simulated owner ids of every owner of `tier` whose device is simulated.
   std::vector<std::uint32_t> simulated_owners(placement::DeviceKind kind) const;

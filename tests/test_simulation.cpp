@@ -83,7 +83,8 @@ model:
   top_mlp: [2048, 2048, 2048, 1]
   optimizer: sgd
   precision: {compute: bf16, communication: bf16}
-training: {mode: hybrid_parallel_sync, allreduce_bucket: 4 MiB}
+training: {mode: hybrid_parallel_sync}
+software: {name: small-buckets, collectives: {allreduce_bucket: 4 MiB}}
 )";
 
 }  // namespace

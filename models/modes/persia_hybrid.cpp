@@ -180,26 +180,11 @@ void build_persia_hybrid_steps(StepBuilder& b, int steps) {
     ps_update.push_back(b.marker(updates));
 
     // --- dense all-reduce and optimiser ---
-    std::vector<ActivityId> prev_bucket;
-    const Bytes grad_elem = element_size(model.communication_precision);
-    Bytes acc;
-    for (std::size_t l = costs.size(); l-- > 0;) {
-      acc += grad_elem * costs[l].parameters;
-      if ((acc >= b.options().allreduce_bucket || l == 0) && acc.value() > 0.0) {
-        std::vector<ActivityId> ready(n);
-        for (std::size_t i = 0; i < n; ++i) {
-          std::vector<ActivityId> deps{layer_bwd[i][l]};
-          if (!prev_bucket.empty()) deps.push_back(prev_bucket[i]);
-          ready[i] = b.marker(deps);
-        }
-        prev_bucket = b.all_reduce(acc, ready, cat.all_reduce);
-        acc = Bytes(0.0);
-      }
-    }
+    const std::vector<ActivityId> reduced = b.reduce_dense_gradients(layer_bwd, last_bwd, cat.all_reduce);
     std::vector<ActivityId> ends;
     for (std::size_t i = 0; i < n; ++i) {
       std::vector<ActivityId> deps{last_bwd[i]};
-      if (!prev_bucket.empty()) deps.push_back(prev_bucket[i]);
+      if (!reduced.empty()) deps.push_back(reduced[i]);
       ends.push_back(b.compute(trainers[i], gpu_dense_optimizer_time(model, *trainers[i].profile, model.dense_parameters()),
                                deps, cat.dense_compute));
     }

@@ -86,7 +86,8 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
         }
         SimDevice ed = b.embedding_device(*b.owner_device(o));
         SimDevice* d = &ed;
-        const Seconds launch = d->is_gpu ? d->profile->kernel_launch_overhead() : zero;
+        const Seconds launch =
+            d->is_gpu ? d->profile->kernel_launch_overhead() * static_cast<double>(b.embedding_kernels(w, false)) : zero;
         std::vector<ActivityId> parts{b.compute(*d, w.forward_compute + launch, dep, cat.embedding_lookup)};
         if (w.uvm_read.value() > 0.0) {
           const auto host = b.platform().host_cpu(d->device);
@@ -117,16 +118,9 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
     }
 
     // 6. Interaction and top MLP forward, then backward down to the interaction; 8. bottom bwd.
-    // Gradient buckets close in backward order (top MLP last layer first).
-    struct BucketEdge {
-      std::vector<ActivityId> ready;  // per trainer
-      Bytes bytes;
-    };
-    std::vector<BucketEdge> buckets;
-    const Bytes grad_elem = element_size(model.communication_precision);
+    const auto& costs = b.dense_costs(trainers.front());
+    std::vector<std::vector<ActivityId>> layer_bwd(n, std::vector<ActivityId>(costs.size()));  // [trainer][layer]
     {
-      const auto& costs = b.dense_costs(trainers.front());
-      std::vector<std::vector<ActivityId>> layer_bwd(n, std::vector<ActivityId>(costs.size()));  // [trainer][layer]
       for (std::size_t i = 0; i < n; ++i) {
         const ActivityId top = b.dense_forward(trainers[i], Layers::above_bottom, arrived[i]);
         // Backward of top MLP and interaction.
@@ -154,7 +148,9 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
           } else {
             SimDevice ed = b.embedding_device(*b.owner_device(o));
             SimDevice* d = &ed;
-            const Seconds launch = d->is_gpu ? d->profile->kernel_launch_overhead() : zero;
+            const Seconds launch =
+                d->is_gpu ? d->profile->kernel_launch_overhead() * static_cast<double>(b.embedding_kernels(w, true))
+                          : zero;
             const auto u = b.compute(*d, w.backward_compute + launch, dep, cat.embedding_lookup);
             parts.push_back(u);
             if (w.uvm_write.value() > 0.0) {
@@ -165,43 +161,16 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
           last_bwd.push_back(b.marker(parts));  // joins the step end below
         }
       }
-      // Buckets: walk layers in backward order.
-      Bytes acc;
-      for (std::size_t l = costs.size(); l-- > 0;) {
-        acc += grad_elem * costs[l].parameters;
-        const bool close = acc >= b.options().allreduce_bucket || l == 0;
-        if (close && acc.value() > 0.0) {
-          BucketEdge e;
-          e.bytes = acc;
-          for (std::size_t i = 0; i < n; ++i) e.ready.push_back(layer_bwd[i][l]);
-          buckets.push_back(std::move(e));
-          acc = Bytes(0.0);
-        }
-      }
-      if (b.data_parallel_gradient_bytes().value() > 0.0) {
-        BucketEdge e;
-        e.bytes = b.data_parallel_gradient_bytes();
-        for (std::size_t i = 0; i < n; ++i) e.ready.push_back(last_bwd[i]);
-        buckets.push_back(std::move(e));
-      }
     }
 
     // 10. All-reduce buckets in order, then the dense optimiser.
-    std::vector<ActivityId> prev_bucket;
-    for (auto& bucket : buckets) {
-      std::vector<ActivityId> ready(n);
-      for (std::size_t i = 0; i < n; ++i) {
-        std::vector<ActivityId> deps{bucket.ready[i]};
-        if (!prev_bucket.empty()) deps.push_back(prev_bucket[i]);
-        ready[i] = b.marker(deps);
-      }
-      prev_bucket = b.all_reduce(bucket.bytes, ready, cat.all_reduce);
-    }
+    const std::vector<ActivityId> reduced =
+        b.reduce_dense_gradients(layer_bwd, std::span(last_bwd).first(n), cat.all_reduce);
     std::vector<ActivityId> ends;
     const double dense_params = model.dense_parameters();
     for (std::size_t i = 0; i < n; ++i) {
       std::vector<ActivityId> deps{last_bwd[i]};
-      if (!prev_bucket.empty()) deps.push_back(prev_bucket[i]);
+      if (!reduced.empty()) deps.push_back(reduced[i]);
       const Seconds t = trainers[i].is_gpu ? gpu_dense_optimizer_time(model, *trainers[i].profile, dense_params)
                                            : cpu_dense_optimizer_time(model, *trainers[i].cpu, dense_params);
       ends.push_back(b.compute(trainers[i], t, deps, cat.dense_compute));

@@ -1,0 +1,51 @@
+#include "models/software_stack.hpp"
+
+namespace dlrmsim::models {
+
+SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
+  if (!node.is_map()) node.fail("expected a software stack: a mapping with name, dense, embeddings, collectives");
+  SoftwareStack s;
+  s.name = node.get<std::string>("name");
+  s.description = node.get_or<std::string>("description", "");
+  s.source = node.get_or<std::string>("source", "");
+  if (auto dense = node.optional_child("dense")) {
+    const std::string p = dense->get_choice_or("precision", {"model", "fp32", "tf32", "bf16", "fp16"}, "model");
+    s.dense_precision = p == "fp32"   ? DensePrecision::fp32
+                        : p == "tf32" ? DensePrecision::tf32
+                        : p == "bf16" ? DensePrecision::bf16
+                        : p == "fp16" ? DensePrecision::fp16
+                                      : DensePrecision::model;
+    dense->finish();
+  }
+  if (auto emb = node.optional_child("embeddings")) {
+    s.embedding_kernel = emb->get_choice_or("kernel", {"table_batched", "per_table"}, "table_batched") == "per_table"
+                             ? EmbeddingKernel::per_table
+                             : EmbeddingKernel::table_batched;
+    s.deduplicated_backward =
+        emb->get_choice_or("backward", {"deduplicated", "per_lookup"}, "deduplicated") == "deduplicated";
+    s.fused_optimizer = emb->get_choice_or("optimizer", {"fused", "separate"}, "fused") == "fused";
+    emb->finish();
+  }
+  if (auto coll = node.optional_child("collectives")) {
+    s.peer_to_peer = coll->get_or<bool>("peer_to_peer", s.peer_to_peer);
+    s.allreduce_bucket = coll->get_positive_or<Bytes>("allreduce_bucket", s.allreduce_bucket);
+    s.allreduce_overlaps_backward =
+        coll->get_choice_or("allreduce_overlap", {"backward", "none"}, "backward") == "backward";
+    coll->finish();
+  }
+  node.finish();
+  return s;
+}
+
+Precision SoftwareStack::dense_compute_precision(Precision model_precision) const {
+  switch (dense_precision) {
+    case DensePrecision::model: return model_precision;
+    case DensePrecision::fp32: return Precision::fp32;
+    case DensePrecision::tf32: return Precision::tf32;
+    case DensePrecision::bf16: return Precision::bf16;
+    case DensePrecision::fp16: return Precision::fp16;
+  }
+  return model_precision;
+}
+
+}  // namespace dlrmsim::models

@@ -1,0 +1,73 @@
+// The training software: the third input of a prediction, beside the platform and the model.
+//
+// The same hardware trains the same model 1.4x to 2.4x faster or slower depending on the
+// software (NVIDIA's PyTorch DLRM on one V100 between two versions of its README; MLPerf
+// DLRM-DCNv2 on 16 DGX H100 between two rounds). A stack file (configs/software/*.yaml),
+// named by a scenario's `software:` key (a path or an inline mapping; absent: the built-in
+// defaults below, which are torchrec-fbgemm.yaml), states what the software does:
+//
+//   name: torchrec-fbgemm
+//   description: "..."
+//   source: "..."                       # where the settings come from (code at a commit)
+//   dense:
+//     precision: model                  # model: the model file's compute precision; fp32, tf32:
+//                                       # no autocast; bf16, fp16: autocast GEMMs to that type
+//   embeddings:
+//     kernel: table_batched             # table_batched: one fused kernel per pass per GPU
+//                                       # (FBGEMM TBE, HugeCTR); per_table: one per table
+//                                       # (PyTorch nn.EmbeddingBag)
+//     backward: deduplicated            # deduplicated: each distinct row updated once (sorted
+//                                       # segment reduce); per_lookup: every lookup's row
+//     optimizer: fused                  # fused into the backward kernel; separate: the
+//                                       # backward writes a sparse gradient that an optimiser
+//                                       # kernel per table reads back
+//   collectives:
+//     peer_to_peer: true                # false: NCCL_P2P_DISABLE, GPU-to-GPU traffic is staged
+//                                       # through the host (GPU -> host memory -> GPU)
+//     allreduce_bucket: 25 MiB          # dense-gradient bucket size
+//     allreduce_overlap: backward       # backward: a bucket is reduced as soon as its layers'
+//                                       # gradients exist; none: after the whole backward
+//
+// What each setting costs is the step builder's business (step_builder.hpp); this header only
+// reads and checks the settings. Host work (framework dispatch per operator, per-feature
+// loops, data loading, the points where the host waits for the GPU) is not described yet:
+// every stack is assumed to keep the GPUs fed.
+#pragma once
+
+#include <string>
+
+#include "common/config.hpp"
+#include "common/units.hpp"
+#include "models/model_spec.hpp"
+
+namespace dlrmsim::models {
+
+struct SoftwareStack {
+  std::string name = "torchrec-fbgemm";
+  std::string description;
+  std::string source;
+
+  /// Dense compute precision: the model file's, or the stack's autocast policy.
+  enum class DensePrecision { model, fp32, tf32, bf16, fp16 } dense_precision = DensePrecision::model;
+
+  enum class EmbeddingKernel { table_batched, per_table } embedding_kernel = EmbeddingKernel::table_batched;
+  /// Whether the embedding backward updates each distinct row once (true) or every lookup's row.
+  bool deduplicated_backward = true;
+  /// Whether the embedding optimiser runs inside the backward kernel (true) or as a separate pass.
+  bool fused_optimizer = true;
+
+  /// NCCL peer-to-peer (NVLink or PCIe) between GPUs; false stages GPU traffic through the host.
+  bool peer_to_peer = true;
+  /// Dense-gradient bucket size. Default 25 MiB: PyTorch DDP's bucket_cap_mb.
+  Bytes allreduce_bucket{25.0 * 1024 * 1024};
+  /// Whether the dense all-reduce overlaps the backward (buckets launched as layers finish).
+  bool allreduce_overlaps_backward = true;
+
+  /// Reads a stack mapping (calls finish()).
+  static SoftwareStack from_config(const ConfigNode& node);
+
+  /// The compute precision the dense layers run in for a model whose file says `model_precision`.
+  [[nodiscard]] Precision dense_compute_precision(Precision model_precision) const;
+};
+
+}  // namespace dlrmsim::models

@@ -1,0 +1,212 @@
+// The software stack (models/software_stack.hpp): its file format, its defaults, and what each
+// setting costs in a simulated step.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "models/cost_models.hpp"
+#include "models/device_profile.hpp"
+#include "models/simulation.hpp"
+#include "models/software_stack.hpp"
+#include "topologies/platform_loader.hpp"
+
+using namespace dlrmsim;
+using namespace dlrmsim::models;
+
+namespace {
+
+const std::string kRoot = DLRMSIM_SOURCE_DIR;
+const std::string kCalibration = kRoot + "/configs/calibration";
+
+SoftwareStack stack_text(const std::string& text) {
+  return SoftwareStack::from_config(ConfigNode::load_string(text, "stack.yaml"));
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    stack_text(text);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// One H200 with every table in its HBM (no communication): the step is the GPU's one stream.
+Scenario single_gpu(const std::string& software) {
+  return load_scenario_text("name: single\nplatform: " + kRoot + R"(/configs/platforms/h200-server.yaml
+model:
+  name: tiny
+  global_batch_size: 4096
+  dense_features: 13
+  embedding_tables: [{name: t, count: 4, rows: 100000, dim: 64, lookups_per_sample: 2}]
+  bottom_mlp: [128, 64]
+  interaction: concat
+  top_mlp: [256, 1]
+  optimizer: {embedding: rowwise_adagrad, dense: adagrad}
+  precision: {compute: bf16, communication: bf16}
+training: {mode: hybrid_parallel_sync}
+placement: {policy: cost_greedy, tiers: [gpu_hbm]}
+)" + software + "\nrun: {warmup_steps: 2, steps: 3, calibration: " + kCalibration + "}\n",
+                            "test-scenario.yaml", kRoot + "/configs/scenarios");
+}
+
+// One server with 2 GPUs joined by NVLink, each on PCIe to one CPU socket; the 2 tables are
+// in host memory (looked up by the CPU) so the only GPU-to-GPU traffic is the dense all-reduce.
+Scenario two_gpus(const std::string& software) {
+  return load_scenario_text(R"(
+name: two-gpus
+platform:
+  name: two
+  node_templates:
+    server:
+      devices:
+        - {name: gpu, kind: gpu, count: 2, model: H100-SXM5-80GB, hbm_capacity: 80 GB, hbm_bandwidth: 3.35 TB/s,
+           peak_flops: {fp32: 67 TFLOP/s, tf32: 494.5 TFLOP/s, bf16: 989.5 TFLOP/s, fp16: 989.5 TFLOP/s}}
+        - {name: cpu, kind: cpu, model: test-cpu, cores: 32, clock: 2 GHz, dram_capacity: 512 GB,
+           dram_bandwidth: 300 GB/s, memory_channels: 8, gather_bandwidth_per_core: 9 GB/s, peak_flops: {fp32: 4 TFLOP/s}}
+      links:
+        - {kind: pcie5x16, from: "gpu*", to: cpu, pattern: all}
+        - {kind: nvlink4, between: [gpu0, gpu1], count: 18}
+  cluster:
+    groups: [{name: n, template: server, count: 1, role: trainer}]
+model:
+  name: dense
+  global_batch_size: 8192
+  dense_features: 64
+  embedding_tables: [{name: t, count: 2, rows: 1000, dim: 16, lookups_per_sample: 1}]
+  bottom_mlp: [1024, 16]
+  interaction: concat
+  top_mlp: [1024, 1]
+  optimizer: sgd
+  precision: {compute: bf16, communication: fp32}
+training: {mode: hybrid_parallel_sync}
+placement: {policy: all_host}
+)" + software + "\nrun: {warmup_steps: 2, steps: 3, calibration: " + kCalibration + "}\n",
+                            "test-scenario.yaml", kRoot + "/configs/scenarios");
+}
+
+Bytes class_bytes(const RunReport& r, const std::string& kind) {
+  for (const auto& u : r.utilization) {
+    if (u.resource_class == kind) return u.bytes;
+  }
+  return Bytes(0.0);
+}
+
+}  // namespace
+
+// The shipped default stack file states exactly the built-in defaults a scenario without
+// `software:` gets, so "the default" means one thing.
+TEST_CASE("torchrec-fbgemm.yaml is the built-in default stack") {
+  const SoftwareStack file = SoftwareStack::from_config(ConfigNode::load_file(kRoot + "/configs/software/torchrec-fbgemm.yaml"));
+  const SoftwareStack builtin;
+  CHECK(file.name == builtin.name);
+  CHECK(file.dense_precision == builtin.dense_precision);
+  CHECK(file.embedding_kernel == builtin.embedding_kernel);
+  CHECK(file.deduplicated_backward == builtin.deduplicated_backward);
+  CHECK(file.fused_optimizer == builtin.fused_optimizer);
+  CHECK(file.peer_to_peer == builtin.peer_to_peer);
+  CHECK(file.allreduce_bucket.value() == builtin.allreduce_bucket.value());
+  CHECK(file.allreduce_overlaps_backward == builtin.allreduce_overlaps_backward);
+}
+
+// Every shipped stack file loads.
+TEST_CASE("the shipped stacks load") {
+  for (const char* name : {"torchrec-fbgemm", "pytorch-eager", "persia-2021"}) {
+    CAPTURE(name);
+    const auto s = SoftwareStack::from_config(ConfigNode::load_file(kRoot + "/configs/software/" + name + ".yaml"));
+    CHECK(s.name == name);
+    CHECK_FALSE(s.source.empty());
+  }
+}
+
+// Bad stack files get the located errors of every other configuration file.
+TEST_CASE("a bad stack file is a located error") {
+  CHECK(error_of("name: s\nembeddings: {kernal: per_table}\n") ==
+        "stack.yaml:2:14: embeddings.kernal: unknown key 'kernal'; did you mean 'kernel'?");
+  CHECK(error_of("name: s\ncollectives: {allreduce_bucket: 25}\n") ==
+        "stack.yaml:2:33: collectives.allreduce_bucket: '25' has no unit; expected a data size with a unit, such as "
+        "'80 GiB' or '512 B'");
+  CHECK(error_of("name: s\ncollectives: {allreduce_bucket: -1 MiB}\n") ==
+        "stack.yaml:2:33: collectives.allreduce_bucket: value -1 MiB must be positive");
+  CHECK(error_of("name: s\ndense: {precision: bf1}\n") ==
+        "stack.yaml:2:20: dense.precision: 'bf1' is not one of 'model', 'fp32', 'tf32', 'bf16', 'fp16'; did you "
+        "mean 'bf16'?");
+}
+
+// System: the single-H200 step (every kernel on one in-order stream, nothing to communicate).
+// pytorch-eager differs from torchrec-fbgemm in exactly two ways here: one embedding kernel
+// per table instead of one per pass (4 tables: 3 more launches forward and 3 more backward),
+// and an unfused optimiser (one more kernel per table, 4 launches, and the sparse gradient
+// written and read back: 2 x lookups x 256-byte rows over achievable HBM bandwidth).
+// Expected: the steady-state step grows by exactly those costs.
+TEST_CASE("pytorch-eager costs exactly its extra launches and unfused optimiser passes") {
+  const auto fused = run_scenario(single_gpu(""));
+  const auto eager = run_scenario(single_gpu("software: " + kRoot + "/configs/software/pytorch-eager.yaml"));
+  const topo::Platform platform = topo::load_platform(kRoot + "/configs/platforms/h200-server.yaml");
+  const DeviceProfile p =
+      on_platform_gpu(load_device_profile_for("H200-141GB", kCalibration), platform.gpu_spec(platform.all_gpus()[0]));
+  const double lookups = 4.0 * 4096 * 2;
+  const Seconds extra = p.kernel_launch_overhead() * (3.0 + 3.0 + 4.0) +
+                        Bytes(2.0 * lookups * 256.0) / p.achievable_hbm_bandwidth();
+  CHECK(eager.step_time.value() == doctest::Approx(fused.step_time.value() + extra.value()).epsilon(1e-9));
+}
+
+// A backward that updates every lookup's row (no deduplication) costs the full
+// embedding_backward_time instead of the distinct-row share: the step grows by the difference.
+TEST_CASE("a backward without deduplication updates every looked-up row") {
+  const auto dedup = run_scenario(single_gpu(""));
+  const auto plain = run_scenario(single_gpu("software: {name: plain, embeddings: {backward: per_lookup}}"));
+  const topo::Platform platform = topo::load_platform(kRoot + "/configs/platforms/h200-server.yaml");
+  const DeviceProfile p =
+      on_platform_gpu(load_device_profile_for("H200-141GB", kCalibration), platform.gpu_spec(platform.all_gpus()[0]));
+  const double lookups = 4.0 * 4096 * 2;
+  const double distinct_fraction = 100000.0 * -std::expm1(-8192.0 / 100000.0) / 8192.0;
+  const Seconds all = p.embedding_backward_time(lookups, Bytes(256.0), 2.0, EmbeddingOptimizer::rowwise_adagrad, 1.0);
+  const Seconds distinct =
+      p.embedding_backward_time(lookups, Bytes(256.0), 2.0, EmbeddingOptimizer::rowwise_adagrad, distinct_fraction);
+  CHECK(plain.step_time.value() == doctest::Approx(dedup.step_time.value() + (all - distinct).value()).epsilon(1e-9));
+}
+
+// System: 2 GPUs of one server, NVLink between them, each GPU on its own PCIe link to the CPU.
+// The dense all-reduce of S bytes (fp32 gradients of the MLPs) is a reduce-scatter then an
+// all-gather; with 2 GPUs each phase sends S/2 from each GPU to the other: 2 x S/2 x 2 = 2 S
+// bytes per step cross GPU to GPU. With P2P they cross NVLink (one link direction each), none
+// crosses PCIe. Without P2P (NCCL's host-memory staging) none crosses NVLink and each send
+// crosses the sender's PCIe link up and the receiver's PCIe link down: 2 x 2 S on PCIe on top
+// of the input copies, which do not change.
+TEST_CASE("without P2P an all-reduce moves its bytes through host memory") {
+  const auto p2p = run_scenario(two_gpus(""));
+  const auto staged = run_scenario(two_gpus("software: {name: no-p2p, collectives: {peer_to_peer: false}}"));
+  const auto sc = two_gpus("");
+  const double s = sc.model.dense_gradient_bytes().value();
+  REQUIRE(s > 0.0);
+  CHECK(class_bytes(p2p, "nvlink").value() == doctest::Approx(2.0 * s).epsilon(1e-9));
+  CHECK(class_bytes(staged, "nvlink").value() == 0.0);
+  CHECK(class_bytes(staged, "pcie").value() ==
+        doctest::Approx(class_bytes(p2p, "pcie").value() + 4.0 * s).epsilon(1e-9));
+  CHECK(staged.step_time.value() > p2p.step_time.value());
+}
+
+// The stack's dense precision replaces the model file's compute precision (persia-2021: fp32
+// GEMMs, no autocast), and `model` keeps it.
+TEST_CASE("the dense precision policy sets the compute precision") {
+  CHECK(single_gpu("").model.compute_precision == Precision::bf16);
+  CHECK(single_gpu("software: " + kRoot + "/configs/software/persia-2021.yaml").model.compute_precision ==
+        Precision::fp32);
+  const auto fp32 = run_scenario(single_gpu("software: {name: f, dense: {precision: fp32}}"));
+  const auto bf16 = run_scenario(single_gpu(""));
+  CHECK(fp32.step_time.value() > bf16.step_time.value());
+}
+
+// System: the two-GPU server with 64 KiB buckets, so the dense gradients (about 0.8 MB) form
+// several buckets. Overlapped, a bucket is reduced while the layers below it run their
+// backward; without overlap every bucket waits for the whole backward, so the step is longer.
+// The stack is given as a path and changed with the scenario's `set:` (as --set does).
+TEST_CASE("an all-reduce that does not overlap the backward makes the step longer") {
+  const std::string path = "software: " + kRoot + "/configs/software/torchrec-fbgemm.yaml\n";
+  const auto overlapped = run_scenario(two_gpus(path + "set: [\"software.collectives.allreduce_bucket=64 KiB\"]"));
+  const auto serial = run_scenario(two_gpus(path + "set: [\"software.collectives.allreduce_bucket=64 KiB\", "
+                                                   "\"software.collectives.allreduce_overlap=none\"]"));
+  CHECK(serial.step_time.value() > overlapped.step_time.value());
+}
