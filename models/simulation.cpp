@@ -153,6 +153,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
   rep.model = sc.model.name;
   rep.platform = sc.platform.name();
   rep.mode = std::string(mode.name);
+  rep.software = sc.training.software.name;
   rep.backend = sc.backend;
   rep.fidelity = b.steps.fidelity;
   rep.global_batch = sc.model.global_batch_size;

@@ -85,6 +85,7 @@ struct RunReport {
   std::string model;
   std::string platform;
   std::string mode;
+  std::string software;  // the software stack's name
   std::string backend;
   std::string fidelity;
   std::int64_t global_batch = 0;

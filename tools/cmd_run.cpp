@@ -42,6 +42,7 @@ void write_json(std::ostream& out, const RunReport& r) {
   out << "  \"model\": " << q(r.model) << ",\n";
   out << "  \"platform\": " << q(r.platform) << ",\n";
   out << "  \"training_mode\": " << q(r.mode) << ",\n";
+  out << "  \"software\": " << q(r.software) << ",\n";
   out << "  \"backend\": " << q(r.backend) << ",\n";
   out << "  \"fidelity\": " << q(r.fidelity) << ",\n";
   out << "  \"global_batch_size\": " << r.global_batch << ",\n";
@@ -178,6 +179,7 @@ void print_text(std::ostream& out, const RunReport& r) {
   out << "scenario    " << r.scenario << "\n";
   out << "model       " << r.model << " (global batch " << r.global_batch << ")\n";
   out << "platform    " << r.platform << "\n";
+  out << "software    " << r.software << "\n";
   out << "mode        " << r.mode << ", backend " << r.backend << ", " << r.warmup_steps << " warm-up + "
       << r.measured_steps << " measured steps\n";
   out << "trainers    " << r.trainers << " (" << r.simulated_trainers << " simulated: " << r.fidelity << ")\n\n";
