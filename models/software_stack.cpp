@@ -28,6 +28,7 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
   }
   if (auto coll = node.optional_child("collectives")) {
     s.peer_to_peer = coll->get_or<bool>("peer_to_peer", s.peer_to_peer);
+    s.nvlink_relay = coll->get_or<bool>("nvlink_relay", s.nvlink_relay);
     s.allreduce_bucket = coll->get_positive_or<Bytes>("allreduce_bucket", s.allreduce_bucket);
     s.allreduce_overlaps_backward =
         coll->get_choice_or("allreduce_overlap", {"backward", "none"}, "backward") == "backward";

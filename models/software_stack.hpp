@@ -24,6 +24,10 @@
 //   collectives:
 //     peer_to_peer: true                # false: NCCL_P2P_DISABLE, GPU-to-GPU traffic is staged
 //                                       # through the host (GPU -> host memory -> GPU)
+//     nvlink_relay: true                # two GPUs without an NVLink of their own relay over
+//                                       # NVLink through a third GPU (NCCL >= 2.8.3 "NVB"
+//                                       # paths); false: NCCL before 2.8.3 or NCCL_NVB_DISABLE=1,
+//                                       # the traffic takes PCIe and the CPUs
 //     allreduce_bucket: 25 MiB          # dense-gradient bucket size
 //     allreduce_overlap: backward       # backward: a bucket is reduced as soon as its layers'
 //                                       # gradients exist; none: after the whole backward
@@ -58,6 +62,8 @@ struct SoftwareStack {
 
   /// NCCL peer-to-peer (NVLink or PCIe) between GPUs; false stages GPU traffic through the host.
   bool peer_to_peer = true;
+  /// Whether GPUs without an NVLink of their own relay over NVLink through a third GPU.
+  bool nvlink_relay = true;
   /// Dense-gradient bucket size. Default 25 MiB: PyTorch DDP's bucket_cap_mb.
   Bytes allreduce_bucket{25.0 * 1024 * 1024};
   /// Whether the dense all-reduce overlaps the backward (buckets launched as layers finish).

@@ -447,6 +447,13 @@ ActivityId StepBuilder::send(topo::DeviceId a, topo::DeviceId b, Bytes bytes, st
       return marker(halves);
     }
   }
+  if (options_.software.peer_to_peer && options_.software.nvlink_relay) {
+    if (const auto relay = platform_.nvlink_relay(a, b)) {
+      const std::array<sim::ResourceId, 2> route{resources_.link_resource((*relay)[0]),
+                                                 resources_.link_resource((*relay)[1])};
+      return transfer(bytes, route, deps, category);
+    }
+  }
   const auto route = resources_.route_resources(a, b);
   return transfer(bytes, route, deps, category);
 }

@@ -74,6 +74,39 @@ TEST_CASE("Big Basin: routes use NVLink where the hybrid cube mesh has a link, P
   CHECK(p.route_bandwidth(dev(p, "gpu0"), dev(p, "gpu5")).value() == doctest::Approx(15.75e9).epsilon(1e-3));
 }
 
+// System: the same Big Basin. NCCL 2.8.3 and later relays traffic between two GPUs without an
+// NVLink of their own through a GPU that has an NVLink to both (its NVB paths). Expected:
+// every one of the 24 ordered pairs without an NVLink has a relay of two NVLink links whose
+// middle device is a GPU with an NVLink to both ends; pairs with an NVLink have none. gpu0 ->
+// gpu5: relays via gpu1 (0-1 single, 1-5 double) and gpu4 (0-4 double, 4-5 single) both
+// carry 25 GB/s at their narrower link; the tie goes to the first link of gpu0 (0-1).
+TEST_CASE("Big Basin: every GPU pair without an NVLink has an NVLink relay through a third GPU") {
+  const Platform p = load_platform(platform_file("big-basin-v100-16gb.yaml"));
+  int relayed = 0;
+  for (int a = 0; a < 8; ++a) {
+    for (int b = 0; b < 8; ++b) {
+      if (a == b) continue;
+      const auto relay = p.nvlink_relay(dev(p, "gpu" + std::to_string(a)), dev(p, "gpu" + std::to_string(b)));
+      CHECK_MESSAGE(relay.has_value() == !nvlinked(a, b), "gpu" << a << " -> gpu" << b);
+      if (!relay) continue;
+      ++relayed;
+      const auto& first = p.directed_link((*relay)[0]);
+      const auto& second = p.directed_link((*relay)[1]);
+      CHECK(first.from == dev(p, "gpu" + std::to_string(a)));
+      CHECK(first.to == second.from);
+      CHECK(second.to == dev(p, "gpu" + std::to_string(b)));
+      CHECK(p.device(first.to).kind == DeviceKind::gpu);
+      CHECK(p.link(first.link).resource_class == "nvlink");
+      CHECK(p.link(second.link).resource_class == "nvlink");
+    }
+  }
+  CHECK(relayed == 56 - 32);
+  CHECK(p.device(p.directed_link((*p.nvlink_relay(dev(p, "gpu0"), dev(p, "gpu5")))[0]).to).name == "gpu1");
+  // A DGX A100's GPUs all reach each other over NVSwitch: nothing to relay.
+  const Platform a100 = load_platform(platform_file("dgx-a100.yaml"));
+  CHECK_FALSE(a100.nvlink_relay(dev(a100, "gpu0"), dev(a100, "gpu7")).has_value());
+}
+
 TEST_CASE("routes are directed, reversed links for the way back, and latencies add up") {
   // System: big-basin, gpu0 -> gpu5 and back. Expected: the way back uses the same links in
   // reverse order and opposite direction; 5 hops: 4 PCIe (0.5 us) + 1 UPI (0.1 us) = 2.1 us.

@@ -86,6 +86,42 @@ placement: {policy: all_host}
                             "test-scenario.yaml", kRoot + "/configs/scenarios");
 }
 
+// One server with 3 GPUs in a chain of NVLinks (gpu0 - gpu1 - gpu2), each on PCIe to the CPU;
+// tables in host memory, so the only GPU-to-GPU traffic is the dense all-reduce.
+Scenario chain_of_three(const std::string& software) {
+  return load_scenario_text(R"(
+name: chain
+platform:
+  name: chain
+  node_templates:
+    server:
+      devices:
+        - {name: gpu, kind: gpu, count: 3, model: H100-SXM5-80GB, hbm_capacity: 80 GB, hbm_bandwidth: 3.35 TB/s,
+           peak_flops: {fp32: 67 TFLOP/s, tf32: 494.5 TFLOP/s, bf16: 989.5 TFLOP/s, fp16: 989.5 TFLOP/s}}
+        - {name: cpu, kind: cpu, model: test-cpu, cores: 32, clock: 2 GHz, dram_capacity: 512 GB,
+           dram_bandwidth: 300 GB/s, memory_channels: 8, gather_bandwidth_per_core: 9 GB/s, peak_flops: {fp32: 4 TFLOP/s}}
+      links:
+        - {kind: pcie5x16, from: "gpu*", to: cpu, pattern: all}
+        - {kind: nvlink4, between: [gpu0, gpu1], count: 18}
+        - {kind: nvlink4, between: [gpu1, gpu2], count: 18}
+  cluster:
+    groups: [{name: n, template: server, count: 1, role: trainer}]
+model:
+  name: dense
+  global_batch_size: 8192
+  dense_features: 64
+  embedding_tables: [{name: t, count: 2, rows: 1000, dim: 16, lookups_per_sample: 1}]
+  bottom_mlp: [1024, 16]
+  interaction: concat
+  top_mlp: [1024, 1]
+  optimizer: sgd
+  precision: {compute: bf16, communication: fp32}
+training: {mode: hybrid_parallel_sync}
+placement: {policy: all_host}
+)" + software + "\nrun: {warmup_steps: 2, steps: 3, calibration: " + kCalibration + "}\n",
+                            "test-scenario.yaml", kRoot + "/configs/scenarios");
+}
+
 Bytes class_bytes(const RunReport& r, const std::string& kind) {
   for (const auto& u : r.utilization) {
     if (u.resource_class == kind) return u.bytes;
@@ -106,6 +142,7 @@ TEST_CASE("torchrec-fbgemm.yaml is the built-in default stack") {
   CHECK(file.deduplicated_backward == builtin.deduplicated_backward);
   CHECK(file.fused_optimizer == builtin.fused_optimizer);
   CHECK(file.peer_to_peer == builtin.peer_to_peer);
+  CHECK(file.nvlink_relay == builtin.nvlink_relay);
   CHECK(file.allreduce_bucket.value() == builtin.allreduce_bucket.value());
   CHECK(file.allreduce_overlaps_backward == builtin.allreduce_overlaps_backward);
 }
@@ -209,4 +246,20 @@ TEST_CASE("an all-reduce that does not overlap the backward makes the step longe
   const auto serial = run_scenario(two_gpus(path + "set: [\"software.collectives.allreduce_bucket=64 KiB\", "
                                                    "\"software.collectives.allreduce_overlap=none\"]"));
   CHECK(serial.step_time.value() > overlapped.step_time.value());
+}
+
+// System: the chain of three GPUs. The all-reduce of S bytes sends S/3 between every ordered
+// pair of GPUs in each of its two phases. The four adjacent pairs use their NVLink; gpu0 and
+// gpu2 have none. With the NVLink relay (NCCL 2.8.3 and later) their two transfers per phase
+// cross both NVLinks through gpu1: NVLink carries (4 x 1 + 2 x 2) x S/3 per phase, 16 S/3 in
+// all, and PCIe none of it. Without the relay they go GPU -> CPU -> GPU over two PCIe links:
+// NVLink carries 8 S/3 and PCIe 2 phases x 2 pairs x 2 links x S/3 = 8 S/3 more than with it.
+TEST_CASE("the NVLink relay carries traffic between GPUs without an NVLink of their own") {
+  const auto relay = run_scenario(chain_of_three(""));
+  const auto direct = run_scenario(chain_of_three("software: {name: old-nccl, collectives: {nvlink_relay: false}}"));
+  const double s = chain_of_three("").model.dense_gradient_bytes().value();
+  CHECK(class_bytes(relay, "nvlink").value() == doctest::Approx(16.0 * s / 3.0).epsilon(1e-9));
+  CHECK(class_bytes(direct, "nvlink").value() == doctest::Approx(8.0 * s / 3.0).epsilon(1e-9));
+  CHECK(class_bytes(direct, "pcie").value() ==
+        doctest::Approx(class_bytes(relay, "pcie").value() + 8.0 * s / 3.0).epsilon(1e-9));
 }

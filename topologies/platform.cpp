@@ -209,6 +209,16 @@ BytesPerSecond Platform::route_bandwidth(DeviceId a, DeviceId b) const {
   return least;
 }
 
+std::optional<std::array<DirectedLinkId, 2>> Platform::nvlink_relay(DeviceId a, DeviceId b) const {
+  const auto& ra = data_->routing.at(a.index);
+  const auto& rb = data_->routing.at(b.index);
+  if (ra.node == kNoIndex || ra.node != rb.node) return std::nullopt;
+  const auto& tab = data_->templates[ra.table];
+  const auto& relay = tab.relay[static_cast<std::size_t>(ra.local) * tab.device_count + rb.local];
+  if (relay[0] == kNoIndex) return std::nullopt;
+  return std::array<DirectedLinkId, 2>{DirectedLinkId{ra.link_base + relay[0]}, DirectedLinkId{ra.link_base + relay[1]}};
+}
+
 Seconds Platform::route_latency(DeviceId a, DeviceId b) const {
   Seconds sum;
   for (DirectedLinkId d : route(a, b)) sum += data_->links[d.index / 2].latency;

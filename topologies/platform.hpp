@@ -23,7 +23,10 @@
 // Routing. Inside a node, routes are shortest paths (fewest links) over devices that may
 // forward traffic (forwards_traffic in devices.hpp: never through a GPU or a NIC), computed
 // once per template with breadth-first search; ties go to the path found first in link
-// order, so routes are deterministic. Between nodes a route is: source -> the source's
+// order, so routes are deterministic. Routes never pass through a GPU; nvlink_relay gives
+// the alternative that NCCL 2.8.3 and later takes between two GPUs without an NVLink path of
+// their own (the DGX-1 / Big Basin hybrid cube mesh): NVLink to an intermediate GPU that
+// forwards it over NVLink (NCCL's "NVB" paths); the software stack decides which is used. Between nodes a route is: source -> the source's
 // affinity NIC (the nearest NIC; devices tied for the same NICs are spread over them in
 // order) -> fabric (closed-form leaf/spine routing, fabric.hpp) -> the destination's
 // affinity NIC -> destination. A route is therefore composed in O(hops) from cached tables,
@@ -34,6 +37,7 @@
 // is const and safe to call from several threads at once.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <span>
@@ -176,6 +180,10 @@ class Platform {
   [[nodiscard]] BytesPerSecond route_bandwidth(DeviceId a, DeviceId b) const;
   /// Sum of the link latencies on the route (0 when a == b).
   [[nodiscard]] Seconds route_latency(DeviceId a, DeviceId b) const;
+  /// Two GPUs of one node without an NVLink path of their own: the NVLink to an intermediate
+  /// GPU and its NVLink on to `b` (NCCL's NVB path, NVIDIA/nccl src/graph/paths.cc since
+  /// 2.8.3); nothing when there is no such relay or the route is NVLink already.
+  [[nodiscard]] std::optional<std::array<DirectedLinkId, 2>> nvlink_relay(DeviceId a, DeviceId b) const;
 
   // --- aggregate figures ---------------------------------------------------------------
   [[nodiscard]] NodeSummary node_summary(NodeId n) const;

@@ -1,3 +1,4 @@
+#include <array>
 #include "topologies/platform_builder.hpp"
 
 #include <algorithm>
@@ -44,6 +45,47 @@ SearchResult search_template(const NodeTemplate& t, const std::vector<std::vecto
   return r;
 }
 
+bool is_nvlink(const TemplateLink& l) { return link_kind_info(l.kind).resource_class == "nvlink"; }
+
+double link_bandwidth(const TemplateLink& l) {
+  return l.bandwidth ? l.bandwidth->value() : l.count * link_kind_info(l.kind).bandwidth->value();
+}
+
+/// The NVLink relay between two GPUs without an NVLink path of their own: NVLink to an
+/// intermediate GPU that forwards over NVLink to the destination (what NCCL calls an NVB path,
+/// Platform::nvlink_relay). Returns the two directed links, or nothing when no GPU has an
+/// NVLink to both. The relay with the widest narrower link wins; ties go to the first in the
+/// source's link order.
+std::optional<std::array<std::uint32_t, 2>> nvlink_bridge(const NodeTemplate& t,
+                                                          const std::vector<std::vector<std::uint32_t>>& out_edges,
+                                                          std::uint32_t from, std::uint32_t to) {
+  std::optional<std::array<std::uint32_t, 2>> best;
+  double best_bandwidth = 0.0;
+  for (std::uint32_t first : out_edges[from]) {
+    const TemplateLink& a = t.links[first / 2];
+    const std::uint32_t relay = (first % 2 == 0) ? a.b : a.a;
+    if (!is_nvlink(a) || kind_of(t.devices[relay].spec) != DeviceKind::gpu) continue;
+    for (std::uint32_t second : out_edges[relay]) {
+      const TemplateLink& b = t.links[second / 2];
+      if (!is_nvlink(b) || ((second % 2 == 0) ? b.b : b.a) != to) continue;
+      const double bw = std::min(link_bandwidth(a), link_bandwidth(b));
+      if (bw > best_bandwidth) {
+        best_bandwidth = bw;
+        best = std::array<std::uint32_t, 2>{first, second};
+      }
+    }
+  }
+  return best;
+}
+
+/// Whether every link of a path is NVLink (through NVSwitches or directly).
+bool all_nvlink(const NodeTemplate& t, const std::vector<std::uint32_t>& path) {
+  for (std::uint32_t d : path) {
+    if (!is_nvlink(t.links[d / 2])) return false;
+  }
+  return !path.empty();
+}
+
 detail::TemplateTables make_tables(const NodeTemplate& t) {
   const auto n = static_cast<std::uint32_t>(t.devices.size());
   detail::TemplateTables tab;
@@ -57,6 +99,7 @@ detail::TemplateTables make_tables(const NodeTemplate& t) {
   }
   tab.route_begin.reserve(static_cast<std::size_t>(n) * n + 1);
   tab.reachable.assign(static_cast<std::size_t>(n) * n, 0);
+  tab.relay.assign(static_cast<std::size_t>(n) * n, {kNoIndex, kNoIndex});
   tab.host_cpu.assign(n, kNoIndex);
   tab.affinity_nic.assign(n, kNoIndex);
   std::vector<std::vector<std::uint32_t>> nearest_nics(n);
@@ -76,8 +119,14 @@ detail::TemplateTables make_tables(const NodeTemplate& t) {
         const TemplateLink& l = t.links[directed / 2];
         v = (directed % 2 == 0) ? l.a : l.b;
       }
-      tab.route_pool.insert(tab.route_pool.end(), path.rbegin(), path.rend());
+      std::reverse(path.begin(), path.end());
       const DeviceKind kj = kind_of(t.devices[j].spec);
+      if (kind_of(t.devices[i].spec) == DeviceKind::gpu && kj == DeviceKind::gpu && !all_nvlink(t, path)) {
+        if (const auto bridge = nvlink_bridge(t, out_edges, i, j)) {
+          tab.relay[static_cast<std::size_t>(i) * n + j] = *bridge;
+        }
+      }
+      tab.route_pool.insert(tab.route_pool.end(), path.begin(), path.end());
       if (kj == DeviceKind::cpu && r.distance[j] < best_cpu_distance) {
         best_cpu_distance = r.distance[j];
         tab.host_cpu[i] = j;

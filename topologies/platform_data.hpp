@@ -2,6 +2,7 @@
 // DOT output and tests can read them; normal users go through Platform's queries.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,6 +25,9 @@ struct TemplateTables {
   std::vector<std::uint32_t> route_pool;
   /// 1 where a path from i to j exists, 0 where none does (the route range is then empty).
   std::vector<std::uint8_t> reachable;
+  /// GPU i to GPU j without an NVLink path of their own: the two local directed links of an
+  /// NVLink relay through another GPU ({kNoIndex, kNoIndex}: none; Platform::nvlink_relay).
+  std::vector<std::array<std::uint32_t, 2>> relay;
   std::vector<std::uint32_t> host_cpu;      // local index or kNoIndex
   std::vector<std::uint32_t> affinity_nic;  // local index or kNoIndex
 };
