@@ -1,4 +1,4 @@
-// Small text helpers shared by every writer of JSON and YAML output.
+// Small text helpers shared by the writers of YAML and text output (JSON: common/json.hpp).
 #pragma once
 
 #include <string>
@@ -6,9 +6,9 @@
 
 namespace dlrmsim {
 
-/// `s` as a double-quoted JSON string (quotes, backslashes and control characters escaped).
-/// The result is also a valid double-quoted YAML scalar.
-std::string json_string(std::string_view s);
+/// `s` as a double-quoted YAML scalar, as yaml-cpp's emitter writes it: quotes, backslashes
+/// and control characters escaped; an invalid UTF-8 sequence becomes U+FFFD.
+std::string yaml_quoted(std::string_view s);
 
 /// `v` with at most `significant_digits` significant digits, as printf's %g writes it.
 std::string format_number(double v, int significant_digits);

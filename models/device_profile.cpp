@@ -351,7 +351,7 @@ namespace {
 // Coefficients are written with 9 significant digits (the format_* helpers round to three,
 // too coarse for coefficients).
 std::string with_unit(double base_value, double scale, const char* unit) {
-  return json_string(format_number(base_value / scale, 9) + " " + unit);
+  return yaml_quoted(format_number(base_value / scale, 9) + " " + unit);
 }
 std::string flop_rate(FlopsPerSecond r) { return with_unit(r.value(), 1e12, "TFLOP/s"); }
 std::string byte_rate(BytesPerSecond r) { return with_unit(r.value(), 1e9, "GB/s"); }
@@ -359,7 +359,7 @@ std::string bytes(Bytes b) { return with_unit(b.value(), 1.0, "B"); }
 std::string seconds(Seconds s) { return with_unit(s.value(), 1e-6, "us"); }
 
 void write_provenance(std::ostream& out, const Provenance& p, const std::string& indent) {
-  out << indent << "source: " << json_string(p.source) << "\n";
+  out << indent << "source: " << yaml_quoted(p.source) << "\n";
   if (p.fit) {
     out << indent << "fit: {rms_relative: " << format_number(p.fit->rms_relative, 9)
         << ", max_relative: " << format_number(p.fit->max_relative, 9) << ", measurements: " << p.fit->measurements << "}\n";
@@ -371,11 +371,11 @@ void write_provenance(std::ostream& out, const Provenance& p, const std::string&
 std::string device_profile_to_yaml(const DeviceProfile& p) {
   std::ostringstream out;
   out << "device:\n"
-      << "  name: " << json_string(p.name) << "\n"
-      << "  description: " << json_string(p.description) << "\n"
-      << "  provenance: " << json_string(p.provenance) << "\n"
+      << "  name: " << yaml_quoted(p.name) << "\n"
+      << "  description: " << yaml_quoted(p.description) << "\n"
+      << "  provenance: " << yaml_quoted(p.provenance) << "\n"
       << "  memory_capacity: " << with_unit(p.memory_capacity.value(), 1e9, "GB") << "\n"
-      << "  memory_capacity_source: " << json_string(p.memory_capacity_source) << "\n";
+      << "  memory_capacity_source: " << yaml_quoted(p.memory_capacity_source) << "\n";
   out << "gemm:\n";
   for (const auto& [dtype, c] : p.gemm) {
     out << "  " << name_of(dtype) << ":\n"

@@ -1,4 +1,5 @@
 #include "placement/plan_report.hpp"
+#include "common/json.hpp"
 #include "common/text.hpp"
 
 #include <algorithm>
@@ -9,13 +10,6 @@
 
 namespace dlrmsim::placement {
 namespace {
-
-std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 std::string owner_list(const PlacementPlan& plan, const std::vector<std::uint32_t>& ids, std::size_t max_names) {
   std::string s;
@@ -89,68 +83,71 @@ void print_plan(std::ostream& out, const PlacementProblem& problem, const Placem
   }
 }
 
-void write_plan_json(std::ostream& out, const PlacementProblem& problem, const PlacementPlan& plan) {
+std::string plan_json(const PlacementProblem& problem, const PlacementPlan& plan) {
   auto names = [&](const std::vector<std::uint32_t>& ids) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < ids.size(); ++i) s += (i ? ", " : "") + json_string(plan.devices.at(ids[i]).name);
-    return s + "]";
+    Json list = Json::array();
+    for (std::uint32_t id : ids) list.push_back(plan.devices.at(id).name);
+    return list;
   };
-  out << "{\n  \"policy\": " << json_string(plan.policy) << ",\n  \"cache_model\": "
-      << json_string(to_string(plan.cache_model)) << ",\n  \"predicted_step_time_s\": "
-      << (plan.predicted_step_time ? json_number(plan.predicted_step_time->value()) : "null")
-      << ",\n  \"evaluations\": " << plan.evaluations << ",\n  \"max_estimated_load_s\": "
-      << json_number(plan.max_estimated_load().value()) << ",\n  \"tables\": [";
+  Json doc;
+  doc["policy"] = plan.policy;
+  doc["cache_model"] = to_string(plan.cache_model);
+  doc["predicted_step_time_s"] = plan.predicted_step_time ? json_number(plan.predicted_step_time->value()) : Json();
+  doc["evaluations"] = plan.evaluations;
+  doc["max_estimated_load_s"] = json_number(plan.max_estimated_load().value());
+  Json& tables = doc["tables"] = Json::array();
   std::set<Sharding> used;
-  for (std::size_t i = 0; i < plan.tables.size(); ++i) {
-    const auto& tp = plan.tables[i];
+  for (const auto& tp : plan.tables) {
     const TableDemand& t = problem.tables.at(tp.table);
     used.insert(tp.sharding);
-    out << (i ? "," : "") << "\n    {\"name\": " << json_string(tp.name) << ", \"rows\": " << t.rows
-        << ", \"dim\": " << t.dim << ", \"tier\": " << json_string(to_string(tp.tier))
-        << ", \"sharding\": " << json_string(to_string(tp.sharding)) << ", \"shards\": [";
-    for (std::size_t k = 0; k < tp.shards.size(); ++k) {
-      const auto& s = tp.shards[k];
-      out << (k ? ", " : "") << "{\"tier\": " << json_string(to_string(s.tier)) << ", \"owners\": " << names(s.owners)
-          << ", \"storage\": " << names(s.storage) << ", \"row_begin\": " << s.row_begin
-          << ", \"row_end\": " << s.row_end << ", \"column_begin\": " << s.column_begin
-          << ", \"column_end\": " << s.column_end << ", \"cache_rows\": " << s.cache_rows
-          << ", \"cache_bytes\": " << json_number(s.cache_size.value())
-          << ", \"expected_hit_rate\": " << json_number(s.expected_hit_rate)
-          << ", \"estimated_time_s\": " << json_number(s.estimated_time.value()) << "}";
+    Json shards = Json::array();
+    for (const auto& s : tp.shards) {
+      shards.push_back({{"tier", to_string(s.tier)},
+                        {"owners", names(s.owners)},
+                        {"storage", names(s.storage)},
+                        {"row_begin", s.row_begin},
+                        {"row_end", s.row_end},
+                        {"column_begin", s.column_begin},
+                        {"column_end", s.column_end},
+                        {"cache_rows", s.cache_rows},
+                        {"cache_bytes", json_number(s.cache_size.value())},
+                        {"expected_hit_rate", json_number(s.expected_hit_rate)},
+                        {"estimated_time_s", json_number(s.estimated_time.value())}});
     }
-    out << "]}";
+    tables.push_back({{"name", tp.name},
+                      {"rows", t.rows},
+                      {"dim", t.dim},
+                      {"tier", to_string(tp.tier)},
+                      {"sharding", to_string(tp.sharding)},
+                      {"shards", std::move(shards)}});
   }
-  out << "\n  ],\n  \"devices\": [";
-  for (std::size_t i = 0; i < plan.devices.size(); ++i) {
-    const auto& d = plan.devices[i];
-    out << (i ? "," : "") << "\n    {\"name\": " << json_string(d.name) << ", \"kind\": " << json_string(to_string(d.kind))
-        << ", \"topology_id\": " << d.topology_id << ", \"node\": " << d.node
-        << ", \"capacity_bytes\": " << json_number(d.capacity.value())
-        << ", \"weights_bytes\": " << json_number(d.weights.value())
-        << ", \"optimizer_state_bytes\": " << json_number(d.optimizer_state.value())
-        << ", \"cache_bytes\": " << json_number(d.cache.value())
-        << ", \"activations_bytes\": " << json_number(d.activations.value())
-        << ", \"used_bytes\": " << json_number(d.used().value())
-        << ", \"estimated_load_s\": " << json_number(d.estimated_load.value()) << "}";
+  Json& devices = doc["devices"] = Json::array();
+  for (const auto& d : plan.devices) {
+    devices.push_back({{"name", d.name},
+                       {"kind", to_string(d.kind)},
+                       {"topology_id", d.topology_id},
+                       {"node", d.node},
+                       {"capacity_bytes", json_number(d.capacity.value())},
+                       {"weights_bytes", json_number(d.weights.value())},
+                       {"optimizer_state_bytes", json_number(d.optimizer_state.value())},
+                       {"cache_bytes", json_number(d.cache.value())},
+                       {"activations_bytes", json_number(d.activations.value())},
+                       {"used_bytes", json_number(d.used().value())},
+                       {"estimated_load_s", json_number(d.estimated_load.value())}});
   }
-  out << "\n  ],\n  \"communication\": {";
-  bool first = true;
+  Json& communication = doc["communication"] = Json::object();
   for (Sharding s : used) {
-    out << (first ? "" : ",") << "\n    " << json_string(to_string(s)) << ": [";
-    first = false;
-    const auto steps = communication_of(s);
-    for (std::size_t k = 0; k < steps.size(); ++k) {
-      const auto& c = steps[k];
-      out << (k ? ", " : "") << "{\"pass\": " << json_string(to_string(c.pass))
-          << ", \"collective\": " << json_string(to_string(c.collective))
-          << ", \"scope\": " << json_string(to_string(c.scope))
-          << ", \"payload\": " << json_string(to_string(c.payload)) << "}";
+    Json steps = Json::array();
+    for (const auto& c : communication_of(s)) {
+      steps.push_back({{"pass", to_string(c.pass)},
+                       {"collective", to_string(c.collective)},
+                       {"scope", to_string(c.scope)},
+                       {"payload", to_string(c.payload)}});
     }
-    out << "]";
+    communication[std::string(to_string(s))] = std::move(steps);
   }
-  out << "\n  },\n  \"notes\": [";
-  for (std::size_t i = 0; i < plan.notes.size(); ++i) out << (i ? ", " : "") << json_string(plan.notes[i]);
-  out << "]\n}\n";
+  doc["notes"] = plan.notes;
+  return json_text(doc);
 }
 
 }  // namespace dlrmsim::placement

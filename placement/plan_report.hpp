@@ -13,16 +13,18 @@
 // "optimizer_state_bytes", "cache_bytes", "activations_bytes", "used_bytes",
 // "estimated_load_s"}], "communication": {sharding: [{"pass", "collective", "scope",
 // "payload"}]} for the shardings the plan uses, "notes": [strings]}. Sizes in bytes,
-// times in seconds.
+// times in seconds. Numbers carry 17 significant digits (every double exactly).
 #pragma once
 
 #include <ostream>
+#include <string>
 
 #include "placement/placement.hpp"
 
 namespace dlrmsim::placement {
 
 void print_plan(std::ostream& out, const PlacementProblem& problem, const PlacementPlan& plan);
-void write_plan_json(std::ostream& out, const PlacementProblem& problem, const PlacementPlan& plan);
+/// The plan as a JSON document (the keys above, in that order), ending in a newline.
+std::string plan_json(const PlacementProblem& problem, const PlacementPlan& plan);
 
 }  // namespace dlrmsim::placement

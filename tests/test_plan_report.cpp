@@ -1,11 +1,11 @@
-// Writing plans (placement/plan_report.hpp): the JSON is valid (read back with yaml-cpp, a
-// JSON superset parser) and carries the plan's numbers under the documented keys; the text
-// names every table and device.
+// Writing plans (placement/plan_report.hpp): the JSON is valid (read back with nlohmann::json)
+// and carries the plan's numbers under the documented keys; the text names every table and
+// device.
 #include <doctest/doctest.h>
 
 #include <sstream>
 
-#include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
 
 #include "placement/plan_report.hpp"
 #include "placement_fixtures.hpp"
@@ -30,29 +30,42 @@ TEST_CASE("plan JSON round-trips through a parser") {
   plan.tables[1].shards[0].storage = {0};
   plan.tables[1].shards[0].cache_rows = 400'000;
   account(p, o, plan);
-  std::ostringstream json;
-  write_plan_json(json, p, plan);
-  const YAML::Node root = YAML::Load(json.str());
-  CHECK(root["policy"].as<std::string>() == "cost_greedy");
-  CHECK(root["predicted_step_time_s"].IsNull());
+  const nlohmann::json root = nlohmann::json::parse(plan_json(p, plan));
+  CHECK(root["policy"] == "cost_greedy");
+  CHECK(root["predicted_step_time_s"].is_null());
   REQUIRE(root["tables"].size() == 2);
-  CHECK(root["tables"][1]["name"].as<std::string>() == "uvm \"quoted\"");
-  CHECK(root["tables"][1]["tier"].as<std::string>() == "uvm");
-  CHECK(root["tables"][1]["shards"][0]["cache_rows"].as<std::int64_t>() == 400'000);
-  CHECK(root["tables"][1]["shards"][0]["expected_hit_rate"].as<double>() == doctest::Approx(0.2));
-  CHECK(root["tables"][1]["shards"][0]["storage"][0].as<std::string>() == "socket0");
+  CHECK(root["tables"][1]["name"] == "uvm \"quoted\"");
+  CHECK(root["tables"][1]["tier"] == "uvm");
+  CHECK(root["tables"][1]["shards"][0]["cache_rows"].get<std::int64_t>() == 400'000);
+  CHECK(root["tables"][1]["shards"][0]["expected_hit_rate"].get<double>() == doctest::Approx(0.2));
+  CHECK(root["tables"][1]["shards"][0]["storage"][0] == "socket0");
   REQUIRE(root["devices"].size() == 3);
   for (std::size_t i = 0; i < 3; ++i) {
-    CHECK(root["devices"][i]["name"].as<std::string>() == plan.devices[i].name);
-    CHECK(root["devices"][i]["used_bytes"].as<double>() == plan.devices[i].used().value());
-    CHECK(root["devices"][i]["estimated_load_s"].as<double>() == plan.devices[i].estimated_load.value());
+    CHECK(root["devices"][i]["name"] == plan.devices[i].name);
+    // 17 significant digits: every number reads back exactly.
+    CHECK(root["devices"][i]["used_bytes"].get<double>() == plan.devices[i].used().value());
+    CHECK(root["devices"][i]["estimated_load_s"].get<double>() == plan.devices[i].estimated_load.value());
   }
   CHECK(root["communication"]["table_wise"].size() == 3);
-  CHECK(root["communication"]["table_wise"][1]["collective"].as<std::string>() == "all_to_all");
+  CHECK(root["communication"]["table_wise"][1]["collective"] == "all_to_all");
 
   std::ostringstream text;
   print_plan(text, p, plan);
   for (const char* word : {"hbm", "uvm \"quoted\"", "gpu0", "gpu1", "socket0", "0.200"}) {
     CHECK(text.str().find(word) != std::string::npos);
   }
+}
+
+// A table whose name is not valid UTF-8 ("bad\xff", as a model file may hold any bytes): the
+// plan is still valid JSON, and the invalid byte reads back as U+FFFD (UTF-8 EF BF BD), the
+// rest of the name unchanged (common/json.hpp chooses replacement over failing the write).
+TEST_CASE("a table name with invalid UTF-8 still gives valid JSON") {
+  PlacementProblem p = one_node(1, 16, 64);
+  p.tables.push_back(table("bad\xff", 1'000, 16, 1));
+  PlacementOptions o;
+  o.policy = "cost_greedy";
+  o.tiers = {Tier::gpu_hbm};
+  const PlacementPlan plan = place(p, o);
+  const nlohmann::json root = nlohmann::json::parse(plan_json(p, plan));
+  CHECK(root["tables"][0]["name"] == "bad\xEF\xBF\xBD");
 }

@@ -1,11 +1,14 @@
 // Validation cases: value, ratio and best-of cases against a stand-in metric, the summary
-// (median and worst absolute error), failures outside tolerance and infeasible candidates.
+// (median and worst absolute error), failures outside tolerance and infeasible candidates, and
+// the JSON table (read back with nlohmann::json).
 #include <doctest/doctest.h>
 
 #include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
+
+#include <nlohmann/json.hpp>
 
 #include "common/config.hpp"
 #include "tools/validate.hpp"
@@ -72,7 +75,19 @@ TEST_CASE("value, ratio and best cases with a summary of absolute errors") {
   CHECK(s.failed == 1);
   CHECK(validation_table(results).find("median absolute error 10.0 %, worst 20.0 %; 1 outside tolerance") !=
         std::string::npos);
-  CHECK(validation_json(results).find("\"failed\": 1") != std::string::npos);
+  // The JSON carries the same figures: the summary, each value case's full-precision
+  // prediction and each best case's candidates (null for the infeasible one).
+  const nlohmann::json json = nlohmann::json::parse(validation_json(results));
+  CHECK(json["failed"] == 1);
+  CHECK(json["median_abs_error"].get<double>() == doctest::Approx(0.10));
+  REQUIRE(json["cases"].size() == 4);
+  CHECK(json["cases"][0]["predicted_value"].get<double>() == 110.0);
+  CHECK(json["cases"][0]["error"].get<double>() == doctest::Approx(0.10));
+  CHECK(json["cases"][2]["passed"] == false);
+  CHECK(json["cases"][3]["candidates"]["hbm"].is_null());
+  CHECK(json["cases"][3]["candidates"]["remote"].get<double>() == 55.0);
+  CHECK(json["cases"][3]["candidates"]["host"].get<double>() == 95.0);
+  CHECK_FALSE(json["cases"][3].contains("predicted_value"));
 }
 
 TEST_CASE("a largest case names the metric that dominates one scenario") {

@@ -2,7 +2,8 @@
 # Runs every shipped validation case (validation/cases/). The command must evaluate each
 # case (exit 0: all within tolerance, 1: some outside, reported in the table); a malformed
 # case, a scenario that fails to load or a crash (exit 2 or more) fails this test. The
-# table's accuracy figures are the README's validation table, not a pass/fail criterion here.
+# table's figures are pinned by test_validation_cases.cpp (against validation/expected.json),
+# not here.
 # Usage: validate_cli.sh DLRMSIM CASES_DIR
 set -uo pipefail
 dlrmsim=$1

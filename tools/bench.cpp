@@ -2,6 +2,7 @@
 //
 //   build/dlrmsim-bench            human-readable table
 //   build/dlrmsim-bench --json     the same as one JSON object on stdout
+// A failed write to standard output (a full disk, a closed pipe) is exit status 4.
 //   --no-simgrid                   skip the SimGrid reference runs (they take tens of seconds)
 //
 // Engine workloads (wall time of the simulation only; building the graph is reported apart):
@@ -34,6 +35,8 @@
 
 #include <boost/program_options.hpp>
 
+#include "common/files.hpp"
+#include "common/json.hpp"
 #include "models/simulation.hpp"
 #include "placement/synthetic.hpp"
 #include "sim/backend.hpp"
@@ -150,6 +153,18 @@ void compare_backends(Figures& out, const std::string& name, const ActivityGraph
   out.add(name + "_max_relative_difference", max_relative_difference(native, reference));
 }
 
+/// Writes `text` to standard output and flushes it: 0, or 4 with a message when the write
+/// fails.
+int print_checked(const std::string& text) {
+  try {
+    write_output_file("-", text);
+    return 0;
+  } catch (const OutputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 4;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -166,7 +181,7 @@ int main(int argc, char** argv) {
   }
   if (vm.count("help")) {
     std::cout << options;
-    return 0;
+    return print_checked("");
   }
   const bool with_simgrid = vm.count("no-simgrid") == 0;
   Figures figures;
@@ -207,14 +222,18 @@ int main(int argc, char** argv) {
     figures.add("sweep_10000_points_s", sweep_s);
   }
 
+  // Six significant digits: the figures are wall times, which vary by more between runs.
+  std::string text;
   if (vm.count("json")) {
-    std::cout << "{";
-    for (std::size_t i = 0; i < figures.values.size(); ++i) {
-      std::printf("%s\n  \"%s\": %.6g", i ? "," : "", figures.values[i].first.c_str(), figures.values[i].second);
-    }
-    std::cout << "\n}\n";
+    Json doc = Json::object();
+    for (const auto& [key, value] : figures.values) doc[key] = json_number(value, 6);
+    text = json_text(doc);
   } else {
-    for (const auto& [key, value] : figures.values) std::printf("%-40s %.6g\n", key.c_str(), value);
+    for (const auto& [key, value] : figures.values) {
+      char line[128];
+      std::snprintf(line, sizeof line, "%-40s %.6g\n", key.c_str(), value);
+      text += line;
+    }
   }
-  return 0;
+  return print_checked(text);
 }

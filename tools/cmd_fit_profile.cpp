@@ -3,13 +3,15 @@
 // Fits a device profile to the raw measurements written by dlrmsim-calibrate
 // (validation/calibration_fit.hpp), prints the fit error per model and writes the profile.
 // With --holdout odd the odd-indexed measurements of every model are held back and predicted;
-// the exit status is 1 when one misses by more than --max-holdout-error.
+// the exit status is 1 when one misses by more than --max-holdout-error. The profile is written
+// whole or not at all (common/files.hpp); -o naming the measurements or the base profile is
+// refused (it would destroy an input).
 #include <boost/program_options.hpp>
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
+#include "common/files.hpp"
 #include "models/device_profile.hpp"
 #include "tools/commands.hpp"
 #include "validation/calibration_fit.hpp"
@@ -24,7 +26,8 @@ int cmd_fit_profile(const std::vector<std::string>& args) {
   po::options_description options("dlrmsim fit-profile RAW.yaml -o PROFILE.yaml: fit a device profile to calibration measurements");
   options.add_options()("help,h", "this help")
       ("raw", po::value(&raw_path)->required(), "raw measurement file written by dlrmsim-calibrate")
-      ("output,o", po::value(&output)->required(), "profile to write")
+      ("output,o", po::value(&output)->required(),
+       "profile to write ('-': standard output, the report then goes to standard error)")
       ("base", po::value(&base_path)->default_value("auto"),
        "profile with the datasheet values of this GPU ('auto': found from the GPU name in --calibration-dir)")
       ("calibration-dir", po::value(&calibration_dir)->default_value("configs/calibration"), "where --base auto looks")
@@ -44,25 +47,30 @@ int cmd_fit_profile(const std::vector<std::string>& args) {
     throw ConfigError("--holdout: expected 'none' or 'odd', found '" + holdout + "'");
   }
 
+  refuse_output_over_inputs(output, {raw_path}, "the profile to write (-o)");
   const validation::RawMeasurements raw = validation::load_raw_measurements(raw_path);
   const std::string base_file =
       base_path == "auto" ? models::find_device_profile(models::gpu_model_from_device_name(raw.machine.gpu), calibration_dir)
                           : base_path;
+  refuse_output_over_inputs(output, {base_file}, "the profile to write (-o)");
   const models::DeviceProfile base = models::load_device_profile(base_file);
   validation::FitOptions fit_options;
   fit_options.holdout = holdout == "odd" ? validation::Holdout::odd : validation::Holdout::none;
   fit_options.raw_name = raw_path;
   const validation::CalibrationResult result = validation::fit_device_profile(raw, base, fit_options);
 
-  std::ofstream out(output);
-  out << "# Device profile fitted by dlrmsim fit-profile from " << raw_path << " (base: " << base_file << ")\n"
-      << models::device_profile_to_yaml(result.profile);
-  if (!out) throw std::runtime_error("cannot write " + output);
-  std::cout << validation::format_fit_report(result) << "wrote " << output << "\n";
+  write_output_file(output, "# Device profile fitted by dlrmsim fit-profile from " + raw_path + " (base: " + base_file +
+                                ")\n" + models::device_profile_to_yaml(result.profile));
+  // With -o - the profile is standard output; the report then goes to standard error.
+  std::ostream& report = output == "-" ? std::cerr : std::cout;
+  report << validation::format_fit_report(result);
+  if (output != "-") report << "wrote " << output << "\n";
   if (fit_options.holdout == validation::Holdout::odd) {
     const double worst = result.max_held_back_error();
-    std::printf("largest held-back error %.2f %% (limit %.2f %%): %s\n", 100.0 * worst, 100.0 * max_holdout_error,
-                worst <= max_holdout_error ? "pass" : "FAIL");
+    char line[160];
+    std::snprintf(line, sizeof line, "largest held-back error %.2f %% (limit %.2f %%): %s\n", 100.0 * worst,
+                  100.0 * max_holdout_error, worst <= max_holdout_error ? "pass" : "FAIL");
+    report << line;
     if (worst > max_holdout_error) return kExitInfeasible;
   }
   return kExitOk;

@@ -4,14 +4,15 @@
 // `placement:` section; when it names no tiers, the training mode's default tiers; the
 // `search` policy evaluates candidates with the simulator) and prints it: per table the
 // tier, sharding and devices, per device memory used against capacity and estimated load.
-// --json writes the plan as JSON (placement/plan_report.hpp lists the keys).
-#include <fstream>
+// --json writes the plan as JSON (placement/plan_report.hpp lists the keys), whole or not at
+// all (common/files.hpp); '-' is standard output, which then carries the JSON alone.
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
 #include <boost/program_options.hpp>
 
+#include "common/files.hpp"
 #include "models/scenario.hpp"
 #include "models/simulation.hpp"
 #include "models/training_mode.hpp"
@@ -32,7 +33,7 @@ int cmd_place(const std::vector<std::string>& args) {
   if (cli.help()) {
     std::cout << desc << "\npolicies (placement.policy):\n";
     for (const auto& p : placement::placement_policies()) std::cout << "  " << p.name << ": " << p.description << "\n";
-    std::cout << "\nexit status: 0 success, 1 the tables do not fit, 2 bad input\n";
+    std::cout << "\nexit status: 0 success, 1 the tables do not fit, 2 bad input, 4 an output could not be written\n";
     return kExitOk;
   }
 
@@ -54,18 +55,13 @@ int cmd_place(const std::vector<std::string>& args) {
         << e.overflow().value() << " bytes (" << format_bytes(e.overflow()) << "): " << e.what();
     throw InfeasibleJob(msg.str());
   }
-  if (json_path == "-") {
-    placement::write_plan_json(std::cout, problem, plan);
-    return kExitOk;
+  // Standard output carries the readable plan, unless the JSON goes there instead.
+  if (json_path != "-") {
+    std::cout << "scenario " << sc.name << ": model " << sc.model.name << " on " << sc.platform.name() << ", mode "
+              << sc.training.mode << "\n";
+    placement::print_plan(std::cout, problem, plan);
   }
-  std::cout << "scenario " << sc.name << ": model " << sc.model.name << " on " << sc.platform.name() << ", mode "
-            << sc.training.mode << "\n";
-  placement::print_plan(std::cout, problem, plan);
-  if (!json_path.empty()) {
-    std::ofstream f(json_path);
-    if (!f) throw std::invalid_argument("cannot write '" + json_path + "'");
-    placement::write_plan_json(f, problem, plan);
-  }
+  if (!json_path.empty()) write_output_file(json_path, placement::plan_json(problem, plan));
   return kExitOk;
 }
 

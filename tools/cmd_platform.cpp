@@ -1,12 +1,13 @@
-// dlrmsim platform FILE [--dot OUT]: describe a hardware platform.
+// dlrmsim platform FILE [--dot OUT|-]: describe a hardware platform. The graph is written
+// whole or not at all (common/files.hpp); '-' is standard output, which then carries it alone.
 #include <boost/program_options.hpp>
 
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <sstream>
 
+#include "common/files.hpp"
 #include "topologies/dot.hpp"
 #include "topologies/platform_data.hpp"
 #include "topologies/platform_loader.hpp"
@@ -170,7 +171,7 @@ int cmd_platform(const std::vector<std::string>& args) {
   po::options_description options("dlrmsim platform FILE [options]");
   std::string file, dot_path;
   options.add_options()("help,h", "describe the options")(
-      "dot", po::value<std::string>(&dot_path)->value_name("PATH"), "also write the platform as a Graphviz graph to PATH");
+      "dot", po::value<std::string>(&dot_path)->value_name("PATH"), "also write the platform as a Graphviz graph to PATH ('-' for standard output)");
   po::options_description hidden;
   hidden.add_options()("file", po::value<std::string>(&file), "platform file");
   po::options_description all;
@@ -188,12 +189,13 @@ int cmd_platform(const std::vector<std::string>& args) {
   po::notify(vm);
   if (file.empty()) throw std::invalid_argument("dlrmsim platform: missing the platform FILE; usage: dlrmsim platform FILE [--dot PATH]");
   const Platform platform = load_platform(file);
-  print_platform(platform, std::cout);
+  // Standard output carries the description, unless the graph goes there instead.
+  if (dot_path != "-") print_platform(platform, std::cout);
   if (!dot_path.empty()) {
-    std::ofstream dot(dot_path);
-    if (!dot) throw std::invalid_argument("cannot write '" + dot_path + "'");
+    std::ostringstream dot;
     write_dot(platform, dot);
-    std::cout << "\nwrote " << dot_path << "\n";
+    write_output_file(dot_path, dot.str());
+    if (dot_path != "-") std::cout << "\nwrote " << dot_path << "\n";
   }
   return kExitOk;
 }

@@ -1,21 +1,26 @@
-// `dlrmsim run SCENARIO.yaml [--json PATH|-] [--trace PATH] [--set key.path=value]...`
+// `dlrmsim run SCENARIO.yaml [--json PATH|-] [--trace PATH|-] [--set key.path=value]...`
 //
 // Simulates a scenario and prints the report (models/simulation.hpp defines every number):
 // throughput, step time, breakdown (busy, exposed and critical-path time per category), utilisation per resource
 // class, memory against capacity per device, and the placement. --json writes the same with
 // the stable keys throughput_samples_per_s, step_time_s, breakdown, utilization, memory,
 // placement; --trace writes a Chrome / Perfetto trace (traceEvents) of the simulated steps.
+// Each is written whole or not at all (common/files.hpp); '-' is standard output, which then
+// carries that JSON document alone (no text summary).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <boost/program_options.hpp>
 
 #include "models/simulation.hpp"
+#include "common/config.hpp"
+#include "common/files.hpp"
+#include "common/json.hpp"
 #include "common/text.hpp"
 #include "placement/placement.hpp"
 #include "tools/commands.hpp"
@@ -27,103 +32,98 @@ namespace {
 namespace po = boost::program_options;
 using models::RunReport;
 
-std::string q(const std::string& s) { return json_string(s); }
+/// Numbers in the report carry 10 significant digits (more than any input is known to).
+Json num(double v) { return json_number(v, 10); }
 
-std::string num(double v) {
-  if (!std::isfinite(v)) return "null";
-  std::ostringstream s;
-  s << std::setprecision(10) << v;
-  return s.str();
-}
-
-void write_json(std::ostream& out, const RunReport& r) {
-  out << "{\n";
-  out << "  \"scenario\": " << q(r.scenario) << ",\n";
-  out << "  \"model\": " << q(r.model) << ",\n";
-  out << "  \"platform\": " << q(r.platform) << ",\n";
-  out << "  \"training_mode\": " << q(r.mode) << ",\n";
-  out << "  \"software\": " << q(r.software) << ",\n";
-  out << "  \"backend\": " << q(r.backend) << ",\n";
-  out << "  \"fidelity\": " << q(r.fidelity) << ",\n";
-  out << "  \"global_batch_size\": " << r.global_batch << ",\n";
-  out << "  \"trainers\": " << r.trainers << ",\n";
-  out << "  \"simulated_trainers\": " << r.simulated_trainers << ",\n";
-  out << "  \"warmup_steps\": " << r.warmup_steps << ",\n";
-  out << "  \"measured_steps\": " << r.measured_steps << ",\n";
-  out << "  \"throughput_samples_per_s\": " << num(r.throughput_samples_per_s) << ",\n";
-  out << "  \"step_time_s\": " << num(r.step_time.value()) << ",\n";
-  out << "  \"step_time_spread\": " << num(r.step_time_spread) << ",\n";
-  out << "  \"step_end_times_s\": [";
-  for (std::size_t i = 0; i < r.step_ends.size(); ++i) out << (i ? ", " : "") << num(r.step_ends[i].value());
-  out << "],\n";
-  out << "  \"breakdown\": {\n";
+/// The report as JSON, keys in the documented order (the header of this file).
+std::string run_json(const RunReport& r) {
+  Json doc;
+  doc["scenario"] = r.scenario;
+  doc["model"] = r.model;
+  doc["platform"] = r.platform;
+  doc["training_mode"] = r.mode;
+  doc["software"] = r.software;
+  doc["backend"] = r.backend;
+  doc["fidelity"] = r.fidelity;
+  doc["global_batch_size"] = r.global_batch;
+  doc["trainers"] = r.trainers;
+  doc["simulated_trainers"] = r.simulated_trainers;
+  doc["warmup_steps"] = r.warmup_steps;
+  doc["measured_steps"] = r.measured_steps;
+  doc["throughput_samples_per_s"] = num(r.throughput_samples_per_s);
+  doc["step_time_s"] = num(r.step_time.value());
+  doc["step_time_spread"] = num(r.step_time_spread);
+  Json& ends = doc["step_end_times_s"] = Json::array();
+  for (const Seconds& t : r.step_ends) ends.push_back(num(t.value()));
+  Json& breakdown = doc["breakdown"] = Json::object();
   for (const auto& b : r.breakdown) {
-    out << "    " << q(b.category) << ": {\"busy_s\": " << num(b.busy.value()) << ", \"exposed_s\": "
-        << num(b.exposed.value()) << ", \"overlapped_s\": " << num((b.busy - b.exposed).value())
-        << ", \"critical_path_s\": " << num(b.critical.value()) << "},\n";
+    breakdown[b.category] = {{"busy_s", num(b.busy.value())},
+                             {"exposed_s", num(b.exposed.value())},
+                             {"overlapped_s", num((b.busy - b.exposed).value())},
+                             {"critical_path_s", num(b.critical.value())}};
   }
-  out << "    \"idle\": {\"exposed_s\": " << num(r.idle.value()) << ", \"critical_path_s\": " << num(r.critical_idle.value())
-      << "}\n  },\n";
-  out << "  \"utilization\": {\n";
-  for (std::size_t i = 0; i < r.utilization.size(); ++i) {
-    const auto& u = r.utilization[i];
-    out << "    " << q(u.resource_class) << ": {\"kind\": " << q(u.compute ? "compute" : "bandwidth")
-        << ", \"count\": " << u.count << ", \"utilization\": " << num(u.utilization);
-    if (!u.compute) out << ", \"bytes_per_step\": " << num(u.bytes.value());
-    out << "}" << (i + 1 < r.utilization.size() ? "," : "") << "\n";
+  breakdown["idle"] = {{"exposed_s", num(r.idle.value())}, {"critical_path_s", num(r.critical_idle.value())}};
+  Json& utilization = doc["utilization"] = Json::object();
+  for (const auto& u : r.utilization) {
+    Json entry = {{"kind", u.compute ? "compute" : "bandwidth"}, {"count", u.count}, {"utilization", num(u.utilization)}};
+    if (!u.compute) entry["bytes_per_step"] = num(u.bytes.value());
+    utilization[u.resource_class] = std::move(entry);
   }
-  out << "  },\n";
-  out << "  \"memory\": [\n";
-  for (std::size_t i = 0; i < r.memory.size(); ++i) {
-    const auto& m = r.memory[i];
-    out << "    {\"device\": " << q(m.device) << ", \"kind\": " << q(m.kind) << ", \"capacity_bytes\": "
-        << num(m.capacity.value()) << ", \"used_bytes\": " << num(m.used().value()) << ", \"weights_bytes\": "
-        << num(m.weights.value()) << ", \"optimizer_state_bytes\": " << num(m.optimizer_state.value())
-        << ", \"cache_bytes\": " << num(m.cache.value()) << ", \"activations_bytes\": " << num(m.activations.value())
-        << "}" << (i + 1 < r.memory.size() ? "," : "") << "\n";
+  Json& memory = doc["memory"] = Json::array();
+  for (const auto& m : r.memory) {
+    memory.push_back({{"device", m.device},
+                      {"kind", m.kind},
+                      {"capacity_bytes", num(m.capacity.value())},
+                      {"used_bytes", num(m.used().value())},
+                      {"weights_bytes", num(m.weights.value())},
+                      {"optimizer_state_bytes", num(m.optimizer_state.value())},
+                      {"cache_bytes", num(m.cache.value())},
+                      {"activations_bytes", num(m.activations.value())}});
   }
-  out << "  ],\n";
-  out << "  \"placement\": {\n    \"policy\": " << q(r.placement_policy) << ",\n    \"tables\": [\n";
-  for (std::size_t i = 0; i < r.placement.size(); ++i) {
-    const auto& t = r.placement[i];
-    out << "      {\"table\": " << q(t.table) << ", \"tier\": " << q(t.tier) << ", \"sharding\": " << q(t.sharding)
-        << ", \"shards\": " << t.shards << ", \"owner_count\": " << t.owner_count << ", \"owners\": [";
-    for (std::size_t k = 0; k < t.owners.size(); ++k) out << (k ? ", " : "") << q(t.owners[k]);
-    out << "]";
-    if (t.tier == "uvm") out << ", \"expected_hit_rate\": " << num(t.hit_rate);
-    out << "}" << (i + 1 < r.placement.size() ? "," : "") << "\n";
+  Json tables = Json::array();
+  for (const auto& t : r.placement) {
+    Json entry = {{"table", t.table},
+                  {"tier", t.tier},
+                  {"sharding", t.sharding},
+                  {"shards", t.shards},
+                  {"owner_count", t.owner_count},
+                  {"owners", t.owners}};
+    if (t.tier == "uvm") entry["expected_hit_rate"] = num(t.hit_rate);
+    tables.push_back(std::move(entry));
   }
-  out << "    ]\n  },\n";
-  out << "  \"engine\": {\"activities\": " << r.activities << ", \"events\": " << r.events
-      << ", \"simulated_time_s\": " << num(r.simulated_time.value()) << ", \"wall_s\": " << num(r.wall_seconds)
-      << "}\n";
-  out << "}\n";
+  doc["placement"] = {{"policy", r.placement_policy}, {"tables", std::move(tables)}};
+  doc["engine"] = {{"activities", r.activities},
+                   {"events", r.events},
+                   {"simulated_time_s", num(r.simulated_time.value())},
+                   {"wall_s", num(r.wall_seconds)}};
+  return json_text(doc);
 }
 
 /// Chrome trace-event format (chrome://tracing, ui.perfetto.dev): one complete event ("X")
 /// per compute task and transfer; compute tasks under their engine (process) and stream
-/// (thread), transfers under the first resource of their route.
-void write_trace(std::ostream& out, const RunReport& r) {
+/// (thread), transfers under the first resource of their route. Written on one line: the
+/// file is for trace viewers, and it is the largest output (about 100 bytes per activity).
+std::string trace_json(const RunReport& r) {
   const auto& g = *r.graph;
   const auto& res = *r.result;
   const auto& cats = g.categories();
   const std::uint32_t link_pid_base = static_cast<std::uint32_t>(g.engine_count()) + 1;
-  out << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
-  bool first = true;
-  auto sep = [&] {
-    if (!first) out << ",\n";
-    first = false;
+  Json doc;
+  doc["displayTimeUnit"] = "ns";
+  Json& events = doc["traceEvents"] = Json::array();
+  auto metadata = [&](const char* what, std::uint32_t pid, std::optional<std::size_t> tid, const std::string& name) {
+    Json e = {{"ph", "M"}, {"name", what}, {"pid", pid}};
+    if (tid) e["tid"] = *tid;
+    e["args"] = {{"name", name}};
+    events.push_back(std::move(e));
   };
   for (std::size_t e = 0; e < g.engine_count(); ++e) {
-    sep();
-    out << "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": " << e << ", \"args\": {\"name\": "
-        << q(g.engine(sim::EngineId{static_cast<std::uint32_t>(e)}).name) << "}}";
+    metadata("process_name", static_cast<std::uint32_t>(e), std::nullopt,
+             g.engine(sim::EngineId{static_cast<std::uint32_t>(e)}).name);
   }
   for (std::size_t s = 0; s < g.stream_count(); ++s) {
     const auto& st = g.stream(sim::StreamId{static_cast<std::uint32_t>(s)});
-    sep();
-    out << "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": " << st.engine.index << ", \"tid\": " << s
-        << ", \"args\": {\"name\": " << q(st.name) << "}}";
+    metadata("thread_name", st.engine.index, s, st.name);
   }
   std::vector<bool> named(g.resource_count(), false);
   for (std::size_t a = 0; a < g.activity_count(); ++a) {
@@ -135,25 +135,31 @@ void write_trace(std::ostream& out, const RunReport& r) {
     const std::string& cat = cats[act.category];
     if (act.kind == sim::ActivityKind::compute) {
       const auto& st = g.stream(sim::StreamId{act.stream});
-      sep();
-      out << "{\"ph\": \"X\", \"name\": " << q(cat) << ", \"cat\": " << q(cat) << ", \"pid\": " << st.engine.index
-          << ", \"tid\": " << act.stream << ", \"ts\": " << num(ts) << ", \"dur\": " << num(dur) << "}";
+      events.push_back({{"ph", "X"},
+                        {"name", cat},
+                        {"cat", cat},
+                        {"pid", st.engine.index},
+                        {"tid", act.stream},
+                        {"ts", num(ts)},
+                        {"dur", num(dur)}});
     } else {
       const auto route = g.route(id);
       const std::uint32_t r0 = route.empty() ? 0 : route.front().index;
       if (!route.empty() && !named[r0]) {
         named[r0] = true;
-        sep();
-        out << "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": " << link_pid_base + r0
-            << ", \"args\": {\"name\": " << q("link " + g.resource(route.front()).name) << "}}";
+        metadata("process_name", link_pid_base + r0, std::nullopt, "link " + g.resource(route.front()).name);
       }
-      sep();
-      out << "{\"ph\": \"X\", \"name\": " << q(cat) << ", \"cat\": " << q(cat) << ", \"pid\": " << link_pid_base + r0
-          << ", \"tid\": 0, \"ts\": " << num(ts) << ", \"dur\": " << num(dur) << ", \"args\": {\"bytes\": "
-          << num(act.amount) << ", \"hops\": " << route.size() << "}}";
+      events.push_back({{"ph", "X"},
+                        {"name", cat},
+                        {"cat", cat},
+                        {"pid", link_pid_base + r0},
+                        {"tid", 0},
+                        {"ts", num(ts)},
+                        {"dur", num(dur)},
+                        {"args", {{"bytes", num(act.amount)}, {"hops", route.size()}}}});
     }
   }
-  out << "\n]}\n";
+  return json_text(doc, -1);
 }
 
 std::string pct(double v) {
@@ -179,7 +185,6 @@ void print_text(std::ostream& out, const RunReport& r) {
   out << "scenario    " << r.scenario << "\n";
   out << "model       " << r.model << " (global batch " << r.global_batch << ")\n";
   out << "platform    " << r.platform << "\n";
-  out << "software    " << r.software << "\n";
   out << "mode        " << r.mode << ", backend " << r.backend << ", " << r.warmup_steps << " warm-up + "
       << r.measured_steps << " measured steps\n";
   out << "trainers    " << r.trainers << " (" << r.simulated_trainers << " simulated: " << r.fidelity << ")\n\n";
@@ -242,11 +247,18 @@ int cmd_run(const std::vector<std::string>& args) {
   po::options_description desc("dlrmsim run SCENARIO.yaml [options]");
   std::string json_path, trace_path;
   desc.add_options()("json", po::value(&json_path), "write the report as JSON to PATH ('-' for standard output)")(
-      "trace", po::value(&trace_path), "write a Chrome/Perfetto trace of the simulated steps to PATH");
+      "trace", po::value(&trace_path), "write a Chrome/Perfetto trace of the simulated steps to PATH ('-' for standard output)");
   const ScenarioArguments cli = parse_scenario_arguments(args, desc, "dlrmsim run SCENARIO.yaml");
   if (cli.help()) {
-    std::cout << desc << "\nexit status: 0 success, 1 the job does not fit, 2 bad input\n";
+    std::cout << desc
+              << "\nexit status: 0 success, 1 the job does not fit, 2 bad input, 4 an output could not be written\n";
     return kExitOk;
+  }
+  if (json_path == "-" && trace_path == "-") {
+    throw ConfigError("--json - and --trace - both name standard output; write one of them to a file");
+  }
+  if (!json_path.empty() && json_path != "-" && json_path == trace_path) {
+    throw ConfigError(json_path + ": --json and --trace name the same file; give each its own");
   }
 
   const auto sc = models::load_scenario(cli.scenario, cli.overrides);
@@ -261,21 +273,10 @@ int cmd_run(const std::vector<std::string>& args) {
         << e.overflow().value() << " bytes (" << format_bytes(e.overflow()) << "): " << e.what();
     throw InfeasibleJob(msg.str());
   }
-  if (json_path == "-") {
-    write_json(std::cout, report);
-  } else {
-    print_text(std::cout, report);
-    if (!json_path.empty()) {
-      std::ofstream f(json_path);
-      if (!f) throw std::invalid_argument("cannot write '" + json_path + "'");
-      write_json(f, report);
-    }
-  }
-  if (!trace_path.empty()) {
-    std::ofstream f(trace_path);
-    if (!f) throw std::invalid_argument("cannot write '" + trace_path + "'");
-    write_trace(f, report);
-  }
+  // Standard output carries the text summary, unless a JSON output goes there instead.
+  if (json_path != "-" && trace_path != "-") print_text(std::cout, report);
+  if (!json_path.empty()) write_output_file(json_path, run_json(report));
+  if (!trace_path.empty()) write_output_file(trace_path, trace_json(report));
   return kExitOk;
 }
 

@@ -1,33 +1,18 @@
-// dlrmsim validate [DIR] [--json PATH] [--plot PATH]: runs the validation cases against
-// published results (validation/cases/ by default) and prints the table.
-#include <cstdlib>
-#include <fstream>
+// dlrmsim validate [DIR] [--json PATH|-] [--plot PATH]: runs the validation cases against
+// published results (validation/cases/ by default) and prints the table. Each output is
+// written whole or not at all (common/files.hpp); with --json - standard output carries the
+// JSON alone.
 #include <iostream>
 
 #include <boost/program_options.hpp>
 
+#include "common/files.hpp"
 #include "tools/commands.hpp"
-#include "tools/scenario_runner.hpp"
 #include "tools/validate.hpp"
 
 namespace po = boost::program_options;
 
 namespace dlrmsim::tools {
-
-std::optional<double> scenario_metric(const YAML::Node& scenario, const std::string& source,
-                                      const std::vector<std::string>& overrides, const std::string& metric,
-                                      std::string& why) {
-  const PointOutcome outcome = run_scenario(scenario, source, overrides);
-  if (outcome.status == "infeasible") {
-    why = outcome.error;
-    return std::nullopt;
-  }
-  const auto it = outcome.outputs.find(metric);
-  if (it == outcome.outputs.end()) {
-    throw std::invalid_argument("unknown metric '" + metric + "'; a run reports throughput_samples_per_s, step_time_s, ...");
-  }
-  return std::stod(it->second);
-}
 
 int cmd_validate(const std::vector<std::string>& args) {
   po::options_description opts("dlrmsim validate [DIR] [options]");
@@ -44,15 +29,9 @@ int cmd_validate(const std::vector<std::string>& args) {
     return kExitOk;
   }
   const auto results = run_validation_dir(vm["dir"].as<std::string>(), scenario_metric);
-  if (vm.count("json")) {
-    const std::string path = vm["json"].as<std::string>();
-    if (path == "-") {
-      std::cout << validation_json(results);
-    } else {
-      std::ofstream(path) << validation_json(results);
-    }
-  }
-  if (!vm.count("json") || vm["json"].as<std::string>() != "-") std::cout << validation_table(results);
+  const std::string json_path = vm.count("json") ? vm["json"].as<std::string>() : "";
+  if (json_path != "-") std::cout << validation_table(results);
+  if (!json_path.empty()) write_output_file(json_path, validation_json(results));
   if (vm.count("plot")) write_validation_plot(results, vm["plot"].as<std::string>());
   return summarize(results).failed == 0 ? kExitOk : kExitInfeasible;
 }

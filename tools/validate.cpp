@@ -9,7 +9,9 @@
 #include <sstream>
 
 #include "common/config.hpp"
+#include "common/json.hpp"
 #include "tools/plot.hpp"
+#include "tools/scenario_runner.hpp"
 
 namespace dlrmsim::tools {
 namespace fs = std::filesystem;
@@ -42,6 +44,21 @@ double evaluate_feasible(const ConfigNode& ref, const std::string& metric_name, 
 
 }  // namespace
 
+std::optional<double> scenario_metric(const YAML::Node& scenario, const std::string& source,
+                                      const std::vector<std::string>& overrides, const std::string& metric,
+                                      std::string& why) {
+  const PointOutcome outcome = run_scenario(scenario, source, overrides);
+  if (outcome.status == "infeasible") {
+    why = outcome.error;
+    return std::nullopt;
+  }
+  const auto it = outcome.outputs.find(metric);
+  if (it == outcome.outputs.end()) {
+    throw std::invalid_argument("unknown metric '" + metric + "'; a run reports throughput_samples_per_s, step_time_s, ...");
+  }
+  return std::stod(it->second);
+}
+
 ValidationResult run_validation_case(const std::string& path, const MetricFunction& metric) {
   const ConfigNode root = ConfigNode::load_file(path);
   ValidationResult r;
@@ -59,6 +76,7 @@ ValidationResult run_validation_case(const std::string& path, const MetricFuncti
       for (const ConfigNode& m : root.child("metrics").elements()) {
         const std::string name = m.as<std::string>();
         const double v = evaluate_feasible(root, name, metric);
+        r.candidates.emplace_back(name, v);
         detail += (detail.empty() ? "" : ", ") + name + " " + format_number(v, 4);
         if (v > best) {
           best = v;
@@ -74,13 +92,11 @@ ValidationResult run_validation_case(const std::string& path, const MetricFuncti
       std::string winner;
       double best = -1.0;
       std::string detail;
-      std::size_t candidates = 0, feasible = 0;
       for (const auto& [name, ref] : root.child("candidates").entries()) {
         std::string why;
         const auto v = evaluate(ref, metric_name, metric, why);
         ref.finish();
-        ++candidates;
-        if (v) ++feasible;
+        r.candidates.emplace_back(name, v);
         detail += (detail.empty() ? "" : ", ") + name + " " + (v ? format_number(*v, 4) : std::string("infeasible"));
         if (v && *v > best) {
           best = *v;
@@ -103,6 +119,9 @@ ValidationResult run_validation_case(const std::string& path, const MetricFuncti
       r.published = expect;
       r.passed = winner == expect;
       if (winner.empty()) r.failure = "no candidate is feasible";
+      const auto feasible = static_cast<std::size_t>(std::count_if(
+          r.candidates.begin(), r.candidates.end(), [](const auto& c) { return c.second.has_value(); }));
+      const std::size_t candidates = r.candidates.size();
       if (!beaten_by.empty()) {
         r.decided_by = "candidate list (" + beaten_by + ", not compared, would win)";
       } else if (feasible == 1 && candidates > 1) {
@@ -200,23 +219,31 @@ std::string validation_table(const std::vector<ValidationResult>& results) {
 }
 
 std::string validation_json(const std::vector<ValidationResult>& results) {
-  std::ostringstream out;
-  const ValidationSummary s = summarize(results);
-  out << "{\n  \"cases\": [";
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const auto& r = results[i];
-    out << (i ? "," : "") << "\n    {\"file\": " << json_string(r.file) << ", \"case\": " << json_string(r.title)
-        << ", \"kind\": " << json_string(r.kind) << ", \"predicted\": " << json_string(r.predicted)
-        << ", \"published\": " << json_string(r.published);
-    if (r.error) out << ", \"error\": " << format_number(*r.error, 4) << ", \"tolerance\": " << format_number(r.tolerance, 4);
-    out << ", \"passed\": " << (r.passed ? "true" : "false") << ", \"source\": " << json_string(r.source);
-    if (!r.decided_by.empty()) out << ", \"decided_by\": " << json_string(r.decided_by);
-    if (!r.failure.empty()) out << ", \"failure\": " << json_string(r.failure);
-    out << "}";
+  Json cases = Json::array();
+  for (const auto& r : results) {
+    Json c = {{"file", r.file}, {"case", r.title}, {"kind", r.kind}, {"predicted", r.predicted}, {"published", r.published}};
+    if (r.predicted_value) c["predicted_value"] = json_number(*r.predicted_value);
+    if (!r.candidates.empty()) {
+      Json& candidates = c["candidates"] = Json::object();
+      for (const auto& [name, value] : r.candidates) candidates[name] = value ? json_number(*value) : Json();
+    }
+    if (r.error) {
+      c["error"] = json_number(*r.error, 4);
+      c["tolerance"] = json_number(r.tolerance, 4);
+    }
+    c["passed"] = r.passed;
+    c["source"] = r.source;
+    if (!r.decided_by.empty()) c["decided_by"] = r.decided_by;
+    if (!r.failure.empty()) c["failure"] = r.failure;
+    cases.push_back(std::move(c));
   }
-  out << "\n  ],\n  \"median_abs_error\": " << format_number(s.median_abs_error, 4)
-      << ",\n  \"worst_abs_error\": " << format_number(s.worst_abs_error, 4) << ",\n  \"failed\": " << s.failed << "\n}\n";
-  return out.str();
+  const ValidationSummary s = summarize(results);
+  Json doc;
+  doc["cases"] = std::move(cases);
+  doc["median_abs_error"] = json_number(s.median_abs_error, 4);
+  doc["worst_abs_error"] = json_number(s.worst_abs_error, 4);
+  doc["failed"] = s.failed;
+  return json_text(doc);
 }
 
 void write_validation_plot(const std::vector<ValidationResult>& results, const std::string& path) {

@@ -47,6 +47,9 @@ struct ValidationResult {
   std::optional<double> predicted_value;
   std::optional<double> published_value;
   std::optional<double> error;  // relative, signed: predicted / published - 1
+  /// best: each candidate's metric, largest: each metric, in the case's order; nullopt for
+  /// an infeasible candidate.
+  std::vector<std::pair<std::string, std::optional<double>>> candidates;
   double tolerance = 0.0;
   bool passed = false;
   std::string failure;  // why a case could not be evaluated
@@ -55,6 +58,12 @@ struct ValidationResult {
   // does not compare, listed under `also:`, would win).
   std::string decided_by;
 };
+
+/// The metric function of `dlrmsim validate`: simulates the scenario (tools/scenario_runner.hpp)
+/// and returns the named output column.
+std::optional<double> scenario_metric(const YAML::Node& scenario, const std::string& source,
+                                      const std::vector<std::string>& overrides, const std::string& metric,
+                                      std::string& why);
 
 /// Loads and evaluates one case file.
 ValidationResult run_validation_case(const std::string& path, const MetricFunction& metric);
@@ -70,6 +79,11 @@ struct ValidationSummary {
 ValidationSummary summarize(const std::vector<ValidationResult>& results);
 
 std::string validation_table(const std::vector<ValidationResult>& results);
+/// The results as JSON: {"cases": [{"file", "case", "kind", "predicted", "published",
+/// "predicted_value" (value and ratio cases, 17 digits), "candidates" ({name: metric or null},
+/// best and largest cases), "error", "tolerance" (value and ratio), "passed", "source",
+/// "failure" (when the case could not be evaluated)}], "median_abs_error", "worst_abs_error",
+/// "failed"}. The error, tolerance and summary carry 4 significant digits.
 std::string validation_json(const std::vector<ValidationResult>& results);
 /// Log-log chart of predicted against published values (numeric cases).
 void write_validation_plot(const std::vector<ValidationResult>& results, const std::string& path);

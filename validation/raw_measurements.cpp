@@ -107,13 +107,13 @@ RawMeasurements load_raw_measurements(const std::string& path) {
 std::string raw_measurements_to_yaml(const RawMeasurements& raw) {
   std::ostringstream out;
   out << "machine:\n"
-      << "  gpu: " << json_string(raw.machine.gpu) << "\n"
-      << "  driver: " << json_string(raw.machine.driver) << "\n"
-      << "  runtime: " << json_string(raw.machine.runtime) << "\n"
+      << "  gpu: " << yaml_quoted(raw.machine.gpu) << "\n"
+      << "  driver: " << yaml_quoted(raw.machine.driver) << "\n"
+      << "  runtime: " << yaml_quoted(raw.machine.runtime) << "\n"
       << "  sm_count: " << raw.machine.sm_count << "\n"
-      << "  memory: " << json_string(format_number(raw.machine.memory.value(), 9) + " B") << "\n"
-      << "  date: " << json_string(raw.machine.date) << "\n"
-      << "  command: " << json_string(raw.machine.command) << "\n"
+      << "  memory: " << yaml_quoted(format_number(raw.machine.memory.value(), 9) + " B") << "\n"
+      << "  date: " << yaml_quoted(raw.machine.date) << "\n"
+      << "  command: " << yaml_quoted(raw.machine.command) << "\n"
       << "measurements:\n";
   for (const Measurement& m : raw.measurements) {
     out << "  - {kind: " << name_of(m.kind);
@@ -126,17 +126,17 @@ std::string raw_measurements_to_yaml(const RawMeasurements& raw) {
         [[fallthrough]];
       case MeasurementKind::gather_forward:
       case MeasurementKind::uvm_gather:
-        out << ", row_type: " << m.row_type << ", row_bytes: " << json_string(format_number(m.row_bytes.value(), 9) + " B")
+        out << ", row_type: " << m.row_type << ", row_bytes: " << yaml_quoted(format_number(m.row_bytes.value(), 9) + " B")
             << ", pooling: " << format_number(m.pooling, 9) << ", bags: " << m.bags << ", table_rows: " << m.table_rows
             << ", distribution: " << m.distribution;
         break;
       case MeasurementKind::copy:
-        out << ", copy: " << models::name_of(m.copy) << ", bytes: " << json_string(format_number(m.bytes.value(), 9) + " B");
+        out << ", copy: " << models::name_of(m.copy) << ", bytes: " << yaml_quoted(format_number(m.bytes.value(), 9) + " B");
         break;
       case MeasurementKind::launch:
         break;
     }
-    out << ", time: " << json_string(format_number(m.time.value() * 1e6, 9) + " us") << ", repeats: " << m.repeats << "}\n";
+    out << ", time: " << yaml_quoted(format_number(m.time.value() * 1e6, 9) + " us") << ", repeats: " << m.repeats << "}\n";
   }
   return out.str();
 }

@@ -22,6 +22,8 @@
 //
 // The fit can be repeated from the raw file alone: `dlrmsim fit-profile RAW --base BASE -o OUT
 // [--holdout odd]`. `--sweep quick` runs a reduced set (about a minute) for a smoke test.
+// Outputs are written whole or not at all (common/files.hpp; exit status 4 when one cannot be
+// written); their directories are created before measuring, so that a bad path fails first.
 // CUDA 13 no longer compiles for sm_70 (V100); build with CUDA 12 and
 // -DDLRMSIM_CUDA_ARCHITECTURES=70 to calibrate a V100.
 #include <boost/program_options.hpp>
@@ -30,7 +32,6 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <set>
 #include <string>
@@ -38,6 +39,7 @@
 #include <vector>
 
 #include "common/config.hpp"
+#include "common/files.hpp"
 #include "models/device_profile.hpp"
 #include "validation/calibration_fit.hpp"
 #include "validation/kernels/calibration_kernels.hpp"
@@ -106,13 +108,14 @@ Sweep make_sweep(const std::string& name) {
   return s;
 }
 
-/// Writes `text` to `path`, creating its directory; throws if the file cannot be written.
-void write_file(const std::string& path, const std::string& text) {
+/// Creates the directory of the output `path` if it is missing, so that a write cannot fail
+/// for that reason after minutes of measuring; an OutputError naming the path when it cannot.
+void prepare_output_directory(const std::string& path) {
+  if (path.empty() || path == "-") return;
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent);
-  std::ofstream out(path);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + path);
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (ec) throw OutputError(path + ": cannot create the directory '" + parent.string() + "': " + ec.message());
 }
 
 std::string utc_now() {
@@ -274,6 +277,11 @@ int run(int argc, char** argv) {
   if (holdout != "none" && holdout != "odd") throw ConfigError("--holdout: expected 'none' or 'odd', found '" + holdout + "'");
   if (timing.repeats < 1 || timing.warmup < 0) throw ConfigError("--repeats must be positive and --warmup non-negative");
   const Sweep sweep = make_sweep(sweep_name);
+  if (!profile_output.empty() && profile_output != "-" && profile_output == output) {
+    throw ConfigError(output + ": -o and --profile name the same file; give each its own");
+  }
+  prepare_output_directory(output);
+  prepare_output_directory(profile_output);
 
   validation::RawMeasurements raw;
   const cal::DeviceInfo info = cal::open_device(device);
@@ -291,7 +299,7 @@ int run(int argc, char** argv) {
 
   const auto start = std::chrono::steady_clock::now();
   measure(sweep, timing, raw);
-  write_file(output, raw_measurements_to_yaml(raw));
+  write_output_file(output, raw_measurements_to_yaml(raw));
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   std::cerr << "wrote " << raw.measurements.size() << " measurements to " << output << " in " << elapsed.count() << " s\n";
 
@@ -299,19 +307,24 @@ int run(int argc, char** argv) {
   const std::string base_file = base_path == "auto"
                                     ? models::find_device_profile(models::gpu_model_from_device_name(info.name), calibration_dir)
                                     : base_path;
+  refuse_output_over_inputs(profile_output, {output, base_file}, "the profile to write (--profile)");
   const models::DeviceProfile base = models::load_device_profile(base_file);
   validation::FitOptions fit_options;
   fit_options.holdout = holdout == "odd" ? validation::Holdout::odd : validation::Holdout::none;
   fit_options.raw_name = output;
   const validation::CalibrationResult result = validation::fit_device_profile(raw, base, fit_options);
-  write_file(profile_output, "# Device profile fitted by dlrmsim-calibrate (base: " + base_file + ")\n" +
-                                 models::device_profile_to_yaml(result.profile));
-  std::cout << validation::format_fit_report(result);
-  std::cout << "wrote profile " << profile_output << "\n";
+  write_output_file(profile_output, "# Device profile fitted by dlrmsim-calibrate (base: " + base_file + ")\n" +
+                                         models::device_profile_to_yaml(result.profile));
+  // With --profile - the profile is standard output; the report then goes to standard error.
+  std::ostream& report = profile_output == "-" ? std::cerr : std::cout;
+  report << validation::format_fit_report(result);
+  if (profile_output != "-") report << "wrote profile " << profile_output << "\n";
   if (fit_options.holdout == validation::Holdout::odd) {
     const double worst = result.max_held_back_error();
-    std::printf("largest held-back error %.2f %% (limit %.2f %%): %s\n", 100.0 * worst, 100.0 * max_holdout_error,
-                worst <= max_holdout_error ? "pass" : "FAIL");
+    char line[160];
+    std::snprintf(line, sizeof line, "largest held-back error %.2f %% (limit %.2f %%): %s\n", 100.0 * worst,
+                  100.0 * max_holdout_error, worst <= max_holdout_error ? "pass" : "FAIL");
+    report << line;
     if (worst > max_holdout_error) return 1;
   }
   return 0;
@@ -321,7 +334,12 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   try {
-    return run(argc, argv);
+    const int status = run(argc, argv);
+    flush_standard_output();
+    return status;
+  } catch (const OutputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 4;
   } catch (const cal::CheckFailed& e) {
     std::cerr << "check failed: " << e.what() << "\n";
     return 3;
