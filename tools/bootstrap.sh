@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make pkg-config libsimgrid-dev libyaml-cpp-dev libboost-graph-dev
-          libboost-program-options-dev libeigen3-dev doctest-dev libopenmpi-dev openmpi-bin)
+          libboost-program-options-dev libeigen3-dev doctest-dev libopenmpi-dev openmpi-bin librsvg2-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

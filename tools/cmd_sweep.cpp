@@ -146,6 +146,10 @@ int cmd_plot(const std::vector<std::string>& args) {
   Chart chart = chart_from_csv(vm["csv"].as<std::string>(), vm["x"].as<std::string>(), vm["y"].as<std::string>(),
                                vm["group"].as<std::string>());
   if (vm.count("title")) chart.title = vm["title"].as<std::string>();
+  if (chart.skipped_non_finite > 0) {
+    std::cerr << "warning: " << chart.skipped_non_finite << " rows of " << vm["csv"].as<std::string>()
+              << " have an x or y value that is not a finite number (inf, nan or beyond 1.8e308) and are not drawn\n";
+  }
   write_chart(chart, vm["output"].as<std::string>());
   return kExitOk;
 }
