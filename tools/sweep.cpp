@@ -472,11 +472,12 @@ ResultRows read_result_rows(const std::string& path, const Sweep& sweep,
   return found;
 }
 
-std::string rejected_rows_message(const std::string& path, const ResultRows& found) {
+std::string rejected_rows_message(const std::string& path, const ResultRows& found, bool rerun) {
   if (found.rejected == 0) return {};
-  return std::to_string(found.rejected) + (found.rejected == 1 ? " row of " : " rows of ") + path +
-         (found.rejected == 1 ? " does" : " do") + " not match this sweep and " + (found.rejected == 1 ? "is" : "are") +
-         " rerun: first at line " + std::to_string(found.first_rejected_line) + ": " + found.first_reason;
+  const bool one = found.rejected == 1;
+  return std::to_string(found.rejected) + (one ? " row of " : " rows of ") + path + (one ? " does" : " do") +
+         " not match this sweep and " + (one ? "is " : "are ") + (rerun ? "rerun" : "dropped") + ": first at line " +
+         std::to_string(found.first_rejected_line) + ": " + found.first_reason;
 }
 
 std::set<std::size_t> finished_points(const std::string& path, const Sweep& sweep,
@@ -505,7 +506,9 @@ SweepSummary collect_sweep_csv(const std::string& path, const std::vector<std::s
   files.insert(files.end(), parts.begin(), parts.end());
   for (const std::string& file : files) {
     ResultRows found = read_result_rows(file, sweep, output_columns);
-    if (const std::string message = rejected_rows_message(file, found); !message.empty()) std::cerr << message << "\n";
+    if (const std::string message = rejected_rows_message(file, found, false); !message.empty()) {
+      std::cerr << message << "\n";
+    }
     rows.merge(found.rows);  // a point already collected keeps its first row
   }
   write_output_file(path, csv_text(sweep_header(sweep, output_columns), rows));

@@ -156,9 +156,9 @@ struct ResultRows {
 /// regular file of at most kMaxInputBytes or its header is not `sweep_header(...)`.
 ResultRows read_result_rows(const std::string& path, const Sweep& sweep, const std::vector<std::string>& output_columns);
 
-/// "N rows of PATH do not match this sweep and are rerun: first at line L: REASON", or ""
-/// when no row was dropped.
-std::string rejected_rows_message(const std::string& path, const ResultRows& found);
+/// "N rows of PATH do not match this sweep and are rerun: first at line L: REASON" ("are
+/// dropped" when `rerun` is false), or "" when no row was dropped.
+std::string rejected_rows_message(const std::string& path, const ResultRows& found, bool rerun = true);
 
 /// The statuses of a finished result file.
 struct SweepSummary {
