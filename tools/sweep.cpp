@@ -14,11 +14,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <thread>
 
 namespace dlrmsim::tools {
