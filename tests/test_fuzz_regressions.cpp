@@ -57,6 +57,19 @@ TEST_CASE("every fuzzed loader accepts the shipped files it is seeded with") {
   }
 }
 
+TEST_CASE("the result-file loaders accept the sweep result they are seeded with") {
+  // tests/data/sweep_nine_points.csv is the output of tests/data/sweep_nine_points.yaml: the
+  // resume reader must keep it and plot must draw it, or their fuzzing starts from nothing.
+  const std::string seed = read(fs::path(DLRMSIM_SOURCE_DIR) / "tests/data/sweep_nine_points.csv");
+  REQUIRE(!seed.empty());
+  for (const std::string_view name : {"sweep_resume", "plot_csv"}) {
+    const auto it = std::find_if(loaders().begin(), loaders().end(), [&](const Loader& l) { return l.name == name; });
+    REQUIRE(it != loaders().end());
+    CAPTURE(name);
+    CHECK_NOTHROW(it->load(seed));
+  }
+}
+
 TEST_CASE("the loader table has no duplicate names") {
   std::vector<std::string_view> names;
   for (const Loader& l : loaders()) names.push_back(l.name);

@@ -1,14 +1,18 @@
 // Sweeps: grid and zip expansion, range axes, deterministic CSV order, failures as rows,
-// resume after an interruption, and errors for malformed sweep files.
+// resume after an interruption (and what resume refuses to trust), and errors for
+// malformed sweep files.
 #include <doctest/doctest.h>
 
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
+#include "common/files.hpp"
 #include "tools/sweep.hpp"
 
 using namespace dlrmsim;
@@ -188,4 +192,149 @@ TEST_CASE("CSV quoting round-trips") {
   const std::string line = csv_field("a,b") + "," + csv_field("say \"hi\"") + "," + csv_field("plain");
   CHECK(line == "\"a,b\",\"say \"\"hi\"\"\",plain");
   CHECK(csv_split(line) == std::vector<std::string>{"a,b", "say \"hi\"", "plain"});
+}
+
+namespace {
+// A finished 2 x 3 sweep (6 points, point 1 and 4 fail with batch 3000) and its CSV text.
+struct Finished {
+  Scratch s;
+  std::string csv;
+  std::string sweep_file;
+  std::string full;
+  Finished() {
+    s.write("base.yaml", kBase);
+    sweep_file = s.write("sweep.yaml",
+        "base: base.yaml\naxes:\n  - key: platform.nic\n    values: [100 Gbit/s, 400 Gbit/s]\n"
+        "  - key: model.batch\n    values: [1024, 3000, 2048]\n");
+    full = (s.dir / "full.csv").string();
+    run_sweep(load_sweep(sweep_file), fake_runner, kOutputs, SweepOptions{full, 1, false, false, {}});
+    csv = read(full);
+  }
+  // Resumes `text` as the result file; returns the points run and the stderr text.
+  std::pair<std::vector<std::size_t>, std::string> resume(const std::string& text) const {
+    const std::string path = s.write("resumed.csv", text);
+    std::vector<std::size_t> ran;
+    auto recording = [&](const SweepPoint& p) {
+      ran.push_back(p.index);
+      return fake_runner(p);
+    };
+    std::ostringstream err;
+    struct Restore {  // stderr back to its buffer even when run_sweep throws
+      std::streambuf* old;
+      ~Restore() { std::cerr.rdbuf(old); }
+    } restore{std::cerr.rdbuf(err.rdbuf())};
+    run_sweep(load_sweep(sweep_file), recording, kOutputs, SweepOptions{path, 1, true, false, {}});
+    return {ran, err.str()};
+  }
+};
+
+std::string replace_line(const std::string& text, std::size_t line_number, const std::string& line) {
+  std::istringstream in(text);
+  std::string out, l;
+  for (std::size_t n = 1; std::getline(in, l); ++n) out += (n == line_number ? line : l) + "\n";
+  return out;
+}
+}  // namespace
+
+TEST_CASE("resume reruns a row whose axis values are not those of its point") {
+  // Line 5 is point 3 (400 Gbit/s, 1024 -> 409600). Its nic is edited to 200 Gbit/s, as if
+  // the sweep file had been changed since: the row is dropped, point 3 alone is rerun, the
+  // file ends identical to a fresh run, and stderr names the line and the column.
+  Finished f;
+  const std::string edited = replace_line(f.csv, 5, "3,platform.nic=400 Gbit/s;model.batch=1024,200 Gbit/s,1024,ok,,409600");
+  REQUIRE(edited != f.csv);
+  const auto [ran, err] = f.resume(edited);
+  CHECK(ran == std::vector<std::size_t>{3});
+  CHECK(read((f.s.dir / "resumed.csv").string()) == f.csv);
+  CHECK(err == "1 row of " + (f.s.dir / "resumed.csv").string() + " does not match this sweep and is rerun: first at "
+               "line 5: column 'platform.nic' of point 3 is '200 Gbit/s'; this sweep has '400 Gbit/s'\n");
+}
+
+TEST_CASE("resume reruns a truncated row in the middle of the file") {
+  // Line 3 (point 1) is cut after its status: 6 of the 7 fields. It is complete as a line
+  // (it ends in a newline), so only the field count reveals it; point 1 is rerun.
+  Finished f;
+  const auto [ran, err] = f.resume(replace_line(f.csv, 3, "1,platform.nic=100 Gbit/s;model.batch=3000,100 Gbit/s,3000,error"));
+  CHECK(ran == std::vector<std::size_t>{1});
+  CHECK(read((f.s.dir / "resumed.csv").string()) == f.csv);
+  CHECK(err.find("first at line 3: it has 5 fields; the header has 7") != std::string::npos);
+}
+
+TEST_CASE("resume drops rows numbered beyond the sweep, including numbers too large for 64 bits") {
+  // The sweep has 6 points (0-5). Rows claiming points 6 and 10^23 are dropped (the second
+  // once ended the program with std::stoull's "out of range"); nothing needs to rerun.
+  Finished f;
+  const auto [ran, err] =
+      f.resume(f.csv + "6,platform.nic=400 Gbit/s;model.batch=9,400 Gbit/s,9,ok,,1\n100000000000000000000000,a,b,c,ok,,1\n");
+  CHECK(ran.empty());
+  CHECK(read((f.s.dir / "resumed.csv").string()) == f.csv);
+  CHECK(err.find("2 rows of") != std::string::npos);
+  CHECK(err.find("first at line 8: point 6 is not a point of this sweep (it has 6 points)") != std::string::npos);
+}
+
+TEST_CASE("resume drops rows with malformed CSV quoting and unknown statuses") {
+  // Line 2 (point 0) gets an unterminated quoted label; line 4 (point 2) a status "done".
+  // Both are rerun; a quoted field with a doubled quote inside stays valid CSV.
+  Finished f;
+  std::string text = replace_line(f.csv, 2, "0,\"platform.nic=100 Gbit/s;model.batch=1024,100 Gbit/s,1024,ok,,102400");
+  text = replace_line(text, 4, "2,platform.nic=100 Gbit/s;model.batch=2048,100 Gbit/s,2048,done,,204800");
+  const auto [ran, err] = f.resume(text);
+  CHECK(ran == std::vector<std::size_t>{0, 2});
+  CHECK(read((f.s.dir / "resumed.csv").string()) == f.csv);
+  CHECK(err.find("first at line 2: the CSV quoting is malformed") != std::string::npos);
+  CHECK(csv_split_strict("a,\"b \"\"c\"\"\",d") == std::vector<std::string>{"a", "b \"c\"", "d"});
+  CHECK_FALSE(csv_split_strict("a,b\"c").has_value());
+  CHECK_FALSE(csv_split_strict("a,\"b\"c").has_value());
+}
+
+TEST_CASE("resume refuses a result file that is not a regular file, and a file of other columns") {
+  // A directory (once "internal error") and /dev/zero (unbounded) are refused by
+  // read_input_file's rules; a header of other axes means no row can belong to this sweep.
+  Finished f;
+  const Sweep sweep = load_sweep(f.sweep_file);
+  CHECK_THROWS_WITH_AS(read_result_rows("/dev/zero", sweep, kOutputs), doctest::Contains("/dev/zero: a device"), ConfigError);
+  CHECK_THROWS_WITH_AS(read_result_rows(f.s.dir.string(), sweep, kOutputs), doctest::Contains("a directory"), ConfigError);
+  CHECK_THROWS_AS(run_sweep(sweep, fake_runner, kOutputs, SweepOptions{f.s.dir.string(), 1, true, false, {}}), OutputError);
+  CHECK_THROWS_WITH_AS(f.resume("point,label,x,status,error\n"), doctest::Contains("other columns than this sweep"),
+                       ConfigError);
+}
+
+TEST_CASE("the summary of a sweep counts statuses and names the first failure") {
+  // The 6-point sweep: 4 ok, points 1 and 4 refused (batch 3000): 2 errors, first point 1.
+  Finished f;
+  SweepSummary summary;
+  run_sweep(load_sweep(f.sweep_file), fake_runner, kOutputs, SweepOptions{f.full, 1, false, false, {}}, &summary);
+  CHECK(summary.rows == 6);
+  CHECK(summary.ok == 4);
+  CHECK(summary.errors == 2);
+  CHECK(summary.infeasible == 0);
+  CHECK(summary.first_failed_point == 1);
+  CHECK(summary.first_failure == "batch 3000 is refused");
+}
+
+TEST_CASE("one key on two axes, and a base that is the sweep file, are located errors") {
+  // model.batch is on axis 0 (line 3, column 10) and, linked, on axis 1 (line 5): the
+  // message is located at the second and names the first.
+  Scratch s;
+  s.write("base.yaml", kBase);
+  const std::string dup = s.write("d.yaml", "base: base.yaml\naxes:\n  - key: model.batch\n    values: [1, 2]\n"
+                                            "  - keys: [platform.nic, model.batch]\n    values: [[1 Gbit/s, 3]]\n");
+  CHECK_THROWS_WITH_AS(load_sweep(dup),
+                       doctest::Contains(("d.yaml:5:26: axes.1.keys.1: the key 'model.batch' is already varied by the "
+                                          "axis at " + s.dir.string() + "/d.yaml:3:10 (axes.0.key)").c_str()),
+                       ConfigError);
+  const std::string self = s.write("self.yaml", "base: self.yaml\naxes:\n  - key: a\n    values: [1]\n");
+  CHECK_THROWS_WITH_AS(load_sweep(self), doctest::Contains("self.yaml:1:7: base: the base scenario"), ConfigError);
+}
+
+TEST_CASE("a sweep names the files it reads, so that -o cannot overwrite them") {
+  // The sweep file, its base scenario and the platform and model files the base names.
+  Scratch s;
+  s.write("base.yaml", "platform: p.yaml\nmodel: m.yaml\n");
+  const std::string file = s.write("sweep.yaml", "base: base.yaml\naxes:\n  - key: a\n    values: [1]\n");
+  const Sweep sweep = load_sweep(file);
+  std::vector<std::string> names;
+  for (const auto& f : sweep.input_files()) names.push_back(fs::path(f).filename().string());
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"base.yaml", "m.yaml", "p.yaml", "sweep.yaml"});
 }

@@ -1,55 +1,103 @@
 #include "tools/plot.hpp"
 #include "common/text.hpp"
 
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <limits>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
+#include <unordered_map>
 
 #include "common/config.hpp"
+#include "common/files.hpp"
 #include "tools/sweep.hpp"
+
+#ifdef DLRMSIM_WITH_RSVG
+#include <cairo.h>
+#include <librsvg/rsvg.h>
+#endif
 
 namespace dlrmsim::tools {
 namespace {
 
 constexpr double kWidth = 900, kHeight = 440, kLeft = 80, kRight = 290, kTop = 40, kBottom = 60;
+constexpr double kMaxDouble = std::numeric_limits<double>::max();
 // Colour-blind-safe palettes: Okabe & Ito ("Color Universal Design", 2002), then Paul Tol's
 // "muted" scheme for series beyond eight.
 constexpr const char* kColours[] = {"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9",
                                     "#F0E442", "#000000", "#882255", "#44AA99", "#999933", "#AA4499"};
 constexpr std::size_t kColourCount = sizeof(kColours) / sizeof(kColours[0]);
 
-std::string escape(const std::string& s) {
+/// The length of the valid UTF-8 sequence at the start of `s`, 0 if there is none.
+std::size_t utf8_sequence(std::string_view s) {
+  const auto b = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  const unsigned char c = b(0);
+  std::size_t n = 0;
+  unsigned lo = 0x80, hi = 0xBF;  // the allowed range of the second byte (RFC 3629 table)
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) n = 2;
+  else if (c >= 0xE0 && c <= 0xEF) n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+  else if (c >= 0xF0 && c <= 0xF4) n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+  else return 0;
+  if (s.size() < n || b(1) < lo || b(1) > hi) return 0;
+  for (std::size_t i = 2; i < n; ++i) {
+    if (b(i) < 0x80 || b(i) > 0xBF) return 0;
+  }
+  return n;
+}
+
+/// Text for SVG character data and attribute values: markup characters escaped, and bytes
+/// an XML document cannot hold (control characters, invalid UTF-8, as a CSV file may
+/// contain) replaced by U+FFFD, so that the document always parses.
+std::string escape(std::string_view s) {
   std::string out;
-  for (char c : s) {
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const char c = s[i];
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '<': out += "&lt;"; ++i; continue;
+      case '>': out += "&gt;"; ++i; continue;
+      case '&': out += "&amp;"; ++i; continue;
+      case '"': out += "&quot;"; ++i; continue;
+      default: break;
     }
+    const auto u = static_cast<unsigned char>(c);
+    const std::size_t n = utf8_sequence(s.substr(i));
+    if (n == 0 || (u < 0x20 && c != '\t') || u == 0x7F) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+      continue;
+    }
+    out.append(s.substr(i, n));
+    i += n;
   }
   return out;
 }
 
+double clamp_finite(double v) { return std::clamp(v, -kMaxDouble, kMaxDouble); }
+
+/// -0 printed as "0".
+double positive_zero(double v) { return v == 0.0 ? 0.0 : v; }
+
 struct Axis {
   double lo, hi;
   bool log;
-  double map(double v, double from, double to) const {
+  /// Where `v` lies between lo (0) and hi (1). Differences are taken of halves, so that
+  /// an axis from -1.8e308 to 1.8e308 does not overflow; not finite for a non-positive
+  /// value on a log axis.
+  double fraction(double v) const {
     const double a = log ? std::log10(lo) : lo;
     const double b = log ? std::log10(hi) : hi;
-    const double x = log ? std::log10(v) : v;
-    return from + (to - from) * (b == a ? 0.5 : (x - a) / (b - a));
+    const double x = log ? (v > 0.0 ? std::log10(v) : std::numeric_limits<double>::quiet_NaN()) : v;
+    const double span = b / 2 - a / 2;
+    return span > 0.0 ? (x / 2 - a / 2) / span : 0.5;
   }
+  double map(double v, double from, double to) const { return from + (to - from) * fraction(v); }
   std::vector<double> ticks() const {
     std::vector<double> t;
     if (log) {
@@ -60,52 +108,118 @@ struct Axis {
       if (t.size() < 2) t = {lo, hi};
       return t;
     }
-    const double span = hi - lo;
-    const double raw = span / 5.0;
-    const double mag = std::pow(10.0, std::floor(std::log10(raw > 0 ? raw : 1.0)));
+    // About five steps of 2, 5 or 10 times a power of ten; counted, so that a span too
+    // small for the magnitude of its ends (1e15 .. 1e15 + 1) cannot loop for ever.
+    const double raw = (hi / 2 - lo / 2) / 2.5;
+    if (!(raw > 0.0)) return {lo, hi};
+    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
     const double step = raw / mag < 2 ? 2 * mag : raw / mag < 5 ? 5 * mag : 10 * mag;
-    for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) t.push_back(v);
+    const double first = std::ceil(lo / step);
+    for (int k = 0; k < 12; ++k) {
+      const double v = (first + k) * step;
+      if (!std::isfinite(v) || !(v <= clamp_finite(hi + step * 1e-9))) break;
+      t.push_back(positive_zero(v));
+    }
     return t;
   }
 };
 
-Axis make_axis(std::vector<double> values, bool log, bool from_zero) {
-  if (values.empty()) return {0, 1, log};
-  double lo = *std::min_element(values.begin(), values.end());
-  double hi = *std::max_element(values.begin(), values.end());
+Axis make_axis(const std::vector<double>& values, bool log, bool from_zero) {
+  double lo = kMaxDouble, hi = -kMaxDouble;
+  for (double v : values) {
+    if (!std::isfinite(v) || (log && v <= 0.0)) continue;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  if (lo > hi) return log ? Axis{1, 10, true} : Axis{0, 1, false};  // nothing to show
   if (log) {
     lo = std::max(lo, 1e-300);
-    return {std::pow(10.0, std::floor(std::log10(lo))), std::pow(10.0, std::ceil(std::log10(hi))), true};
+    return {std::pow(10.0, std::floor(std::log10(lo))), std::min(std::pow(10.0, std::ceil(std::log10(hi))), kMaxDouble),
+            true};
   }
   if (from_zero) lo = std::min(lo, 0.0);
-  if (hi == lo) hi = lo + 1.0;
-  const double pad = (hi - lo) * 0.05;
-  return {from_zero && lo == 0.0 ? 0.0 : lo - pad, hi + pad, false};
+  if (hi == lo) {
+    // One value: a unit around it, or 10 % of it where a unit is lost in its magnitude.
+    hi = lo + std::max(1.0, std::abs(lo) * 0.1);
+    if (!std::isfinite(hi)) lo = lo - std::abs(lo) * 0.1, hi = kMaxDouble;
+  }
+  const double pad = (hi / 2 - lo / 2) * 0.1;  // 5 % of the span
+  return {from_zero && lo == 0.0 ? 0.0 : clamp_finite(lo - pad), clamp_finite(hi + pad), false};
+}
+
+/// The vertices of a line through `pts` (page coordinates, sorted by x) that looks the same
+/// at the page's resolution: of each run of points within one quarter of a pixel column, the
+/// first, the lowest, the highest and the last, in their order. A line through 100,000
+/// points otherwise costs the PNG renderer seconds per series; this keeps at most four
+/// vertices per quarter pixel (about 8,500 for the plot's width). Linear time.
+std::vector<std::pair<double, double>> line_through(const std::vector<std::pair<double, double>>& pts) {
+  std::vector<std::pair<double, double>> line;
+  for (std::size_t begin = 0; begin < pts.size();) {
+    const double column = std::floor(pts[begin].first * 4.0);
+    std::size_t end = begin + 1, low = begin, high = begin;
+    for (; end < pts.size() && std::floor(pts[end].first * 4.0) == column; ++end) {
+      if (pts[end].second < pts[low].second) low = end;
+      if (pts[end].second > pts[high].second) high = end;
+    }
+    std::size_t keep[] = {begin, std::min(low, high), std::max(low, high), end - 1};
+    for (std::size_t k = 0; k < 4; ++k) {
+      if (k == 0 || keep[k] != keep[k - 1]) line.push_back(pts[keep[k]]);
+    }
+    begin = end;
+  }
+  return line;
+}
+
+/// Whether a text starts with a number, and whether that number is finite.
+enum class Leading { none, finite, not_finite };
+Leading leading_kind(const std::string& text, double& value) {
+  const char* b = text.data();
+  const char* e = text.data() + text.size();
+  while (b < e && *b == ' ') ++b;
+  const auto [end, ec] = std::from_chars(b, e, value);
+  if (ec == std::errc::result_out_of_range) return Leading::not_finite;  // 1e999
+  if (ec != std::errc() || end == b) return Leading::none;
+  return std::isfinite(value) ? Leading::finite : Leading::not_finite;
 }
 
 }  // namespace
 
 std::optional<double> leading_number(const std::string& text) {
   double v = 0.0;
-  const char* b = text.data();
-  while (b < text.data() + text.size() && *b == ' ') ++b;
-  const auto [end, ec] = std::from_chars(b, text.data() + text.size(), v);
-  if (ec != std::errc() || end == b || !std::isfinite(v)) return std::nullopt;
+  if (leading_kind(text, v) != Leading::finite) return std::nullopt;
   return v;
 }
 
-std::string render_svg(const Chart& chart) {
+std::string render_svg(const Chart& chart, std::size_t* skipped) {
   const double x0 = kLeft, x1 = kWidth - kRight, y0 = kHeight - kBottom, y1 = kTop;
+  std::size_t points = 0;
+  for (const Series& s : chart.series) points += std::min(s.x.size(), s.y.size());
+  // x numbers parsed once; a chart is numeric when every x value is.
+  std::vector<std::vector<double>> x_numbers(chart.series.size());
   bool numeric_x = true;
   std::vector<double> xs, ys;
-  std::vector<std::string> categories;
-  for (const Series& s : chart.series) {
-    for (std::size_t i = 0; i < s.x.size(); ++i) {
-      const auto v = leading_number(s.x[i]);
+  xs.reserve(points);
+  ys.reserve(points);
+  for (std::size_t s = 0; s < chart.series.size(); ++s) {
+    const Series& series = chart.series[s];
+    const std::size_t n = std::min(series.x.size(), series.y.size());
+    for (std::size_t i = 0; i < n && numeric_x; ++i) {
+      const auto v = leading_number(series.x[i]);
       if (!v) numeric_x = false;
-      else xs.push_back(*v);
-      if (std::find(categories.begin(), categories.end(), s.x[i]) == categories.end()) categories.push_back(s.x[i]);
-      ys.push_back(s.y[i]);
+      else x_numbers[s].push_back(*v);
+    }
+    for (std::size_t i = 0; i < n; ++i) ys.push_back(series.y[i]);
+  }
+  // Categories in order of first appearance, found through a hash map (linear time).
+  std::vector<std::string> categories;
+  std::unordered_map<std::string, std::size_t> category_of;
+  if (numeric_x) {
+    for (const auto& numbers : x_numbers) xs.insert(xs.end(), numbers.begin(), numbers.end());
+  } else {
+    for (const Series& s : chart.series) {
+      for (std::size_t i = 0; i < std::min(s.x.size(), s.y.size()); ++i) {
+        if (category_of.emplace(s.x[i], categories.size()).second) categories.push_back(s.x[i]);
+      }
     }
   }
   std::ostringstream svg;
@@ -151,30 +265,43 @@ std::string render_svg(const Chart& chart) {
     svg << "<line x1=\"" << ax.map(ax.lo, x0, x1) << "\" y1=\"" << ay.map(ay.lo, y0, y1) << "\" x2=\""
         << ax.map(ax.hi, x0, x1) << "\" y2=\"" << ay.map(ay.hi, y0, y1) << "\" stroke=\"#999\" stroke-dasharray=\"4 3\"/>\n";
   }
+  std::size_t left_out = 0;
   const std::size_t n = chart.series.size();
   for (std::size_t s = 0; s < n; ++s) {
     const Series& series = chart.series[s];
+    const std::size_t count = std::min(series.x.size(), series.y.size());
     const char* colour = kColours[s % kColourCount];
     if (numeric_x) {
-      std::vector<std::pair<double, double>> pts;
-      for (std::size_t i = 0; i < series.x.size(); ++i) pts.emplace_back(*leading_number(series.x[i]), series.y[i]);
-      std::sort(pts.begin(), pts.end());
+      std::vector<std::pair<double, double>> pts;  // page coordinates
+      pts.reserve(count);
+      std::vector<std::pair<double, double>> values;
+      values.reserve(count);
+      for (std::size_t i = 0; i < count; ++i) values.emplace_back(x_numbers[s][i], series.y[i]);
+      std::sort(values.begin(), values.end());
+      for (const auto& [x, y] : values) {
+        const double px = ax.map(x, x0, x1), py = ay.map(y, y0, y1);
+        if (std::isfinite(px) && std::isfinite(py)) pts.emplace_back(px, py);
+        else ++left_out;
+      }
       if (!log && pts.size() > 1) {
         svg << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"2\" points=\"";
-        for (const auto& [x, y] : pts) svg << ax.map(x, x0, x1) << "," << ay.map(y, y0, y1) << " ";
+        for (const auto& [x, y] : line_through(pts)) svg << x << "," << y << " ";
         svg << "\"/>\n";
       }
       for (const auto& [x, y] : pts) {
-        svg << "<circle cx=\"" << ax.map(x, x0, x1) << "\" cy=\"" << ay.map(y, y0, y1) << "\" r=\"3.5\" fill=\""
-            << colour << "\"/>\n";
+        svg << "<circle cx=\"" << x << "\" cy=\"" << y << "\" r=\"3.5\" fill=\"" << colour << "\"/>\n";
       }
     } else {
       const double slot = (x1 - x0) / static_cast<double>(std::max<std::size_t>(categories.size(), 1));
       const double bar = slot * 0.8 / static_cast<double>(n);
-      for (std::size_t i = 0; i < series.x.size(); ++i) {
-        const auto c = static_cast<double>(std::find(categories.begin(), categories.end(), series.x[i]) - categories.begin());
+      for (std::size_t i = 0; i < count; ++i) {
+        const auto c = static_cast<double>(category_of.at(series.x[i]));
         const double x = x0 + slot * c + slot * 0.1 + bar * static_cast<double>(s);
         const double top = ay.map(series.y[i], y0, y1);
+        if (!std::isfinite(top)) {
+          ++left_out;
+          continue;
+        }
         svg << "<rect x=\"" << x << "\" y=\"" << top << "\" width=\"" << bar << "\" height=\"" << y0 - top
             << "\" fill=\"" << colour << "\"/>\n";
       }
@@ -184,39 +311,82 @@ std::string render_svg(const Chart& chart) {
         << escape(series.name) << "</text>\n";
   }
   svg << "</svg>\n";
+  if (skipped) *skipped = left_out;
   return svg.str();
 }
 
+#ifdef DLRMSIM_WITH_RSVG
+bool png_supported() { return true; }
+
+std::string render_png(const std::string& svg) {
+  // Owners that release the C objects on every path.
+  struct Unref {
+    void operator()(RsvgHandle* h) const { g_object_unref(h); }
+    void operator()(cairo_surface_t* s) const { cairo_surface_destroy(s); }
+    void operator()(cairo_t* c) const { cairo_destroy(c); }
+  };
+  // The SVG is produced by render_svg, so a failure to render it is a defect of this
+  // program, not of the user's input: a std::runtime_error.
+  auto fail = [](const std::string& what, GError* error) {
+    const std::string reason = error ? error->message : "unknown reason";
+    if (error) g_error_free(error);
+    throw std::runtime_error("rendering the chart as PNG: " + what + ": " + reason);
+  };
+  GError* error = nullptr;
+  std::unique_ptr<RsvgHandle, Unref> handle(
+      rsvg_handle_new_from_data(reinterpret_cast<const guint8*>(svg.data()), svg.size(), &error));
+  if (!handle) fail("the SVG was not accepted", error);
+  const int width = static_cast<int>(kWidth), height = static_cast<int>(kHeight);
+  std::unique_ptr<cairo_surface_t, Unref> surface(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height));
+  if (cairo_surface_status(surface.get()) != CAIRO_STATUS_SUCCESS) fail("no image surface", nullptr);
+  {
+    std::unique_ptr<cairo_t, Unref> cr(cairo_create(surface.get()));
+    const RsvgRectangle viewport{0.0, 0.0, kWidth, kHeight};
+    if (!rsvg_handle_render_document(handle.get(), cr.get(), &viewport, &error)) fail("drawing failed", error);
+  }
+  std::string png;
+  const auto append = [](void* closure, const unsigned char* data, unsigned int length) -> cairo_status_t {
+    static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
+    return CAIRO_STATUS_SUCCESS;
+  };
+  if (cairo_surface_write_to_png_stream(surface.get(), append, &png) != CAIRO_STATUS_SUCCESS) {
+    fail("encoding the PNG failed", nullptr);
+  }
+  return png;
+}
+#else
+bool png_supported() { return false; }
+
+std::string render_png(const std::string&) {
+  throw std::invalid_argument(
+      "this dlrmsim was built without PNG support (librsvg and cairo: install Debian's librsvg2-dev and rebuild); "
+      "write .svg instead");
+}
+#endif
+
 void write_chart(const Chart& chart, const std::string& path) {
-  const std::filesystem::path p(path);
-  const std::string ext = p.extension().string();
+  const std::string ext = std::filesystem::path(path).extension().string();
   if (ext != ".svg" && ext != ".png") {
     throw std::invalid_argument("plot output '" + path + "': expected a file name ending in .svg or .png");
   }
-  const std::string svg_path = ext == ".svg" ? path : path + ".svg";
-  {
-    std::ofstream out(svg_path);
-    out << render_svg(chart);
-    if (!out) throw std::invalid_argument("cannot write '" + svg_path + "'");
-  }
-  if (ext == ".png") {
-    const std::string cmd = "rsvg-convert -o '" + path + "' '" + svg_path + "' 2>/dev/null";
-    const int rc = std::system(cmd.c_str());
-    std::filesystem::remove(svg_path);
-    if (rc != 0) {
-      throw std::invalid_argument("writing PNG needs rsvg-convert (Debian package librsvg2-bin); write .svg instead "
-                                  "or install it");
-    }
-  }
+  const std::string svg = render_svg(chart);
+  write_output_file(path, ext == ".svg" ? svg : render_png(svg));
 }
 
 Chart chart_from_csv(const std::string& csv_path, const std::string& x_key, const std::string& y_key,
                      const std::string& group_key) {
-  std::ifstream in(csv_path);
-  if (!in) throw ConfigError(csv_path + ": cannot open file");
-  std::string line;
-  if (!std::getline(in, line)) throw ConfigError(csv_path + ":1: the file is empty; expected a CSV header");
-  const std::vector<std::string> header = csv_split(line);
+  const std::string text = read_input_file(csv_path);
+  std::vector<std::string_view> lines;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back(line);
+    start = end + 1;
+  }
+  if (lines.empty()) throw ConfigError(csv_path + ":1: the file is empty; expected a CSV header");
+  const std::vector<std::string> header = csv_split(std::string(lines[0]));
   auto column = [&](const std::string& key) -> std::size_t {
     const auto it = std::find(header.begin(), header.end(), key);
     if (it == header.end()) {
@@ -243,20 +413,27 @@ Chart chart_from_csv(const std::string& csv_path, const std::string& x_key, cons
   chart.x_label = x_key;
   chart.y_label = y_key;
   std::map<std::string, std::size_t> series_of;
-  while (std::getline(in, line)) {
-    const auto f = csv_split(line);
+  for (std::size_t l = 1; l < lines.size(); ++l) {
+    const auto f = csv_split(std::string(lines[l]));
     if (f.size() != header.size()) continue;
-    const auto y = leading_number(f[yc]);
-    if (!y) continue;
+    double y = 0.0, x = 0.0;
+    const Leading y_kind = leading_kind(f[yc], y);
+    if (y_kind == Leading::none) continue;
+    if (y_kind == Leading::not_finite || leading_kind(f[xc], x) == Leading::not_finite) {
+      ++chart.skipped_non_finite;
+      continue;
+    }
     std::string g;
     for (std::size_t c : group_columns) g += (g.empty() ? "" : " / ") + shown(f[c]);
     if (g.empty()) g = y_key;
     auto [it, inserted] = series_of.emplace(g, chart.series.size());
     if (inserted) chart.series.push_back(Series{g, {}, {}});
     chart.series[it->second].x.push_back(shown(f[xc]));
-    chart.series[it->second].y.push_back(*y);
+    chart.series[it->second].y.push_back(y);
   }
-  if (chart.series.empty()) throw ConfigError(csv_path + ": no row has a number in column '" + y_key + "'");
+  if (chart.series.empty()) {
+    throw ConfigError(csv_path + ": no row has a finite number in column '" + y_key + "'");
+  }
   return chart;
 }
 

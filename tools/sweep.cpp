@@ -6,16 +6,17 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <thread>
 
 namespace dlrmsim::tools {
@@ -36,7 +37,9 @@ std::string value_text(const ConfigNode& v) {
 std::vector<SweepAxis> read_axis(const ConfigNode& node, std::size_t group) {
   std::vector<SweepAxis> axes;
   if (node.has("keys")) {
-    for (const ConfigNode& k : node.child("keys").elements()) axes.push_back(SweepAxis{k.as<std::string>(), {}, group});
+    for (const ConfigNode& k : node.child("keys").elements()) {
+      axes.push_back(SweepAxis{k.as<std::string>(), {}, group, k.where()});
+    }
     if (axes.empty()) node.child("keys").fail("expected a non-empty list of key paths");
     const ConfigNode values = node.child("values");
     for (const ConfigNode& v : values.elements()) {
@@ -53,6 +56,7 @@ std::vector<SweepAxis> read_axis(const ConfigNode& node, std::size_t group) {
   SweepAxis axis;
   axis.group = group;
   axis.key = node.get<std::string>("key");
+  axis.location = node.child("key").where();
   if (axis.key.empty()) node.child("key").fail("the key path is empty");
   const bool has_values = node.has("values");
   const bool has_range = node.has("range");
@@ -90,6 +94,9 @@ YAML::Node load_base(const ConfigNode& root, std::string& source) {
   if (base.is_scalar()) {
     const fs::path path = fs::path(root.source_dir()) / base.as<std::string>();
     if (!path_exists(path)) base.fail("scenario file '" + path.string() + "' does not exist");
+    if (same_file(path, root.source())) {
+      base.fail("the base scenario '" + path.string() + "' is this sweep file itself; expected a scenario file");
+    }
     source = path.string();
     return ConfigNode::load_file(source).yaml();
   }
@@ -98,6 +105,25 @@ YAML::Node load_base(const ConfigNode& root, std::string& source) {
   return base.yaml();
 }
 
+
+/// The files a scenario names for its platform and model (relative to its directory), when
+/// they are given as paths: inputs that a result file must not overwrite.
+std::vector<std::string> referenced_files(const YAML::Node& scenario, const std::string& source) {
+  std::vector<std::string> files;
+  if (!scenario.IsMap()) return files;
+  for (const char* key : {"platform", "model"}) {
+    const YAML::Node part = scenario[key];
+    if (part && part.IsScalar()) files.push_back((fs::path(source).parent_path() / part.Scalar()).string());
+  }
+  return files;
+}
+
+/// "FILE:LINE:COL" and "KEY.PATH" of a ConfigNode::where() text.
+std::pair<std::string, std::string> split_where(const std::string& where) {
+  const auto colon = where.rfind(": ");
+  if (colon == std::string::npos) return {where, ""};
+  return {where.substr(0, colon), where.substr(colon + 2)};
+}
 
 }  // namespace
 
@@ -126,13 +152,19 @@ Sweep load_sweep(const std::string& path) {
     root.finish();
     if (sweep.files_.empty()) root.fail("the sweep has no points");
     sweep.size_ = sweep.files_.size();
+    sweep.input_files_ = sweep.files_;
+    sweep.input_files_.push_back(path);
     return sweep;
   }
 
   {
+    const YAML::Node base = load_base(root, sweep.base_source_);
     YAML::Emitter text;
-    text << load_base(root, sweep.base_source_);
+    text << base;
     sweep.base_text_ = text.c_str();
+    sweep.input_files_ = referenced_files(base, sweep.base_source_);
+    sweep.input_files_.push_back(path);
+    if (sweep.base_source_ != path) sweep.input_files_.push_back(sweep.base_source_);
   }
   sweep.zip_ = root.get_choice_or("combine", {"grid", "zip"}, "grid") == "zip";
   const ConfigNode axes_node = root.child("axes");
@@ -143,7 +175,18 @@ Sweep load_sweep(const std::string& path) {
   }
   root.finish();
   if (sweep.axes_.empty()) axes_node.fail("the sweep has no axes; expected a list of {key, values} or {key, range}");
-  for (const SweepAxis& a : sweep.axes_) sweep.input_keys_.push_back(a.key);
+  // One key on two axes would give two columns of the same name and points whose value is
+  // the last axis's: refused, naming both places.
+  std::map<std::string, const SweepAxis*> axis_of_key;
+  for (const SweepAxis& a : sweep.axes_) {
+    const auto [it, inserted] = axis_of_key.emplace(a.key, &a);
+    if (!inserted) {
+      const auto [first_place, first_path] = split_where(it->second->location);
+      throw ConfigError(a.location + ": the key '" + a.key + "' is already varied by the axis at " + first_place +
+                        " (" + first_path + "); a key may be varied by one axis only");
+    }
+    sweep.input_keys_.push_back(a.key);
+  }
   const auto& axes = sweep.axes_;
   std::size_t total = 1;
   if (sweep.zip_) {
@@ -169,20 +212,7 @@ Sweep load_sweep(const std::string& path) {
   return sweep;
 }
 
-SweepPoint Sweep::point(std::size_t index) const {
-  SweepPoint p;
-  p.index = index;
-  if (!files_.empty()) {
-    p.label = fs::path(files_[index]).filename().string();
-    p.inputs = {{"scenario", files_[index]}};
-    p.scenario_source = files_[index];
-    p.scenario = ConfigNode::load_file(files_[index]).yaml();
-    return p;
-  }
-  p.scenario_source = base_source_;
-  // Each point gets its own tree, parsed from the base's text: points run on several threads
-  // and yaml-cpp nodes share their storage between copies.
-  p.scenario = YAML::Load(base_text_);
+std::vector<std::size_t> Sweep::picks(std::size_t index) const {
   std::vector<std::size_t> pick(axes_.size());
   std::size_t rest = index;
   for (std::size_t k = axes_.size(); k-- > 0;) {  // last axis fastest; linked axes share a pick
@@ -195,12 +225,41 @@ SweepPoint Sweep::point(std::size_t index) const {
       rest /= axes_[k].values.size();
     }
   }
+  return pick;
+}
+
+PointInputs Sweep::point_inputs(std::size_t index) const {
+  PointInputs p;
+  if (!files_.empty()) {
+    p.label = fs::path(files_[index]).filename().string();
+    p.inputs = {{"scenario", files_[index]}};
+    return p;
+  }
+  const std::vector<std::size_t> pick = picks(index);
   for (std::size_t k = 0; k < axes_.size(); ++k) {
     const std::string& value = axes_[k].values[pick[k]];
-    p.overrides.push_back(axes_[k].key + "=" + value);
     p.inputs.emplace_back(axes_[k].key, value);
     p.label += (k ? ";" : "") + axes_[k].key + "=" + value;
   }
+  return p;
+}
+
+SweepPoint Sweep::point(std::size_t index) const {
+  SweepPoint p;
+  p.index = index;
+  PointInputs inputs = point_inputs(index);
+  p.label = std::move(inputs.label);
+  p.inputs = std::move(inputs.inputs);
+  if (!files_.empty()) {
+    p.scenario_source = files_[index];
+    p.scenario = ConfigNode::load_file(files_[index]).yaml();
+    return p;
+  }
+  p.scenario_source = base_source_;
+  // Each point gets its own tree, parsed from the base's text: points run on several threads
+  // and yaml-cpp nodes share their storage between copies.
+  p.scenario = YAML::Load(base_text_);
+  for (const auto& [key, value] : p.inputs) p.overrides.push_back(key + "=" + value);
   return p;
 }
 
@@ -239,6 +298,38 @@ std::vector<std::string> csv_split(const std::string& line) {
   return fields;
 }
 
+std::optional<std::vector<std::string>> csv_split_strict(std::string_view line) {
+  std::vector<std::string> fields(1);
+  std::size_t i = 0;
+  while (true) {
+    if (i < line.size() && line[i] == '"') {  // a quoted field
+      ++i;
+      while (true) {
+        if (i >= line.size()) return std::nullopt;  // unterminated
+        if (line[i] == '"') {
+          if (i + 1 < line.size() && line[i + 1] == '"') {
+            fields.back() += '"';
+            i += 2;
+            continue;
+          }
+          ++i;
+          break;
+        }
+        fields.back() += line[i++];
+      }
+    } else {
+      while (i < line.size() && line[i] != ',') {
+        if (line[i] == '"') return std::nullopt;  // a quote inside an unquoted field
+        fields.back() += line[i++];
+      }
+    }
+    if (i == line.size()) return fields;
+    if (line[i] != ',') return std::nullopt;  // text after a closing quote
+    ++i;
+    fields.emplace_back();
+  }
+}
+
 std::vector<std::string> sweep_columns(const Sweep& sweep, const std::vector<std::string>& output_columns) {
   std::vector<std::string> cols{"point", "label"};
   cols.insert(cols.end(), sweep.input_keys().begin(), sweep.input_keys().end());
@@ -269,74 +360,170 @@ std::string join_header(const std::vector<std::string>& cols) {
 }  // namespace
 
 namespace {
-// Rows of a result file by point index; a torn last line (no newline: the process died
-// while writing it) and lines that are not rows are dropped.
-void read_rows(const std::string& path, const std::string& header, std::map<std::size_t, std::string>& rows) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return;
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto last_newline = text.rfind('\n');
-  text = last_newline == std::string::npos ? std::string() : text.substr(0, last_newline + 1);
-  std::istringstream lines(text);
-  std::string line;
-  bool first = true;
-  while (std::getline(lines, line)) {
-    if (first) {
-      first = false;
-      if (line != header) {
-        throw ConfigError(path + ":1: the existing result file has other columns than this sweep; expected '" +
-                          header + "'");
-      }
-      continue;
-    }
-    const auto comma = line.find(',');
-    if (line.empty() || comma == std::string::npos || comma == 0 ||
-        line.find_first_not_of("0123456789") != comma) {
-      continue;
-    }
-    rows.emplace(std::stoull(line.substr(0, comma)), line);
-  }
+
+/// A value as csv_field writes it and csv_split_strict reads it back (line breaks become
+/// spaces).
+std::string as_written(const std::string& value) {
+  std::string out = value;
+  std::replace(out.begin(), out.end(), '\n', ' ');
+  std::replace(out.begin(), out.end(), '\r', ' ');
+  return out;
 }
+
+/// Why `line` is not the row of this sweep that it claims to be, or "" when it is.
+std::string row_mismatch(std::string_view line, const Sweep& sweep, std::size_t columns, std::size_t& index) {
+  const auto fields = csv_split_strict(line);
+  if (!fields) return "the CSV quoting is malformed";
+  if (fields->size() != columns) {
+    return "it has " + std::to_string(fields->size()) + " fields; the header has " + std::to_string(columns);
+  }
+  const std::string& number = (*fields)[0];
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), index);
+  if (number.empty() || ec == std::errc::invalid_argument || end != number.data() + number.size()) {
+    return "the point number '" + number + "' is not a whole number";
+  }
+  if (ec == std::errc::result_out_of_range || index >= sweep.size()) {
+    return "point " + number + " is not a point of this sweep (it has " + std::to_string(sweep.size()) + " points)";
+  }
+  const PointInputs expected = sweep.point_inputs(index);
+  if ((*fields)[1] != as_written(expected.label)) {
+    return "the label of point " + number + " is '" + (*fields)[1] + "'; this sweep's is '" +
+           as_written(expected.label) + "'";
+  }
+  for (std::size_t k = 0; k < expected.inputs.size(); ++k) {
+    const auto& [key, value] = expected.inputs[k];
+    if ((*fields)[2 + k] != as_written(value)) {
+      return "column '" + key + "' of point " + number + " is '" + (*fields)[2 + k] + "'; this sweep has '" +
+             as_written(value) + "'";
+    }
+  }
+  const std::string& status = (*fields)[2 + expected.inputs.size()];
+  if (status != "ok" && status != "infeasible" && status != "error") {
+    return "the status '" + status + "' is not ok, infeasible or error";
+  }
+  return {};
+}
+
+SweepSummary summarize(const std::map<std::size_t, std::string>& rows, const Sweep& sweep) {
+  SweepSummary summary;
+  const std::size_t status_column = 2 + sweep.input_keys().size();
+  for (const auto& [index, line] : rows) {
+    const auto fields = csv_split_strict(line);
+    if (!fields || fields->size() <= status_column + 1) continue;  // rows are checked before
+    ++summary.rows;
+    const std::string& status = (*fields)[status_column];
+    if (status == "ok") {
+      ++summary.ok;
+      continue;
+    }
+    if (summary.infeasible + summary.errors == 0) {
+      summary.first_failed_point = index;
+      summary.first_failure = (*fields)[status_column + 1];
+    }
+    if (status == "infeasible") ++summary.infeasible;
+    else ++summary.errors;
+  }
+  return summary;
+}
+
+std::string csv_text(const std::string& header, const std::map<std::size_t, std::string>& rows) {
+  std::string text = header + "\n";
+  for (const auto& [index, line] : rows) text.append(line).push_back('\n');
+  return text;
+}
+
 }  // namespace
 
 std::string sweep_header(const Sweep& sweep, const std::vector<std::string>& output_columns) {
   return join_header(sweep_columns(sweep, output_columns));
 }
 
-std::set<std::size_t> finished_points(const std::string& path, const std::string& header) {
-  std::map<std::size_t, std::string> rows;
-  read_rows(path, header, rows);
+ResultRows read_result_rows(const std::string& path, const Sweep& sweep,
+                            const std::vector<std::string>& output_columns) {
+  ResultRows found;
+  if (!path_exists(path)) return found;
+  const std::string text = read_input_file(path);
+  const std::string header = sweep_header(sweep, output_columns);
+  const std::size_t columns = sweep_columns(sweep, output_columns).size();
+  std::size_t line_number = 0;
+  // Only complete lines: what follows the last newline is a torn row of a killed process.
+  for (std::size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+    const std::string_view line(text.data() + start, end - start);
+    if (++line_number == 1) {
+      if (line != header) {
+        throw ConfigError(path + ":1: the existing result file has other columns than this sweep; expected '" +
+                          header + "'");
+      }
+      continue;
+    }
+    std::size_t index = 0;
+    std::string reason = row_mismatch(line, sweep, columns, index);
+    if (reason.empty()) {
+      found.rows.emplace(index, std::string(line));  // a duplicate of a kept point is ignored
+      continue;
+    }
+    if (found.rejected++ == 0) {
+      found.first_rejected_line = line_number;
+      found.first_reason = std::move(reason);
+    }
+  }
+  return found;
+}
+
+std::string rejected_rows_message(const std::string& path, const ResultRows& found, bool rerun) {
+  if (found.rejected == 0) return {};
+  const bool one = found.rejected == 1;
+  return std::to_string(found.rejected) + (one ? " row of " : " rows of ") + path + (one ? " does" : " do") +
+         " not match this sweep and " + (one ? "is " : "are ") + (rerun ? "rerun" : "dropped") + ": first at line " +
+         std::to_string(found.first_rejected_line) + ": " + found.first_reason;
+}
+
+std::set<std::size_t> finished_points(const std::string& path, const Sweep& sweep,
+                                      const std::vector<std::string>& output_columns) {
   std::set<std::size_t> out;
-  for (const auto& [index, line] : rows) out.insert(index);
+  for (const auto& [index, line] : read_result_rows(path, sweep, output_columns).rows) out.insert(index);
   return out;
 }
 
-std::size_t collect_sweep_csv(const std::string& path, const std::vector<std::string>& parts,
-                              const std::string& header) {
-  std::map<std::size_t, std::string> rows;
-  read_rows(path, header, rows);
-  for (const std::string& part : parts) read_rows(part, header, rows);
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << header << "\n";
-    for (const auto& [index, line] : rows) out << line << "\n";
-    if (!out) throw ConfigError(tmp + ": cannot write the result file");
+void check_result_path(const std::string& path) {
+  if (path == "-") {
+    throw OutputError("-: cannot write the output: a sweep's result file cannot be standard output (it is appended "
+                      "to as points finish and read back); expected a file name");
   }
-  fs::rename(tmp, path);
+  if (path_exists(path) && !regular_file_exists(path)) {
+    throw OutputError(path + ": cannot write the output: " + (directory_exists(path) ? "it is a directory" : "it is not a regular file") +
+                      "; a sweep's result file is appended to as points finish and read back, so it must be a "
+                      "regular file");
+  }
+}
+
+SweepSummary collect_sweep_csv(const std::string& path, const std::vector<std::string>& parts, const Sweep& sweep,
+                               const std::vector<std::string>& output_columns) {
+  std::map<std::size_t, std::string> rows;
+  std::vector<std::string> files{path};
+  files.insert(files.end(), parts.begin(), parts.end());
+  for (const std::string& file : files) {
+    ResultRows found = read_result_rows(file, sweep, output_columns);
+    if (const std::string message = rejected_rows_message(file, found, false); !message.empty()) {
+      std::cerr << message << "\n";
+    }
+    rows.merge(found.rows);  // a point already collected keeps its first row
+  }
+  write_output_file(path, csv_text(sweep_header(sweep, output_columns), rows));
   for (const std::string& part : parts) fs::remove(part);
-  return rows.size();
+  return summarize(rows, sweep);
 }
 
 std::size_t run_points(const Sweep& sweep, const std::vector<std::size_t>& todo, const PointRunner& runner,
                        const std::vector<std::string>& output_columns, const std::string& append_path,
                        const SweepOptions& options) {
   FILE* out = std::fopen(append_path.c_str(), "ab");
-  if (!out) throw ConfigError(append_path + ": cannot append to the result file");
+  if (!out) throw OutputError(append_path + ": cannot write the output: " + std::strerror(errno));
   std::mutex mutex;
   std::atomic<std::size_t> next{0};
   std::size_t written = 0;
   std::size_t failed = 0;
+  int write_error = 0;  // errno of the first failed append
   const auto t0 = std::chrono::steady_clock::now();
 
   auto worker = [&] {
@@ -356,8 +543,12 @@ std::size_t run_points(const Sweep& sweep, const std::vector<std::size_t>& todo,
       }
       const std::string line = sweep_row(point, outcome, output_columns) + "\n";
       std::lock_guard lock(mutex);
-      std::fwrite(line.data(), 1, line.size(), out);
-      std::fflush(out);
+      if (write_error) return;  // the file cannot take more rows: stop
+      if (std::fwrite(line.data(), 1, line.size(), out) != line.size() || std::fflush(out) != 0) {
+        write_error = errno ? errno : EIO;
+        next = todo.size();
+        return;
+      }
       ++written;
       if (outcome.status != "ok") ++failed;
       if (options.progress) {
@@ -374,8 +565,11 @@ std::size_t run_points(const Sweep& sweep, const std::vector<std::size_t>& todo,
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
-  std::fclose(out);
+  const bool closed = std::fclose(out) == 0;
   if (options.progress) std::fprintf(stderr, "\n");
+  if (write_error || !closed) {
+    throw OutputError(append_path + ": cannot write the output: " + std::strerror(write_error ? write_error : errno));
+  }
   return failed;
 }
 
@@ -388,20 +582,26 @@ std::vector<std::size_t> points_to_run(const Sweep& sweep, const std::set<std::s
 }
 
 std::size_t run_sweep(const Sweep& sweep, const PointRunner& runner, const std::vector<std::string>& output_columns,
-                      const SweepOptions& options) {
+                      const SweepOptions& options, SweepSummary* summary) {
+  check_result_path(options.output_path);
   const std::string header = sweep_header(sweep, output_columns);
   std::set<std::size_t> finished;
   if (options.resume && path_exists(options.output_path)) {
-    collect_sweep_csv(options.output_path, {}, header);
-    finished = finished_points(options.output_path, header);
+    // Only the rows that are this sweep's are kept (the file is rewritten with them alone,
+    // so that a dropped row cannot come back at the final collection); the others rerun.
+    const ResultRows found = read_result_rows(options.output_path, sweep, output_columns);
+    if (const std::string message = rejected_rows_message(options.output_path, found); !message.empty()) {
+      std::cerr << message << "\n";
+    }
+    write_output_file(options.output_path, csv_text(header, found.rows));
+    for (const auto& [index, line] : found.rows) finished.insert(index);
   } else {
-    std::ofstream out(options.output_path, std::ios::binary | std::ios::trunc);
-    out << header << "\n";
-    if (!out) throw ConfigError(options.output_path + ": cannot write the result file");
+    write_output_file(options.output_path, header + "\n");
   }
   const std::size_t failed =
       run_points(sweep, points_to_run(sweep, finished, 0, 1), runner, output_columns, options.output_path, options);
-  collect_sweep_csv(options.output_path, {}, header);
+  const SweepSummary collected = collect_sweep_csv(options.output_path, {}, sweep, output_columns);
+  if (summary) *summary = collected;
   return failed;
 }
 

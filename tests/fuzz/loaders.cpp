@@ -13,6 +13,8 @@
 #include "models/scenario.hpp"
 #include "sim/activity_graph.hpp"
 #include "topologies/platform_loader.hpp"
+#include "tools/plot.hpp"
+#include "tools/scenario_runner.hpp"
 #include "tools/sweep.hpp"
 
 namespace dlrmsim::fuzz {
@@ -66,12 +68,48 @@ void load_profile_text(const std::string& text) {
   (void)models::parse_device_profile(ConfigNode::load_string(text, "profile.yaml"));
 }
 
+/// The sweep that the fuzzed result files are read against (loaded once; not modified).
+const tools::Sweep& nine_point_sweep() {
+  static const tools::Sweep sweep = tools::load_sweep(DLRMSIM_SOURCE_DIR "/tests/data/sweep_nine_points.yaml");
+  return sweep;
+}
+
+/// The reader behind `sweep --resume`: every row it keeps must be a row of the sweep.
+void load_sweep_result(const std::string& text) {
+  const tools::Sweep& sweep = nine_point_sweep();
+  const auto& columns = tools::scenario_output_columns();
+  const std::size_t fields = tools::sweep_columns(sweep, columns).size();
+  const tools::ResultRows found = tools::read_result_rows(write_scratch("result.csv", text), sweep, columns);
+  for (const auto& [index, line] : found.rows) {
+    const auto parsed = tools::csv_split_strict(line);
+    if (index >= sweep.size() || !parsed || parsed->size() != fields || (*parsed)[0] != std::to_string(index)) {
+      throw std::logic_error("resume kept a row that is not a row of the sweep: " + line);
+    }
+  }
+}
+
+/// plot's CSV reader and the SVG it draws: no attribute value may be nan or inf (user text
+/// is only ever element content, so any such attribute comes from a computed coordinate).
+void load_plot_csv(const std::string& text) {
+  const tools::Chart chart =
+      tools::chart_from_csv(write_scratch("plot.csv", text), "model.global_batch_size", "throughput_samples_per_s",
+                            "platform.node_templates.dgx-h100.devices.0.hbm_bandwidth");
+  const std::string svg = tools::render_svg(chart);
+  for (std::size_t at = svg.find("=\""); at != std::string::npos; at = svg.find("=\"", at + 2)) {
+    const std::string value = svg.substr(at + 2, svg.find('"', at + 2) - at - 2);
+    if (value.find("nan") != std::string::npos || value.find("inf") != std::string::npos) {
+      throw std::logic_error("plot drew a coordinate that is not finite: " + value);
+    }
+  }
+}
+
 }  // namespace
 
 const std::vector<Loader>& loaders() {
   static const std::vector<Loader> kLoaders{
       {"units", &load_units},          {"sweep", &load_sweep_file}, {"platform", &load_platform_text},
       {"model", &load_model_text},     {"scenario", &load_scenario_text}, {"profile", &load_profile_text},
+      {"sweep_resume", &load_sweep_result}, {"plot_csv", &load_plot_csv},
   };
   return kLoaders;
 }
