@@ -51,23 +51,24 @@ placement: {policy: cost_greedy, tiers: [gpu_hbm]}
                             "test-scenario.yaml", kRoot + "/configs/scenarios");
 }
 
-// One server with 2 GPUs joined by NVLink, each on PCIe to one CPU socket; the 2 tables are
-// in host memory (looked up by the CPU) so the only GPU-to-GPU traffic is the dense all-reduce.
-Scenario two_gpus(const std::string& software) {
+// One server of `gpus` GPUs, each on PCIe to one CPU socket, with the NVLinks listed in
+// `nvlinks` (YAML link entries); the tables are in host memory (looked up by the CPU), so the
+// only GPU-to-GPU traffic is the dense all-reduce.
+Scenario gpu_server(int gpus, const std::string& nvlinks, const std::string& software) {
   return load_scenario_text(R"(
-name: two-gpus
+name: gpu-server
 platform:
-  name: two
+  name: server
   node_templates:
     server:
       devices:
-        - {name: gpu, kind: gpu, count: 2, model: H100-SXM5-80GB, hbm_capacity: 80 GB, hbm_bandwidth: 3.35 TB/s,
-           peak_flops: {fp32: 67 TFLOP/s, tf32: 494.5 TFLOP/s, bf16: 989.5 TFLOP/s, fp16: 989.5 TFLOP/s}}
+        - {name: gpu, kind: gpu, count: )" + std::to_string(gpus) + R"(, model: H100-SXM5-80GB, hbm_capacity: 80 GB,
+           hbm_bandwidth: 3.35 TB/s, peak_flops: {fp32: 67 TFLOP/s, tf32: 494.5 TFLOP/s, bf16: 989.5 TFLOP/s, fp16: 989.5 TFLOP/s}}
         - {name: cpu, kind: cpu, model: test-cpu, cores: 32, clock: 2 GHz, dram_capacity: 512 GB,
            dram_bandwidth: 300 GB/s, memory_channels: 8, gather_bandwidth_per_core: 9 GB/s, peak_flops: {fp32: 4 TFLOP/s}}
       links:
         - {kind: pcie5x16, from: "gpu*", to: cpu, pattern: all}
-        - {kind: nvlink4, between: [gpu0, gpu1], count: 18}
+)" + nvlinks + R"(
   cluster:
     groups: [{name: n, template: server, count: 1, role: trainer}]
 model:
@@ -86,40 +87,17 @@ placement: {policy: all_host}
                             "test-scenario.yaml", kRoot + "/configs/scenarios");
 }
 
-// One server with 3 GPUs in a chain of NVLinks (gpu0 - gpu1 - gpu2), each on PCIe to the CPU;
-// tables in host memory, so the only GPU-to-GPU traffic is the dense all-reduce.
+// Two GPUs joined by NVLink.
+Scenario two_gpus(const std::string& software) {
+  return gpu_server(2, "        - {kind: nvlink4, between: [gpu0, gpu1], count: 18}", software);
+}
+
+// Three GPUs in a chain of NVLinks: gpu0 - gpu1 - gpu2 (gpu0 and gpu2 have none of their own).
 Scenario chain_of_three(const std::string& software) {
-  return load_scenario_text(R"(
-name: chain
-platform:
-  name: chain
-  node_templates:
-    server:
-      devices:
-        - {name: gpu, kind: gpu, count: 3, model: H100-SXM5-80GB, hbm_capacity: 80 GB, hbm_bandwidth: 3.35 TB/s,
-           peak_flops: {fp32: 67 TFLOP/s, tf32: 494.5 TFLOP/s, bf16: 989.5 TFLOP/s, fp16: 989.5 TFLOP/s}}
-        - {name: cpu, kind: cpu, model: test-cpu, cores: 32, clock: 2 GHz, dram_capacity: 512 GB,
-           dram_bandwidth: 300 GB/s, memory_channels: 8, gather_bandwidth_per_core: 9 GB/s, peak_flops: {fp32: 4 TFLOP/s}}
-      links:
-        - {kind: pcie5x16, from: "gpu*", to: cpu, pattern: all}
-        - {kind: nvlink4, between: [gpu0, gpu1], count: 18}
-        - {kind: nvlink4, between: [gpu1, gpu2], count: 18}
-  cluster:
-    groups: [{name: n, template: server, count: 1, role: trainer}]
-model:
-  name: dense
-  global_batch_size: 8192
-  dense_features: 64
-  embedding_tables: [{name: t, count: 2, rows: 1000, dim: 16, lookups_per_sample: 1}]
-  bottom_mlp: [1024, 16]
-  interaction: concat
-  top_mlp: [1024, 1]
-  optimizer: sgd
-  precision: {compute: bf16, communication: fp32}
-training: {mode: hybrid_parallel_sync}
-placement: {policy: all_host}
-)" + software + "\nrun: {warmup_steps: 2, steps: 3, calibration: " + kCalibration + "}\n",
-                            "test-scenario.yaml", kRoot + "/configs/scenarios");
+  return gpu_server(3,
+                    "        - {kind: nvlink4, between: [gpu0, gpu1], count: 18}\n"
+                    "        - {kind: nvlink4, between: [gpu1, gpu2], count: 18}",
+                    software);
 }
 
 Bytes class_bytes(const RunReport& r, const std::string& kind) {
