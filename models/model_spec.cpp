@@ -469,11 +469,25 @@ ModelSpec load_model(const ConfigNode& node) {
   m.description = node.get_or<std::string>("description", "");
   m.source = node.get_or<std::string>("source", "");
   m.global_batch_size = node.get_positive<std::int64_t>("global_batch_size");
+  if (m.global_batch_size > kMaxGlobalBatch) {
+    node.child("global_batch_size")
+        .fail("value " + std::to_string(m.global_batch_size) + " is out of range: at most " +
+              std::to_string(kMaxGlobalBatch) + " (2^40) samples per step, so that byte counts per step (batch x bytes "
+              "per sample) stay within 64-bit integers");
+  }
   m.dense_features = node.get_positive_or<int>("dense_features", 0, true);
 
   const auto tables = node.child("embedding_tables");
+  std::int64_t table_count = 0;
   for (const auto& e : tables.elements()) {
-    for (auto& t : read_table_entry(e)) m.tables.push_back(std::move(t));
+    for (auto& t : read_table_entry(e)) {
+      table_count += t.count;
+      if (table_count > kMaxTables) {
+        e.fail("the model would have " + std::to_string(table_count) + " embedding tables; at most " +
+               std::to_string(kMaxTables) + " are supported (each table is placed and simulated on its own)");
+      }
+      m.tables.push_back(std::move(t));
+    }
   }
   if (m.tables.empty()) tables.fail("a recommendation model needs at least one embedding table");
   {

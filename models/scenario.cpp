@@ -30,12 +30,7 @@ YAML::Node load_yaml_file(const std::string& path, const ConfigNode& referenced_
   } catch (const ConfigError& e) {
     referenced_from.fail(e.what());
   }
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                      ": YAML syntax error: " + e.msg);
-  }
+  return parse_yaml(text, path);
 }
 
 /// A referenced part of the scenario (model or platform): its YAML and the file it is in.
@@ -63,37 +58,44 @@ Part load_part(const ConfigNode& scenario, const std::string& key, const std::st
 
 Scenario parse(YAML::Node root, const std::string& source_name, const std::string& base_dir,
                const std::vector<std::string>& command_line_overrides) {
-  // The scenario's own `set:` list applies first, then the command line's.
-  std::vector<std::string> overrides;
+  // The scenario's own `set:` list applies first, then the command line's. Each remembers
+  // where it came from, so that an error in a value it set points at it, not at the file.
+  struct Assignment {
+    Override o;
+    std::string origin;
+  };
+  std::vector<Assignment> overrides;
   if (root.IsMap() && root["set"]) {
     const ConfigNode set(root["set"], source_name, "set");
     for (const auto& e : set.elements()) {
       const auto v = e.as<std::string>();
       if (v.find('=') == std::string::npos) e.fail("expected key.path=value");
-      overrides.push_back(v);
+      try {
+        overrides.push_back({parse_override(v), e.where() + " '" + v + "'"});
+      } catch (const ConfigError& error) {
+        e.fail(error.what());
+      }
     }
   }
-  overrides.insert(overrides.end(), command_line_overrides.begin(), command_line_overrides.end());
-  // Overrides of the scenario itself (including replacing a referenced path) come first.
-  std::vector<std::string> model_overrides, platform_overrides;
-  for (const auto& o : overrides) {
-    const auto eq = o.find('=');
-    const auto dot = o.find('.');
-    const std::string head = o.substr(0, std::min(eq, dot));
-    if ((head == "model" || head == "platform") && dot != std::string::npos && dot < eq && root[head] &&
-        root[head].IsScalar()) {
-      (head == "model" ? model_overrides : platform_overrides).push_back(o.substr(dot + 1));
+  for (const auto& text : command_line_overrides) {
+    Override o = parse_override(text);
+    overrides.push_back({o, "--set '" + o.text + "'"});
+  }
+  // Overrides of the scenario itself (including replacing a referenced path) come first;
+  // those that reach into a referenced model or platform file edit that file's content.
+  std::vector<OverrideOrigin> scenario_origins, model_origins, platform_origins;
+  std::vector<const Override*> model_overrides, platform_overrides;
+  for (const auto& a : overrides) {
+    const std::string& head = a.o.path.front();
+    if ((head == "model" || head == "platform") && a.o.path.size() > 1 && root[head] && root[head].IsScalar()) {
+      (head == "model" ? model_overrides : platform_overrides).push_back(&a.o);
+      (head == "model" ? model_origins : platform_origins).push_back({a.o.key_path(1), a.origin, head + "."});
       continue;
     }
-    try {
-      apply_override(root, o);
-    } catch (const ConfigError&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw ConfigError("--set " + o + ": " + e.what());
-    }
+    apply_override(root, a.o);
+    scenario_origins.push_back({a.o.key_path(), a.origin, ""});
   }
-  ConfigNode scenario(root, source_name);
+  ConfigNode scenario(root, source_name, "", scenario_origins);
   if (!scenario.is_map()) scenario.fail("expected a scenario: a mapping with name, platform, model, training, run");
   Scenario s;
   s.source = source_name;
@@ -102,13 +104,14 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   scenario.has("set");  // applied above
 
   Part platform = load_part(scenario, "platform", base_dir);
-  for (const auto& o : platform_overrides) apply_override(platform.yaml, o);
-  s.platform = platform.from_file ? topo::load_platform(ConfigNode(platform.yaml, platform.source))
+  for (const Override* o : platform_overrides) apply_override(platform.yaml, *o, 1);
+  s.platform = platform.from_file ? topo::load_platform(ConfigNode(platform.yaml, platform.source, "", platform_origins))
                                   : topo::load_platform(scenario.child("platform"));
 
   Part model = load_part(scenario, "model", base_dir);
-  for (const auto& o : model_overrides) apply_override(model.yaml, o);
-  s.model = model.from_file ? load_model(ConfigNode(model.yaml, model.source)) : load_model(scenario.child("model"));
+  for (const Override* o : model_overrides) apply_override(model.yaml, *o, 1);
+  s.model = model.from_file ? load_model(ConfigNode(model.yaml, model.source, "", model_origins))
+                            : load_model(scenario.child("model"));
 
   const auto training = scenario.child("training");
   {

@@ -6,6 +6,7 @@
 // the exit status is 1 when one misses by more than --max-holdout-error.
 #include <boost/program_options.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -43,6 +44,12 @@ int cmd_fit_profile(const std::vector<std::string>& args) {
   if (holdout != "none" && holdout != "odd") {
     throw ConfigError("--holdout: expected 'none' or 'odd', found '" + holdout + "'");
   }
+  if (!std::isfinite(max_holdout_error) || max_holdout_error < 0.0) {
+    char found[32];
+    std::snprintf(found, sizeof found, "%g", max_holdout_error);
+    throw ConfigError(std::string("--max-holdout-error: expected a finite fraction of at least 0, such as 0.1 for 10 %, found ") +
+                      found);
+  }
 
   const validation::RawMeasurements raw = validation::load_raw_measurements(raw_path);
   const std::string base_file =
@@ -52,7 +59,12 @@ int cmd_fit_profile(const std::vector<std::string>& args) {
   validation::FitOptions fit_options;
   fit_options.holdout = holdout == "odd" ? validation::Holdout::odd : validation::Holdout::none;
   fit_options.raw_name = raw_path;
-  const validation::CalibrationResult result = validation::fit_device_profile(raw, base, fit_options);
+  validation::CalibrationResult result;
+  try {
+    result = validation::fit_device_profile(raw, base, fit_options);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(raw_path + ": cannot fit a profile: " + e.what());
+  }
 
   std::ofstream out(output);
   out << "# Device profile fitted by dlrmsim fit-profile from " << raw_path << " (base: " << base_file << ")\n"
@@ -61,9 +73,10 @@ int cmd_fit_profile(const std::vector<std::string>& args) {
   std::cout << validation::format_fit_report(result) << "wrote " << output << "\n";
   if (fit_options.holdout == validation::Holdout::odd) {
     const double worst = result.max_held_back_error();
+    const bool pass = worst <= max_holdout_error;  // false for a NaN error too
     std::printf("largest held-back error %.2f %% (limit %.2f %%): %s\n", 100.0 * worst, 100.0 * max_holdout_error,
-                worst <= max_holdout_error ? "pass" : "FAIL");
-    if (worst > max_holdout_error) return kExitInfeasible;
+                pass ? "pass" : "FAIL");
+    if (!pass) return kExitInfeasible;
   }
   return kExitOk;
 }

@@ -189,6 +189,9 @@ int cmd_platform(const std::vector<std::string>& args) {
   if (file.empty()) throw std::invalid_argument("dlrmsim platform: missing the platform FILE; usage: dlrmsim platform FILE [--dot PATH]");
   const Platform platform = load_platform(file);
   print_platform(platform, std::cout);
+  for (const std::string& line : unreachable_devices(platform)) {
+    std::cerr << "warning: " << file << ": " << line << "; a job placed there cannot move its data\n";
+  }
   if (!dot_path.empty()) {
     std::ofstream dot(dot_path);
     if (!dot) throw std::invalid_argument("cannot write '" + dot_path + "'");

@@ -254,10 +254,7 @@ int cmd_run(const std::vector<std::string>& args) {
   try {
     report = models::run_scenario(sc, options);
   } catch (const placement::InfeasiblePlacement& e) {
-    std::ostringstream msg;
-    msg << "the job does not fit: device '" << e.device() << "' overflows by " << std::fixed << std::setprecision(0)
-        << e.overflow().value() << " bytes (" << format_bytes(e.overflow()) << "): " << e.what();
-    throw InfeasibleJob(msg.str());
+    throw InfeasibleJob(infeasible_placement_message(e, "the job does not fit"));
   }
   if (json_path == "-") {
     write_json(std::cout, report);
