@@ -108,6 +108,19 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   s.platform = platform.from_file ? topo::load_platform(ConfigNode(platform.yaml, platform.source, "", platform_origins))
                                   : topo::load_platform(scenario.child("platform"));
 
+  // A GPU or CPU socket with no path of links to the rest of its node cannot exchange
+  // embeddings, gradients or parameters: the platform file lacks a link. Refused here, at the
+  // scenario's platform key, rather than as a routing failure in the middle of a simulation.
+  if (const auto unreachable = topo::unreachable_devices(s.platform); !unreachable.empty()) {
+    const std::string more = unreachable.size() > 1
+                                 ? " (and " + std::to_string(unreachable.size() - 1) + " more such line" +
+                                       (unreachable.size() > 2 ? "s" : "") + " in dlrmsim platform's warnings)"
+                                 : "";
+    scenario.child("platform").fail(unreachable.front() + more +
+                                    "; every GPU and CPU socket of a node must have a path of links to the others "
+                                    "for a job to run on it");
+  }
+
   Part model = load_part(scenario, "model", base_dir);
   for (const Override* o : model_overrides) apply_override(model.yaml, *o, 1);
   s.model = model.from_file ? load_model(ConfigNode(model.yaml, model.source, "", model_origins))
