@@ -447,6 +447,10 @@ std::vector<std::int64_t> read_widths(const ConfigNode& node) {
   for (const auto& e : node.elements()) {
     const auto w = e.as<std::int64_t>();
     e.check_positive(static_cast<double>(w), false);
+    if (w > kMaxLayerWidth) {
+      e.fail("width " + std::to_string(w) + " is out of range: at most " + std::to_string(kMaxLayerWidth) +
+             " (2^24) units per layer, so that layer sizes (width x width) stay exact");
+    }
     widths.push_back(w);
   }
   return widths;
@@ -481,11 +485,12 @@ ModelSpec load_model(const ConfigNode& node) {
   std::int64_t table_count = 0;
   for (const auto& e : tables.elements()) {
     for (auto& t : read_table_entry(e)) {
-      table_count += t.count;
-      if (table_count > kMaxTables) {
-        e.fail("the model would have " + std::to_string(table_count) + " embedding tables; at most " +
-               std::to_string(kMaxTables) + " are supported (each table is placed and simulated on its own)");
+      if (t.count > kMaxTables - table_count) {  // compared before adding: count may be near 2^63
+        (e.is_map() && e.has("count") ? e.child("count") : e).fail("this entry's " + std::to_string(t.count) + " table(s) bring the model past " +
+               std::to_string(kMaxTables) + " embedding tables, the most supported (each table is placed and "
+               "simulated on its own)");
       }
+      table_count += t.count;
       m.tables.push_back(std::move(t));
     }
   }
