@@ -330,9 +330,10 @@ double ConfigNode::as<double>() const {
   if (ec == std::errc::result_out_of_range && end == s.data() + s.size()) {
     fail("number '" + s + "' is out of range; a number must be 0 or between 1e-307 and 1e308 in magnitude");
   }
-  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) {
-    fail("expected a plain number, found '" + s + "'");
+  if (ec == std::errc() && end == s.data() + s.size() && !std::isfinite(v)) {
+    fail("'" + s + "' is not a finite number; expected a plain number such as 0.5");
   }
+  if (ec != std::errc() || end != s.data() + s.size()) fail("expected a plain number, found '" + s + "'");
   return v;
 }
 
@@ -415,7 +416,7 @@ Override parse_override(std::string_view assignment) {
   return o;
 }
 
-void apply_override(YAML::Node& root, const Override& o, std::size_t first) {
+std::string apply_override(YAML::Node& root, const Override& o, std::size_t first) {
   const std::string where = "--set '" + o.text + "'";
   if (first >= o.path.size()) throw ConfigError(where + ": expected KEY.PATH=VALUE");
   const auto index_of = [&](const YAML::Node& list, const std::string& k) {
@@ -429,6 +430,7 @@ void apply_override(YAML::Node& root, const Override& o, std::size_t first) {
   };
   // yaml-cpp nodes are reference-like: walk with a chain of handles and reassign in place.
   std::vector<YAML::Node> chain{root};
+  std::size_t outermost = o.path.size() - 1;  // the outermost key created or replaced
   for (std::size_t i = first; i + 1 < o.path.size(); ++i) {
     YAML::Node cur = chain.back();
     const std::string& k = o.path[i];
@@ -439,7 +441,10 @@ void apply_override(YAML::Node& root, const Override& o, std::size_t first) {
         throw ConfigError(where + ": " + (i == first ? std::string("the document") : "'" + o.path[i - 1] + "'") +
                           " holds a value ('" + cur.Scalar() + "'), not a mapping with a key '" + k + "'");
       }
-      if (!cur[k]) cur[k] = YAML::Node(YAML::NodeType::Map);
+      if (!cur[k]) {
+        cur[k] = YAML::Node(YAML::NodeType::Map);
+        outermost = std::min(outermost, i);
+      }
       chain.push_back(cur[k]);
     }
   }
@@ -453,6 +458,9 @@ void apply_override(YAML::Node& root, const Override& o, std::size_t first) {
   } else {
     last[k] = o.value;
   }
+  std::string created;
+  for (std::size_t i = first; i <= outermost; ++i) created += (i > first ? "." : "") + o.path[i];
+  return created;
 }
 
 void apply_override(YAML::Node& root, std::string_view assignment) { apply_override(root, parse_override(assignment)); }

@@ -188,8 +188,10 @@ Override parse_override(std::string_view assignment);
 
 /// Sets the value at o.path[first..] in `root`. Intermediate mappings are created; a sequence
 /// element is addressed by its index ("tables.3.rows"). ConfigError naming the assignment
-/// when the path runs through a plain value or past the end of a list.
-void apply_override(YAML::Node& root, const Override& o, std::size_t first = 0);
+/// when the path runs through a plain value or past the end of a list. Returns the key path
+/// (from `first`) of the outermost node it created or replaced: what the override accounts
+/// for (OverrideOrigin::key_path).
+std::string apply_override(YAML::Node& root, const Override& o, std::size_t first = 0);
 /// parse_override, then apply_override.
 void apply_override(YAML::Node& root, std::string_view assignment);
 

@@ -84,16 +84,14 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   // Overrides of the scenario itself (including replacing a referenced path) come first;
   // those that reach into a referenced model or platform file edit that file's content.
   std::vector<OverrideOrigin> scenario_origins, model_origins, platform_origins;
-  std::vector<const Override*> model_overrides, platform_overrides;
+  std::vector<const Assignment*> model_overrides, platform_overrides;
   for (const auto& a : overrides) {
     const std::string& head = a.o.path.front();
     if ((head == "model" || head == "platform") && a.o.path.size() > 1 && root[head] && root[head].IsScalar()) {
-      (head == "model" ? model_overrides : platform_overrides).push_back(&a.o);
-      (head == "model" ? model_origins : platform_origins).push_back({a.o.key_path(1), a.origin, head + "."});
+      (head == "model" ? model_overrides : platform_overrides).push_back(&a);
       continue;
     }
-    apply_override(root, a.o);
-    scenario_origins.push_back({a.o.key_path(), a.origin, ""});
+    scenario_origins.push_back({apply_override(root, a.o), a.origin, ""});
   }
   ConfigNode scenario(root, source_name, "", scenario_origins);
   if (!scenario.is_map()) scenario.fail("expected a scenario: a mapping with name, platform, model, training, run");
@@ -104,7 +102,9 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   scenario.has("set");  // applied above
 
   Part platform = load_part(scenario, "platform", base_dir);
-  for (const Override* o : platform_overrides) apply_override(platform.yaml, *o, 1);
+  for (const Assignment* a : platform_overrides) {
+    platform_origins.push_back({apply_override(platform.yaml, a->o, 1), a->origin, "platform."});
+  }
   s.platform = platform.from_file ? topo::load_platform(ConfigNode(platform.yaml, platform.source, "", platform_origins))
                                   : topo::load_platform(scenario.child("platform"));
 
@@ -122,7 +122,9 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   }
 
   Part model = load_part(scenario, "model", base_dir);
-  for (const Override* o : model_overrides) apply_override(model.yaml, *o, 1);
+  for (const Assignment* a : model_overrides) {
+    model_origins.push_back({apply_override(model.yaml, a->o, 1), a->origin, "model."});
+  }
   s.model = model.from_file ? load_model(ConfigNode(model.yaml, model.source, "", model_origins))
                             : load_model(scenario.child("model"));
 

@@ -106,3 +106,12 @@ TEST_CASE("every shipped scenario file loads") {
     CHECK_NOTHROW(load_scenario(kScenarios + "/" + f + ".yaml"));
   }
 }
+
+// System: an override that creates mappings the file did not have. Input: the base scenario
+// with --set platform.cluster.fabric.kind=single_switch, which creates cluster (with no groups)
+// inside the referenced dgx-h100.yaml. Expected: the missing groups are blamed on the --set,
+// the outermost mapping it created, not on a line of the platform file.
+TEST_CASE("mappings created by an override are located at the override") {
+  CHECK(error_of(kBase, {"platform.cluster.fabric.kind=single_switch"}) ==
+        "--set 'platform.cluster.fabric.kind=single_switch': platform.cluster: missing required key 'groups'");
+}

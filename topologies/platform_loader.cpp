@@ -386,8 +386,7 @@ NodeTemplate read_template_from_file(const std::string& name, const ConfigNode& 
       const auto text = assignment.as<std::string>();
       try {
         const Override o = parse_override(text);
-        apply_override(copy, o);
-        origins.push_back({chosen->path() + "." + o.key_path(), assignment.where() + " '" + text + "'", ""});
+        origins.push_back({chosen->path() + "." + apply_override(copy, o), assignment.where() + " '" + text + "'", ""});
       } catch (const ConfigError& e) {
         assignment.fail(e.what());
       }
