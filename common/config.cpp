@@ -148,6 +148,39 @@ void check_tree(const YAML::Node& root, const std::string& source) {
   }
 }
 
+// Aliases repeat their target wherever they appear: ten levels of ten aliases each are 10^10
+// nodes for readers to walk although the text is a few hundred bytes ("billion laughs").
+// The walk counts every node as readers would see it, each distinct container once with
+// its expanded size remembered, and refuses a tree that aliases make more than
+// kMaxAliasExpansion nodes larger than its text.
+constexpr std::uint64_t kMaxAliasExpansion = 1'000'000;
+
+std::uint64_t expanded_size(const YAML::Node& n, std::map<std::pair<std::size_t, int>, std::uint64_t>& memo,
+                            std::uint64_t& distinct) {
+  if (!n.IsMap() && !n.IsSequence()) {
+    ++distinct;
+    return 1;
+  }
+  const YAML::Mark mark = n.Mark();
+  const std::pair<std::size_t, int> key{static_cast<std::size_t>(std::max(mark.pos, 0)), static_cast<int>(n.Type())};
+  if (mark.pos >= 0) {
+    if (const auto it = memo.find(key); it != memo.end()) return it->second;
+  }
+  ++distinct;
+  std::uint64_t total = 1;
+  const auto add = [&](std::uint64_t v) { total = std::min<std::uint64_t>(total + v, std::uint64_t{1} << 62); };
+  if (n.IsSequence()) {
+    for (std::size_t i = 0; i < n.size(); ++i) add(expanded_size(n[i], memo, distinct));
+  } else {
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      add(expanded_size(it->first, memo, distinct));
+      add(expanded_size(it->second, memo, distinct));
+    }
+  }
+  if (mark.pos >= 0) memo[key] = total;
+  return total;
+}
+
 }  // namespace
 
 YAML::Node parse_yaml(const std::string& text, const std::string& source_name) {
@@ -160,7 +193,15 @@ YAML::Node parse_yaml(const std::string& text, const std::string& source_name) {
   } catch (const YAML::Exception& e) {
     throw ConfigError(location(source_name, e.mark) + ": YAML syntax error: " + e.msg);
   }
-  check_tree(root, source_name);
+  check_tree(root, source_name);  // bounds the depth, so expanded_size may recurse
+  std::map<std::pair<std::size_t, int>, std::uint64_t> memo;
+  std::uint64_t distinct = 0;
+  const std::uint64_t expanded = expanded_size(root, memo, distinct);
+  if (expanded > distinct + kMaxAliasExpansion) {
+    throw ConfigError(source_name + ": aliases (*name) repeat " + std::to_string(distinct) + " nodes into " +
+                      std::to_string(expanded) + "; at most " + std::to_string(kMaxAliasExpansion) +
+                      " more nodes than the text holds are accepted");
+  }
   return root;
 }
 

@@ -146,3 +146,17 @@ TEST_CASE("a value set by an override is located at the override, not at a line 
                        "--set 'model.run.steps=-3': model.run.steps: value -3 must be positive", ConfigError);
   CHECK(node.child("run").child("backend").where() == "s.yaml:1:26: run.backend");
 }
+
+TEST_CASE("aliases that multiply a small text into a huge tree are refused") {
+  // a0 holds 10 scalars; each a(i) holds 10 aliases of a(i-1): a7 stands for 10^8 scalars from
+  // under 400 bytes. Expected: refused while loading; a few aliases (the linear case) pass.
+  std::string text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 7; ++i) {
+    text += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) text += (k ? ", *a" : "*a") + std::to_string(i - 1);
+    text += "]\n";
+  }
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string(text, "b.yaml"), doctest::Contains("b.yaml: aliases (*name) repeat"),
+                       ConfigError);
+  CHECK_NOTHROW(ConfigNode::load_string("a: &x [1, 2]\nb: [*x, *x]\n", "b.yaml"));
+}
