@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "common/files.hpp"
 #include "models/device_profile.hpp"
 #include "tools/commands.hpp"
 #include "validation/calibration_fit.hpp"
@@ -66,10 +67,8 @@ int cmd_fit_profile(const std::vector<std::string>& args) {
     throw ConfigError(raw_path + ": cannot fit a profile: " + e.what());
   }
 
-  std::ofstream out(output);
-  out << "# Device profile fitted by dlrmsim fit-profile from " << raw_path << " (base: " << base_file << ")\n"
-      << models::device_profile_to_yaml(result.profile);
-  if (!out) throw std::runtime_error("cannot write " + output);
+  write_output_file(output, "# Device profile fitted by dlrmsim fit-profile from " + raw_path + " (base: " + base_file +
+                                ")\n" + models::device_profile_to_yaml(result.profile));
   std::cout << validation::format_fit_report(result) << "wrote " << output << "\n";
   if (fit_options.holdout == validation::Holdout::odd) {
     const double worst = result.max_held_back_error();
