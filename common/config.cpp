@@ -2,12 +2,16 @@
 
 #include "common/files.hpp"
 
+#include <yaml-cpp/depthguard.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <cstdio>
+#include <map>
 #include <sstream>
 
 namespace dlrmsim {
@@ -54,32 +58,190 @@ std::optional<std::string> did_you_mean(std::string_view word, const std::vector
   return std::nullopt;
 }
 
-ConfigNode::ConfigNode(YAML::Node node, std::string source_name, std::string key_path)
-    : ConfigNode(std::move(node), std::make_shared<const std::string>(std::move(source_name)), std::move(key_path),
-                 std::make_shared<std::set<std::string>>()) {}
+namespace {
 
-ConfigNode::ConfigNode(YAML::Node node, std::shared_ptr<const std::string> source, std::string path,
+std::string location(const std::string& source, const YAML::Mark& mark) {
+  return source + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+}
+
+std::string control_character_name(unsigned char c) {
+  static constexpr const char* kNames[32] = {"NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS",  "TAB", "LF",
+                                             "VT",  "FF",  "CR",  "SO",  "SI",  "DLE", "DC1", "DC2", "DC3", "DC4", "NAK",
+                                             "SYN", "ETB", "CAN", "EM",  "SUB", "ESC", "FS",  "GS",  "RS",  "US"};
+  char hex[8];
+  std::snprintf(hex, sizeof hex, "0x%02X", c);
+  return std::string(hex) + " (" + (c < 32 ? kNames[c] : "DEL") + ")";
+}
+
+// YAML allows no C0 control character but tab, line feed and carriage return, nor DEL. yaml-cpp
+// does not say so: it takes NUL bytes near the start for UTF-16 or UTF-32 and then reports
+// whatever the misread text looks like ("unknown escape character: m").
+void refuse_control_characters(const std::string& text, const std::string& source) {
+  int line = 1, column = 1;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
+      std::string msg = source + ":" + std::to_string(line) + ":" + std::to_string(column) + ": control character " +
+                        control_character_name(c) + " in the text; a configuration file is plain UTF-8 text";
+      if (c == 0) msg += " (a UTF-16 or UTF-32 file is full of NUL bytes: save it as UTF-8)";
+      throw ConfigError(msg);
+    }
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+}
+
+std::string nesting_message() {
+  return "lists and mappings nested more than " + std::to_string(kMaxYamlDepth) +
+         " levels deep; dlrmsim's files need fewer than ten";
+}
+
+// Every mapping once (aliases share their target, which is checked once): a key given twice
+// is an error naming both places; nesting deeper than kMaxYamlDepth is refused.
+void check_tree(const YAML::Node& root, const std::string& source) {
+  struct Item {
+    YAML::Node node;
+    std::string path;
+    int depth;
+  };
+  std::set<std::pair<std::size_t, int>> visited;  // (text position, node type) of containers
+  std::vector<Item> stack{{root, "", 0}};
+  const auto child_path = [](const std::string& parent, const std::string& key) {
+    return parent.empty() ? key : parent + "." + key;
+  };
+  while (!stack.empty()) {
+    Item item = std::move(stack.back());
+    stack.pop_back();
+    const YAML::Node& n = item.node;
+    if (!n.IsMap() && !n.IsSequence()) continue;
+    const YAML::Mark mark = n.Mark();
+    if (item.depth >= kMaxYamlDepth) {  // depth 0 is the first level
+      throw ConfigError(location(source, mark) + ": " + nesting_message());
+    }
+    if (mark.pos >= 0 && !visited.emplace(static_cast<std::size_t>(mark.pos), static_cast<int>(n.Type())).second) {
+      continue;
+    }
+    if (n.IsSequence()) {
+      for (std::size_t i = n.size(); i-- > 0;) stack.push_back({n[i], child_path(item.path, std::to_string(i)), item.depth + 1});
+      continue;
+    }
+    std::map<std::string, YAML::Mark> keys;
+    std::vector<Item> children;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
+      if (it->first.IsScalar()) {
+        const auto [first, inserted] = keys.emplace(key, it->first.Mark());
+        if (!inserted) {
+          throw ConfigError(location(source, it->first.Mark()) + ": " + child_path(item.path, key) + ": duplicate key '" +
+                            key + "' (first at line " + std::to_string(first->second.line + 1) + ", column " +
+                            std::to_string(first->second.column + 1) + ")");
+        }
+      }
+      children.push_back({it->first, child_path(item.path, key), item.depth + 1});
+      children.push_back({it->second, child_path(item.path, key), item.depth + 1});
+    }
+    for (auto c = children.rbegin(); c != children.rend(); ++c) stack.push_back(std::move(*c));
+  }
+}
+
+// Aliases repeat their target wherever they appear: ten levels of ten aliases each are 10^10
+// nodes for readers to walk although the text is a few hundred bytes ("billion laughs").
+// The walk counts every node as readers would see it, each distinct container once with
+// its expanded size remembered, and refuses a tree that aliases make more than
+// kMaxAliasExpansion nodes larger than its text.
+constexpr std::uint64_t kMaxAliasExpansion = 1'000'000;
+
+std::uint64_t expanded_size(const YAML::Node& n, std::map<std::pair<std::size_t, int>, std::uint64_t>& memo,
+                            std::uint64_t& distinct) {
+  if (!n.IsMap() && !n.IsSequence()) {
+    ++distinct;
+    return 1;
+  }
+  const YAML::Mark mark = n.Mark();
+  const std::pair<std::size_t, int> key{static_cast<std::size_t>(std::max(mark.pos, 0)), static_cast<int>(n.Type())};
+  if (mark.pos >= 0) {
+    if (const auto it = memo.find(key); it != memo.end()) return it->second;
+  }
+  ++distinct;
+  std::uint64_t total = 1;
+  const auto add = [&](std::uint64_t v) { total = std::min<std::uint64_t>(total + v, std::uint64_t{1} << 62); };
+  if (n.IsSequence()) {
+    for (std::size_t i = 0; i < n.size(); ++i) add(expanded_size(n[i], memo, distinct));
+  } else {
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      add(expanded_size(it->first, memo, distinct));
+      add(expanded_size(it->second, memo, distinct));
+    }
+  }
+  if (mark.pos >= 0) memo[key] = total;
+  return total;
+}
+
+}  // namespace
+
+YAML::Node parse_yaml(const std::string& text, const std::string& source_name) {
+  refuse_control_characters(text, source_name);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {
+    throw ConfigError(location(source_name, e.mark) + ": " + nesting_message());
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(location(source_name, e.mark) + ": YAML syntax error: " + e.msg);
+  }
+  check_tree(root, source_name);  // bounds the depth, so expanded_size may recurse
+  std::map<std::pair<std::size_t, int>, std::uint64_t> memo;
+  std::uint64_t distinct = 0;
+  const std::uint64_t expanded = expanded_size(root, memo, distinct);
+  if (expanded > distinct + kMaxAliasExpansion) {
+    throw ConfigError(source_name + ": aliases (*name) repeat " + std::to_string(distinct) + " nodes into " +
+                      std::to_string(expanded) + "; at most " + std::to_string(kMaxAliasExpansion) +
+                      " more nodes than the text holds are accepted");
+  }
+  return root;
+}
+
+ConfigNode::ConfigNode(YAML::Node node, std::string source_name, std::string key_path,
+                       std::vector<OverrideOrigin> overrides)
+    : ConfigNode(std::move(node), std::make_shared<const Source>(Source{std::move(source_name), std::move(overrides)}),
+                 std::move(key_path), std::make_shared<std::set<std::string>>()) {}
+
+ConfigNode::ConfigNode(YAML::Node node, std::shared_ptr<const Source> source, std::string path,
                        std::shared_ptr<std::set<std::string>> seen)
     : node_(std::move(node)), source_(std::move(source)), path_(std::move(path)), seen_(std::move(seen)) {}
 
 ConfigNode ConfigNode::load_file(const std::string& path) { return load_string(read_input_file(path), path); }
 
 ConfigNode ConfigNode::load_string(const std::string& text, const std::string& source_name) {
-  try {
-    return ConfigNode(YAML::Load(text), source_name);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(source_name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                      ": YAML syntax error: " + e.msg);
-  }
+  return ConfigNode(parse_yaml(text, source_name), source_name);
 }
 
 std::string ConfigNode::source_dir() const {
-  const auto parent = std::filesystem::path(*source_).parent_path();
+  const auto parent = std::filesystem::path(source_->name).parent_path();
   return parent.string();
 }
 
+const OverrideOrigin* ConfigNode::override_origin() const {
+  const OverrideOrigin* found = nullptr;
+  for (const OverrideOrigin& o : source_->overrides) {
+    const std::string& k = o.key_path;
+    const bool under = k.empty() || path_ == k ||
+                       (path_.size() > k.size() && path_.compare(0, k.size(), k) == 0 && path_[k.size()] == '.');
+    if (under) found = &o;  // the last applied wins: it replaced what earlier ones set
+  }
+  return found;
+}
+
 std::string ConfigNode::where() const {
-  std::string out = *source_;
+  if (const OverrideOrigin* o = override_origin()) {
+    const std::string shown = o->shown_prefix + path_;
+    return o->origin + ": " + (shown.empty() ? std::string("(top level)") : shown);
+  }
+  std::string out = source_->name;
   const YAML::Mark mark = node_.Mark();
   if (mark.line >= 0) out += ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
   out += ": ";
@@ -206,9 +368,13 @@ double ConfigNode::as<double>() const {
   const std::string s = as<std::string>();
   double v = 0.0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) {
-    fail("expected a plain number, found '" + s + "'");
+  if (ec == std::errc::result_out_of_range && end == s.data() + s.size()) {
+    fail("number '" + s + "' is out of range; a number must be 0 or between 1e-307 and 1e308 in magnitude");
   }
+  if (ec == std::errc() && end == s.data() + s.size() && !std::isfinite(v)) {
+    fail("'" + s + "' is not a finite number; expected a plain number such as 0.5");
+  }
+  if (ec != std::errc() || end != s.data() + s.size()) fail("expected a plain number, found '" + s + "'");
   return v;
 }
 
@@ -221,8 +387,13 @@ std::int64_t ConfigNode::as<std::int64_t>() const {
   // Accept integral values written in scientific notation ("1e9").
   double d = 0.0;
   const auto [dend, dec] = std::from_chars(s.data(), s.data() + s.size(), d);
-  if (dec == std::errc() && dend == s.data() + s.size() && std::floor(d) == d && std::fabs(d) < 9.2e18) {
+  const bool number = (dec == std::errc() || dec == std::errc::result_out_of_range) && dend == s.data() + s.size();
+  if (number && dec == std::errc() && std::floor(d) == d && std::fabs(d) < 9.2e18) {
     return static_cast<std::int64_t>(d);
+  }
+  if (number && (ec == std::errc::result_out_of_range || dec == std::errc::result_out_of_range || std::fabs(d) >= 9.2e18)) {
+    fail("whole number '" + s + "' is out of range (at most " + std::to_string(std::numeric_limits<std::int64_t>::max()) +
+         " in magnitude)");
   }
   fail("expected a whole number, found '" + s + "'");
 }
@@ -256,63 +427,83 @@ template <> BytesPerSecond ConfigNode::as<BytesPerSecond>() const { return quant
 template <> FlopsPerSecond ConfigNode::as<FlopsPerSecond>() const { return quantity_of<FlopsPerSecond>(*this); }
 template <> Hertz ConfigNode::as<Hertz>() const { return quantity_of<Hertz>(*this); }
 
-void apply_override(YAML::Node& root, std::string_view assignment) {
+std::string Override::key_path(std::size_t first) const {
+  std::string out;
+  for (std::size_t i = first; i < path.size(); ++i) out += (i > first ? "." : "") + path[i];
+  return out;
+}
+
+Override parse_override(std::string_view assignment) {
+  Override o;
+  o.text = std::string(assignment);
+  const std::string where = "--set '" + o.text + "'";
   const auto eq = assignment.find('=');
-  if (eq == std::string_view::npos || eq == 0) {
-    throw ConfigError("--set '" + std::string(assignment) + "': expected KEY.PATH=VALUE");
-  }
+  if (eq == std::string_view::npos || eq == 0) throw ConfigError(where + ": expected KEY.PATH=VALUE");
   const std::string key_path(assignment.substr(0, eq));
-  const std::string value_text(assignment.substr(eq + 1));
-  YAML::Node value;
-  try {
-    value = YAML::Load(value_text);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError("--set '" + std::string(assignment) + "': value is not valid YAML: " + e.msg);
+  // Split on every dot, keeping empty names, so that ".a", "a." and "a..b" are all refused.
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t dot = key_path.find('.', begin);
+    const std::string part = key_path.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin);
+    if (part.empty()) {
+      throw ConfigError(where + ": empty name in the key path '" + key_path +
+                        "' (a leading, trailing or doubled '.'); expected names joined by single dots, such as run.steps");
+    }
+    o.path.push_back(part);
+    if (dot == std::string::npos) break;
+    begin = dot + 1;
   }
-  std::vector<std::string> parts;
-  std::string part;
-  std::stringstream ss(key_path);
-  while (std::getline(ss, part, '.')) {
-    if (part.empty()) throw ConfigError("--set '" + std::string(assignment) + "': empty key in path '" + key_path + "'");
-    parts.push_back(part);
-  }
+  o.value = parse_yaml(std::string(assignment.substr(eq + 1)), where);
+  return o;
+}
+
+std::string apply_override(YAML::Node& root, const Override& o, std::size_t first) {
+  const std::string where = "--set '" + o.text + "'";
+  if (first >= o.path.size()) throw ConfigError(where + ": expected KEY.PATH=VALUE");
+  const auto index_of = [&](const YAML::Node& list, const std::string& k) {
+    std::size_t idx = 0;
+    const auto [end, ec] = std::from_chars(k.data(), k.data() + k.size(), idx);
+    if (ec != std::errc() || end != k.data() + k.size() || idx >= list.size()) {
+      throw ConfigError(where + ": '" + k + "' is not an index of the list at '" + o.key_path(0) +
+                        "' (it has " + std::to_string(list.size()) + " elements, numbered from 0)");
+    }
+    return idx;
+  };
   // yaml-cpp nodes are reference-like: walk with a chain of handles and reassign in place.
   std::vector<YAML::Node> chain{root};
-  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+  std::size_t outermost = o.path.size() - 1;  // the outermost key created or replaced
+  for (std::size_t i = first; i + 1 < o.path.size(); ++i) {
     YAML::Node cur = chain.back();
-    const std::string& k = parts[i];
+    const std::string& k = o.path[i];
     if (cur.IsSequence()) {
-      std::size_t idx = 0;
-      const auto [end, ec] = std::from_chars(k.data(), k.data() + k.size(), idx);
-      if (ec != std::errc() || end != k.data() + k.size() || idx >= cur.size()) {
-        throw ConfigError("--set '" + key_path + "': '" + k + "' is not an index of the list (it has " +
-                          std::to_string(cur.size()) + " elements)");
-      }
-      chain.push_back(cur[idx]);
+      chain.push_back(cur[index_of(cur, k)]);
     } else {
       if (cur.IsScalar()) {
-        throw ConfigError("--set '" + key_path + "': " + (i == 0 ? std::string("the document") : "'" + parts[i - 1] + "'") +
+        throw ConfigError(where + ": " + (i == first ? std::string("the document") : "'" + o.path[i - 1] + "'") +
                           " holds a value ('" + cur.Scalar() + "'), not a mapping with a key '" + k + "'");
       }
-      if (!cur[k]) cur[k] = YAML::Node(YAML::NodeType::Map);
+      if (!cur[k]) {
+        cur[k] = YAML::Node(YAML::NodeType::Map);
+        outermost = std::min(outermost, i);
+      }
       chain.push_back(cur[k]);
     }
   }
   YAML::Node last = chain.back();
-  const std::string& k = parts.back();
+  const std::string& k = o.path.back();
   if (last.IsSequence()) {
-    std::size_t idx = 0;
-    const auto [end, ec] = std::from_chars(k.data(), k.data() + k.size(), idx);
-    if (ec != std::errc() || end != k.data() + k.size() || idx >= last.size()) {
-      throw ConfigError("--set '" + key_path + "': '" + k + "' is not an index of the list");
-    }
-    last[idx] = value;
+    last[index_of(last, k)] = o.value;
   } else if (last.IsScalar()) {
-    throw ConfigError("--set '" + key_path + "': the key before '" + k + "' holds a value ('" + last.Scalar() +
-                      "'), not a mapping");
+    throw ConfigError(where + ": " + (o.path.size() - first > 1 ? "'" + o.path[o.path.size() - 2] + "'" : std::string("the document")) +
+                      " holds a value ('" + last.Scalar() + "'), not a mapping with a key '" + k + "'");
   } else {
-    last[k] = value;
+    last[k] = o.value;
   }
+  std::string created;
+  for (std::size_t i = first; i <= outermost; ++i) created += (i > first ? "." : "") + o.path[i];
+  return created;
 }
+
+void apply_override(YAML::Node& root, std::string_view assignment) { apply_override(root, parse_override(assignment)); }
 
 }  // namespace dlrmsim

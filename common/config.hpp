@@ -34,16 +34,40 @@ class ConfigError : public std::runtime_error {
 /// The closest candidate to `word` by edit distance, if it is close enough to be a likely typo.
 std::optional<std::string> did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
+/// The deepest nesting of lists and mappings a file may have. dlrmsim's files need fewer
+/// than ten levels; yaml-cpp and every reader here recurse once per level, so a bound keeps
+/// a hostile file ("[[[[...") from exhausting the stack.
+inline constexpr int kMaxYamlDepth = 256;
+
+/// Parses YAML text into a tree, refusing what yaml-cpp would accept silently or report
+/// poorly: a control character (NUL included; a UTF-16 file is full of them), nesting deeper
+/// than kMaxYamlDepth, and a key given twice in one mapping (yaml-cpp keeps the first and
+/// drops the second). Every message is located: "SOURCE:LINE:COL: ...".
+YAML::Node parse_yaml(const std::string& text, const std::string& source_name);
+
+/// A value that did not come from the text of the file it sits in: an override given with
+/// `--set` or in a `set:` list. Nodes at or under `key_path` (as ConfigNode::path() names
+/// them) are located by `origin` ("--set 'run.steps=4'") instead of a line of the file, and
+/// their key path is shown with `shown_prefix` in front ("model." when the override reached
+/// into a referenced model file).
+struct OverrideOrigin {
+  std::string key_path;
+  std::string origin;
+  std::string shown_prefix;
+};
+
 class ConfigNode {
  public:
   /// Loads a YAML file; syntax errors become ConfigError with the file's line and column.
   static ConfigNode load_file(const std::string& path);
   /// Parses YAML text; `source_name` stands for the file name in messages.
   static ConfigNode load_string(const std::string& text, const std::string& source_name);
-  /// Wraps an already parsed node (for example one edited by apply_override).
-  ConfigNode(YAML::Node node, std::string source_name, std::string key_path = {});
+  /// Wraps an already parsed node (for example one edited by apply_override); `overrides`
+  /// say which of its values came from overrides, so that errors point at them.
+  ConfigNode(YAML::Node node, std::string source_name, std::string key_path = {},
+             std::vector<OverrideOrigin> overrides = {});
 
-  [[nodiscard]] const std::string& source() const { return *source_; }
+  [[nodiscard]] const std::string& source() const { return source_->name; }
   /// Directory of the source file ("" for strings), to resolve relative paths.
   [[nodiscard]] std::string source_dir() const;
   [[nodiscard]] const std::string& path() const { return path_; }
@@ -118,14 +142,20 @@ class ConfigNode {
       return q.value();
     }
   }
-  ConfigNode(YAML::Node node, std::shared_ptr<const std::string> source, std::string path,
+  struct Source {
+    std::string name;
+    std::vector<OverrideOrigin> overrides;
+  };
+  ConfigNode(YAML::Node node, std::shared_ptr<const Source> source, std::string path,
              std::shared_ptr<std::set<std::string>> seen);
+  /// The override this node's value came from, if any (the last one applied at or above it).
+  const OverrideOrigin* override_origin() const;
   std::string child_path(std::string_view key) const;
   /// The text of a mapping key; a ConfigError when the key is not a scalar.
   std::string key_of(const YAML::Node& key) const;
 
   YAML::Node node_;
-  std::shared_ptr<const std::string> source_;
+  std::shared_ptr<const Source> source_;
   std::string path_;
   std::shared_ptr<std::set<std::string>> seen_;  // keys of this mapping asked for by readers
 };
@@ -143,9 +173,26 @@ template <> BytesPerSecond ConfigNode::as<BytesPerSecond>() const;
 template <> FlopsPerSecond ConfigNode::as<FlopsPerSecond>() const;
 template <> Hertz ConfigNode::as<Hertz>() const;
 
-/// Applies "a.b.c=value" to a YAML tree (the `--set` option and sweep axes). Intermediate
-/// mappings are created; a sequence element is addressed by its index ("tables.3.rows").
-/// The value is parsed as YAML, so "8", "true", "[1, 2]" and "80 GiB" all work.
+/// One "a.b.c=value" assignment (the `--set` option, `set:` lists and sweep axes), parsed.
+struct Override {
+  std::string text;               // as given: "model.global_batch_size=65536"
+  std::vector<std::string> path;  // {"model", "global_batch_size"}
+  YAML::Node value;               // the value parsed as YAML: "8", "true", "[1, 2]", "80 GiB"
+  /// The key path from element `first` on, joined with dots ("global_batch_size" for 1).
+  [[nodiscard]] std::string key_path(std::size_t first = 0) const;
+};
+
+/// Parses "a.b.c=value". ConfigError (naming the assignment) for a missing '=', an empty key
+/// ("a..b", ".a", "a."), or a value that is not valid YAML.
+Override parse_override(std::string_view assignment);
+
+/// Sets the value at o.path[first..] in `root`. Intermediate mappings are created; a sequence
+/// element is addressed by its index ("tables.3.rows"). ConfigError naming the assignment
+/// when the path runs through a plain value or past the end of a list. Returns the key path
+/// (from `first`) of the outermost node it created or replaced: what the override accounts
+/// for (OverrideOrigin::key_path).
+std::string apply_override(YAML::Node& root, const Override& o, std::size_t first = 0);
+/// parse_override, then apply_override.
 void apply_override(YAML::Node& root, std::string_view assignment);
 
 }  // namespace dlrmsim

@@ -3,6 +3,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <utility>
@@ -79,7 +80,54 @@ std::optional<double> lookup(std::string_view unit, Dimension dim) {
   return std::nullopt;
 }
 
+std::string_view base_unit(Dimension dim) {
+  switch (dim) {
+    case Dimension::bytes: return "B";
+    case Dimension::seconds: return "s";
+    case Dimension::flops: return "FLOP";
+    case Dimension::bytes_per_second: return "B/s";
+    case Dimension::flops_per_second: return "FLOP/s";
+    case Dimension::hertz: return "Hz";
+  }
+  return "";
+}
+
+// number x factor in scientific notation, also when the product overflows a double.
+std::string scaled_text(double number, double factor, Dimension dim) {
+  char buf[96];
+  const double product = number * factor;
+  if (std::isfinite(product)) {
+    std::snprintf(buf, sizeof buf, "%.6g %.*s", product, static_cast<int>(base_unit(dim).size()), base_unit(dim).data());
+    return buf;
+  }
+  const double exponent10 = std::log10(std::fabs(number)) + std::log10(factor);
+  const double exponent = std::floor(exponent10);
+  const double mantissa = std::copysign(std::pow(10.0, exponent10 - exponent), number);
+  std::snprintf(buf, sizeof buf, "%.6ge+%.0f %.*s", mantissa, exponent, static_cast<int>(base_unit(dim).size()),
+                base_unit(dim).data());
+  return buf;
+}
+
 }  // namespace
+
+void check_range(std::string_view text, double number, double factor, Dimension dim) {
+  const double value = number * factor;
+  const std::string head = "value '" + std::string(trim(text)) + "' is out of range: " + scaled_text(number, factor, dim);
+  if (!std::isfinite(value)) throw UnitError(head + " is not a finite number");
+  if (dim == Dimension::seconds) {
+    if (std::fabs(value) > kMaxSeconds) {
+      char limit[32];
+      std::snprintf(limit, sizeof limit, "%.3g", kMaxSeconds);
+      throw UnitError(head + " is beyond the simulated time range (simulated time counts picoseconds in 64 bits: " +
+                      limit + " s, about 106 days)");
+    }
+  } else if (std::fabs(value) > kMaxMagnitude) {
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%.0e", kMaxMagnitude);
+    throw UnitError(head + " is more than " + limit + " " + std::string(base_unit(dim)) +
+                    ", the largest quantity dlrmsim accepts (totals over a cluster must stay finite)");
+  }
+}
 
 std::string describe(Dimension d) {
   switch (d) {
@@ -97,6 +145,10 @@ double parse_quantity(std::string_view text, Dimension dim) {
   const std::string_view s = trim(text);
   double number = 0.0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), number);
+  if (ec == std::errc::result_out_of_range) {
+    throw UnitError("number out of range in '" + std::string(text) +
+                    "': a number must be 0 or between 1e-307 and 1e308 in magnitude");
+  }
   if (ec != std::errc() || end == s.data()) {
     throw UnitError("'" + std::string(text) + "' does not start with a number; expected " + describe(dim));
   }
@@ -117,7 +169,9 @@ double parse_quantity(std::string_view text, Dimension dim) {
     throw UnitError("unknown unit '" + std::string(unit) + "' in '" + std::string(text) + "'; expected " +
                     describe(dim));
   }
-  return number * *factor;
+  const double value = number * *factor;
+  check_range(text, number, *factor, dim);
+  return value;
 }
 
 namespace {

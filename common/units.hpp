@@ -122,7 +122,20 @@ class UnitError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-/// Parses "<number> <unit>" into base units of `dim`. Accepted units:
+/// The largest time a value may give: simulated time is an integer count of picoseconds in
+/// 64 bits (SimTime), 9.22e6 s or about 106 days; a single time beyond it cannot be simulated.
+inline constexpr double kMaxSeconds = 9.2e6;
+/// The largest magnitude of any other quantity, in base units (1e30 B is a million times all
+/// the storage on Earth; the fastest machine runs 1e18 FLOP/s). Sums and products of such
+/// values over a cluster of up to a million devices stay finite.
+inline constexpr double kMaxMagnitude = 1e30;
+
+/// UnitError unless number x factor (a value in base units of `dim`) is finite and within
+/// kMaxSeconds (times) or kMaxMagnitude (everything else): "value '1e308 TB/s' is out of
+/// range: 1e+320 B/s is not a finite number". `text` is the value as written.
+void check_range(std::string_view text, double number, double factor, Dimension dim);
+
+/// Parses "<number> <unit>" into base units of `dim` and checks its range (check_range). Accepted units:
 ///   bytes: B, kB, MB, GB, TB, PB (powers of 1000), KiB, MiB, GiB, TiB, PiB (powers of 1024),
 ///          bit, kbit, Mbit, Gbit, Tbit (1/8 byte times powers of 1000);
 ///   bytes/s: any byte unit followed by "/s", and bps, kbps, Mbps, Gbps, Tbps;

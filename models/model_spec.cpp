@@ -447,6 +447,10 @@ std::vector<std::int64_t> read_widths(const ConfigNode& node) {
   for (const auto& e : node.elements()) {
     const auto w = e.as<std::int64_t>();
     e.check_positive(static_cast<double>(w), false);
+    if (w > kMaxLayerWidth) {
+      e.fail("width " + std::to_string(w) + " is out of range: at most " + std::to_string(kMaxLayerWidth) +
+             " (2^24) units per layer, so that layer sizes (width x width) stay exact");
+    }
     widths.push_back(w);
   }
   return widths;
@@ -469,11 +473,26 @@ ModelSpec load_model(const ConfigNode& node) {
   m.description = node.get_or<std::string>("description", "");
   m.source = node.get_or<std::string>("source", "");
   m.global_batch_size = node.get_positive<std::int64_t>("global_batch_size");
+  if (m.global_batch_size > kMaxGlobalBatch) {
+    node.child("global_batch_size")
+        .fail("value " + std::to_string(m.global_batch_size) + " is out of range: at most " +
+              std::to_string(kMaxGlobalBatch) + " (2^40) samples per step, so that byte counts per step (batch x bytes "
+              "per sample) stay within 64-bit integers");
+  }
   m.dense_features = node.get_positive_or<int>("dense_features", 0, true);
 
   const auto tables = node.child("embedding_tables");
+  std::int64_t table_count = 0;
   for (const auto& e : tables.elements()) {
-    for (auto& t : read_table_entry(e)) m.tables.push_back(std::move(t));
+    for (auto& t : read_table_entry(e)) {
+      if (t.count > kMaxTables - table_count) {  // compared before adding: count may be near 2^63
+        (e.is_map() && e.has("count") ? e.child("count") : e).fail("this entry's " + std::to_string(t.count) + " table(s) bring the model past " +
+               std::to_string(kMaxTables) + " embedding tables, the most supported (each table is placed and "
+               "simulated on its own)");
+      }
+      table_count += t.count;
+      m.tables.push_back(std::move(t));
+    }
   }
   if (m.tables.empty()) tables.fail("a recommendation model needs at least one embedding table");
   {

@@ -230,6 +230,17 @@ struct ModelSpec {
   [[nodiscard]] std::int64_t interaction_output_width() const;
 };
 
+/// The largest global batch a model may give: 2^40 samples per step (published DLRM runs use
+/// up to about 2^20). Larger ones overflow the 64-bit byte counts of a step.
+inline constexpr std::int64_t kMaxGlobalBatch = std::int64_t{1} << 40;
+/// The most embedding tables a model may have (counting `count`): 65,536. Production models
+/// have hundreds to a few thousand; each table is placed and simulated on its own.
+inline constexpr std::int64_t kMaxTables = 65536;
+
+/// The widest MLP layer a model may have: 2^24 units (published DLRMs use at most a few
+/// thousand); products of two widths then stay exact in a double and within 64 bits.
+inline constexpr std::int64_t kMaxLayerWidth = std::int64_t{1} << 24;
+
 /// Reads a model from a mapping (a model file's top level, or a scenario's inline `model:`).
 /// Every mapping is checked with finish(): unknown keys are errors with "did you mean".
 ModelSpec load_model(const ConfigNode& node);

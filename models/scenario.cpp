@@ -2,6 +2,7 @@
 #include "common/files.hpp"
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <sstream>
 
@@ -30,12 +31,7 @@ YAML::Node load_yaml_file(const std::string& path, const ConfigNode& referenced_
   } catch (const ConfigError& e) {
     referenced_from.fail(e.what());
   }
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                      ": YAML syntax error: " + e.msg);
-  }
+  return parse_yaml(text, path);
 }
 
 /// A referenced part of the scenario (model or platform): its YAML and the file it is in.
@@ -63,38 +59,43 @@ Part load_part(const ConfigNode& scenario, const std::string& key, const std::st
 
 Scenario parse(YAML::Node root, const std::string& source_name, const std::string& base_dir,
                const std::vector<std::string>& command_line_overrides) {
-  // The scenario's own `set:` list applies first, then the command line's.
-  std::vector<std::string> overrides;
+  // The scenario's own `set:` list applies first, then the command line's. Each remembers
+  // where it came from, so that an error in a value it set points at it, not at the file.
+  struct Assignment {
+    Override o;
+    std::string origin;
+  };
+  std::vector<Assignment> overrides;
   if (root.IsMap() && root["set"]) {
     const ConfigNode set(root["set"], source_name, "set");
     for (const auto& e : set.elements()) {
       const auto v = e.as<std::string>();
       if (v.find('=') == std::string::npos) e.fail("expected key.path=value");
-      overrides.push_back(v);
+      try {
+        overrides.push_back({parse_override(v), e.where() + " '" + v + "'"});
+      } catch (const ConfigError& error) {
+        e.fail(error.what());
+      }
     }
   }
-  overrides.insert(overrides.end(), command_line_overrides.begin(), command_line_overrides.end());
-  // Overrides of the scenario itself (including replacing a referenced path) come first.
-  std::vector<std::string> model_overrides, platform_overrides, software_overrides;
-  for (const auto& o : overrides) {
-    const auto eq = o.find('=');
-    const auto dot = o.find('.');
-    const std::string head = o.substr(0, std::min(eq, dot));
-    if ((head == "model" || head == "platform" || head == "software") && dot != std::string::npos && dot < eq &&
-        root[head] && root[head].IsScalar()) {
-      (head == "model" ? model_overrides : head == "platform" ? platform_overrides : software_overrides)
-          .push_back(o.substr(dot + 1));
+  for (const auto& text : command_line_overrides) {
+    Override o = parse_override(text);
+    overrides.push_back({o, "--set '" + o.text + "'"});
+  }
+  // Overrides of the scenario itself (including replacing a referenced path) come first;
+  // those that reach into a referenced platform, model or software file edit its content.
+  std::vector<OverrideOrigin> scenario_origins;
+  std::map<std::string, std::vector<const Assignment*>> part_overrides;
+  for (const auto& a : overrides) {
+    const std::string& head = a.o.path.front();
+    if ((head == "model" || head == "platform" || head == "software") && a.o.path.size() > 1 && root[head] &&
+        root[head].IsScalar()) {
+      part_overrides[head].push_back(&a);
       continue;
     }
-    try {
-      apply_override(root, o);
-    } catch (const ConfigError&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw ConfigError("--set " + o + ": " + e.what());
-    }
+    scenario_origins.push_back({apply_override(root, a.o), a.origin, ""});
   }
-  ConfigNode scenario(root, source_name);
+  ConfigNode scenario(root, source_name, "", scenario_origins);
   if (!scenario.is_map()) scenario.fail("expected a scenario: a mapping with name, platform, model, training, run");
   Scenario s;
   s.source = source_name;
@@ -102,14 +103,33 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   s.description = scenario.get_or<std::string>("description", "");
   scenario.has("set");  // applied above
 
-  Part platform = load_part(scenario, "platform", base_dir);
-  for (const auto& o : platform_overrides) apply_override(platform.yaml, o);
-  s.platform = platform.from_file ? topo::load_platform(ConfigNode(platform.yaml, platform.source))
-                                  : topo::load_platform(scenario.child("platform"));
+  // A referenced part: the content of its file with the overrides that reach into it applied,
+  // or the scenario's inline mapping.
+  auto part_node = [&](const std::string& key) {
+    Part part = load_part(scenario, key, base_dir);
+    if (!part.from_file) return scenario.child(key);
+    std::vector<OverrideOrigin> origins;
+    for (const Assignment* a : part_overrides[key]) {
+      origins.push_back({apply_override(part.yaml, a->o, 1), a->origin, key + "."});
+    }
+    return ConfigNode(part.yaml, part.source, "", origins);
+  };
+  s.platform = topo::load_platform(part_node("platform"));
 
-  Part model = load_part(scenario, "model", base_dir);
-  for (const auto& o : model_overrides) apply_override(model.yaml, o);
-  s.model = model.from_file ? load_model(ConfigNode(model.yaml, model.source)) : load_model(scenario.child("model"));
+  // A GPU or CPU socket with no path of links to the rest of its node cannot exchange
+  // embeddings, gradients or parameters: the platform file lacks a link. Refused here, at the
+  // scenario's platform key, rather than as a routing failure in the middle of a simulation.
+  if (const auto unreachable = topo::unreachable_devices(s.platform); !unreachable.empty()) {
+    const std::string more = unreachable.size() > 1
+                                 ? " (and " + std::to_string(unreachable.size() - 1) + " more such line" +
+                                       (unreachable.size() > 2 ? "s" : "") + " in dlrmsim platform's warnings)"
+                                 : "";
+    scenario.child("platform").fail(unreachable.front() + more +
+                                    "; every GPU and CPU socket of a node must have a path of links to the others "
+                                    "for a job to run on it");
+  }
+
+  s.model = load_model(part_node("model"));
 
   const auto training = scenario.child("training");
   {
@@ -120,12 +140,7 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   s.training = TrainingOptions::from_config(training);
 
   // The software stack: built-in defaults (torchrec-fbgemm) unless the scenario names one.
-  if (scenario.has("software")) {
-    Part software = load_part(scenario, "software", base_dir);
-    for (const auto& o : software_overrides) apply_override(software.yaml, o);
-    s.training.software = software.from_file ? SoftwareStack::from_config(ConfigNode(software.yaml, software.source))
-                                             : SoftwareStack::from_config(scenario.child("software"));
-  }
+  if (scenario.has("software")) s.training.software = SoftwareStack::from_config(part_node("software"));
   s.model.compute_precision = s.training.software.dense_compute_precision(s.model.compute_precision);
 
   if (auto p = scenario.optional_child("placement")) {

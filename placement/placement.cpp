@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <iomanip>
 #include <sstream>
 
 #include "placement/lookup_cost.hpp"
@@ -306,7 +307,7 @@ void check_capacity(const PlacementPlan& plan, const PlacementOptions& options) 
       << format_bytes(d.optimizer_state) << ", cache " << format_bytes(d.cache) << ", activations "
       << format_bytes(d.activations) << ") but has " << format_bytes(d.capacity * keep) << " usable"
       << (options.memory_reserve_fraction > 0 ? " after the memory reserve" : "") << ": "
-      << static_cast<std::int64_t>(std::ceil(worst_over)) << " bytes (" << format_bytes(Bytes(worst_over))
+      << std::fixed << std::setprecision(0) << std::ceil(worst_over) << std::defaultfloat << " bytes (" << format_bytes(Bytes(worst_over))
       << ") over capacity";
   if (overflowing > 1) msg << "; " << overflowing << " devices overflow";
   throw InfeasiblePlacement(msg.str(), d.name, Bytes(std::ceil(worst_over)));

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The error-message suite: every kind of bad input in tests/errors/cases.txt must end
-# `dlrmsim` with its documented exit status (2 bad input, 1 infeasible job) and print
-# exactly the message in tests/errors/NAME.expected: file, line and column, key path, what
+# `dlrmsim` with its documented exit status (2 bad input, 1 infeasible job, 0 for a valid
+# input that draws a warning) and print exactly the message in tests/errors/NAME.expected: file, line and column, key path, what
 # was expected, and a "did you mean" where it applies.
 # Usage: error_messages.sh DLRMSIM SOURCE_DIR [--write]   (--write records the current messages)
 set -uo pipefail

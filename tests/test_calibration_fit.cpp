@@ -345,3 +345,33 @@ TEST_CASE("raw measurement files round-trip and bad ones are rejected") {
   }
   CHECK_THROWS_WITH_AS(fit_device_profile(too_fast, base, {}), doctest::Contains("outside (0, 1]"), std::invalid_argument);
 }
+
+// System: GEMM measurements that cannot determine the saturating model. Inputs: (a) six
+// timings of one shape, m = n = k = 256, which fix only the efficiency at that shape (e_max
+// and the three half extents trade off exactly); (b) shapes that vary only in k, which leave
+// m_half and n_half free. Expected: fit_device_profile refuses both, naming the model and the
+// coefficient, instead of writing a profile with extents stuck at the fitter's bounds.
+TEST_CASE("measurements that do not determine a model are refused, not fitted") {
+  const DeviceProfile device = truth();
+  const DeviceProfile base = load_device_profile(kCalibrationDir + "/h100.yaml");
+  const auto gemm = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+    Measurement x;
+    x.kind = MeasurementKind::gemm;
+    x.dtype = GemmDtype::bf16;
+    x.m = m;
+    x.n = n;
+    x.k = k;
+    x.time = predict(device, x);
+    return x;
+  };
+  RawMeasurements one_shape;
+  for (int i = 0; i < 6; ++i) one_shape.measurements.push_back(gemm(256, 256, 256));
+  CHECK_THROWS_WITH_AS(fit_device_profile(one_shape, base, {}),
+                       "gemm.bf16: every measurement has m = 256; m_half cannot be determined without measurements at "
+                       "two or more sizes",
+                       std::invalid_argument);
+  RawMeasurements only_k;
+  for (std::int64_t k : {64, 128, 256, 512, 1024, 2048}) only_k.measurements.push_back(gemm(256, 256, k));
+  CHECK_THROWS_WITH_AS(fit_device_profile(only_k, base, {}), doctest::Contains("m_half cannot be determined"),
+                       std::invalid_argument);
+}

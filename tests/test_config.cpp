@@ -89,3 +89,74 @@ TEST_CASE("did_you_mean only suggests close words") {
   CHECK(did_you_mean("bandwith", {"bandwidth", "latency"}) == std::optional<std::string>("bandwidth"));
   CHECK_FALSE(did_you_mean("zzzzzz", {"bandwidth", "latency"}).has_value());
 }
+
+TEST_CASE("a key given twice in one mapping is an error naming both places") {
+  // yaml-cpp keeps the first 'run' and drops the second silently; both are on column 1, at
+  // lines 2 and 3. Keys of different mappings (steps under run, steps under other) may repeat.
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string("name: x\nrun: {steps: 1}\nrun: {steps: 2}\n", "s.yaml"),
+                       "s.yaml:3:1: run: duplicate key 'run' (first at line 2, column 1)", ConfigError);
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string("a:\n  - {b: 1, c: 2, b: 3}\n", "s.yaml"),
+                       "s.yaml:2:18: a.0.b: duplicate key 'b' (first at line 2, column 6)", ConfigError);
+  CHECK_NOTHROW(ConfigNode::load_string("run: {steps: 1}\nother: {steps: 2}\n", "s.yaml"));
+  // An alias shares its target, which is checked once (10 aliases of 10 aliases of ... stay linear).
+  CHECK_NOTHROW(ConfigNode::load_string("a: &x {k: 1}\nb: [*x, *x, *x]\n", "s.yaml"));
+}
+
+TEST_CASE("control characters and deep nesting are refused with their location") {
+  // A NUL byte at line 2, column 3 (yaml-cpp would take it for UTF-16 and complain about an escape).
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string(std::string("a: 1\nru\0m: 2\n", 13), "n.yaml"),
+                       doctest::Contains("n.yaml:2:3: control character 0x00 (NUL) in the text"), ConfigError);
+  // kMaxYamlDepth levels are fine; one more is not, and 10000 (yaml-cpp's own guard at 2000)
+  // is the same error rather than a crash or "bad file".
+  const auto nested = [](int levels) { return std::string(levels, '[') + std::string(levels, ']'); };
+  CHECK_NOTHROW(ConfigNode::load_string(nested(kMaxYamlDepth), "d.yaml"));
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string(nested(kMaxYamlDepth + 1), "d.yaml"),
+                       doctest::Contains("nested more than 256 levels deep"), ConfigError);
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string(std::string(10000, '['), "d.yaml"),
+                       doctest::Contains("nested more than 256 levels deep"), ConfigError);
+}
+
+TEST_CASE("numbers out of the range of a double or a 64-bit integer say so") {
+  const ConfigNode root = ConfigNode::load_string("d: 1e400\ni: 99999999999999999999\nj: 1e19\n", "r.yaml");
+  CHECK_THROWS_WITH_AS(root.get<double>("d"), doctest::Contains("r.yaml:1:4: d: number '1e400' is out of range"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(root.get<std::int64_t>("i"), doctest::Contains("whole number '99999999999999999999' is out of range"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(root.get<std::int64_t>("j"), doctest::Contains("whole number '1e19' is out of range"), ConfigError);
+}
+
+TEST_CASE("--set paths with an empty name are refused the same way wherever the dot is") {
+  YAML::Node root = YAML::Load("run: {steps: 3}\n");
+  for (const char* bad : {"run.steps.=4", ".run.steps=4", "run..steps=4"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_WITH_AS(apply_override(root, bad), doctest::Contains("empty name in the key path"), ConfigError);
+  }
+  CHECK(root["run"]["steps"].as<int>() == 3);
+  CHECK_THROWS_WITH_AS(apply_override(root, "run={a: 1, a: 2}"), doctest::Contains("duplicate key 'a'"), ConfigError);
+}
+
+TEST_CASE("a value set by an override is located at the override, not at a line of the file") {
+  // run.steps came from --set: the error names the assignment and the full key path (with the
+  // prefix of the referenced file it reached into); run.backend came from the file, line 1.
+  YAML::Node root = YAML::Load("run: {steps: 3, backend: native}\n");
+  const Override o = parse_override("run.steps=-3");
+  apply_override(root, o);
+  const ConfigNode node(root, "s.yaml", "", {{"run.steps", "--set 'model.run.steps=-3'", "model."}});
+  CHECK_THROWS_WITH_AS(node.child("run").get_positive<int>("steps"),
+                       "--set 'model.run.steps=-3': model.run.steps: value -3 must be positive", ConfigError);
+  CHECK(node.child("run").child("backend").where() == "s.yaml:1:26: run.backend");
+}
+
+TEST_CASE("aliases that multiply a small text into a huge tree are refused") {
+  // a0 holds 10 scalars; each a(i) holds 10 aliases of a(i-1): a7 stands for 10^8 scalars from
+  // under 400 bytes. Expected: refused while loading; a few aliases (the linear case) pass.
+  std::string text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 7; ++i) {
+    text += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) text += (k ? ", *a" : "*a") + std::to_string(i - 1);
+    text += "]\n";
+  }
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string(text, "b.yaml"), doctest::Contains("b.yaml: aliases (*name) repeat"),
+                       ConfigError);
+  CHECK_NOTHROW(ConfigNode::load_string("a: &x [1, 2]\nb: [*x, *x]\n", "b.yaml"));
+}

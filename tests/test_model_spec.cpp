@@ -190,3 +190,24 @@ optimizer: sgd
 )");
   CHECK(e.find("must not decrease") != std::string::npos);
 }
+
+// System: the small model with one size pushed past its limit. Inputs: a global batch of
+// 2^63 - 1 (its activations once overflowed a 64-bit byte count into a negative number), a
+// table count of 2^63 - 1 (the placement problem has one entry per table), a top-MLP width of
+// 10^11. Expected: each is a located error naming the limit, raised while loading.
+TEST_CASE("batch, table count and layer widths are bounded while loading") {
+  const std::string small = kSmall;
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string text = small;
+    text.replace(text.find(from), from.size(), to);
+    return text;
+  };
+  CHECK(error_of(with("global_batch_size: 1024", "global_batch_size: 9223372036854775807"))
+            .find("test.yaml:3:20: global_batch_size: value 9223372036854775807 is out of range: at most 1099511627776") == 0);
+  CHECK(error_of(with("count: 3,", "count: 9223372036854775807,"))
+            .find("test.yaml:7:22: embedding_tables.1.count: this entry's 9223372036854775807 table(s) bring the model past "
+                  "65536") == 0);
+  CHECK(error_of(with("top_mlp: [32, 1]", "top_mlp: [32, 100000000000]"))
+            .find("top_mlp.1: width 100000000000 is out of range: at most 16777216") != std::string::npos);
+  CHECK(error_of(small).empty());
+}

@@ -156,3 +156,37 @@ TEST_CASE("bad platform files are located errors with the expected form") {
     CHECK_THROWS_WITH_AS(load_text(misplaced), doctest::Contains("unknown key 'hosts_per_leaf'"), ConfigError);
   }
 }
+
+// System: the fixture box grown past the size limits. Inputs: a cluster of 10^9 boxes (4 x
+// 10^9 devices), a device entry with count 10^8, a range selector of 10^11 devices, an empty
+// group list. Expected: each is a located error raised before anything is allocated for it
+// (10^9 nodes used to end in std::bad_alloc), naming the limit.
+TEST_CASE("platform sizes are bounded before anything is allocated") {
+  const std::string cluster = kGood + "cluster:\n  groups:\n    - {name: n, template: box, count: 1000000000}\n"
+                                      "  fabric: {kind: single_switch}\n";
+  CHECK_THROWS_WITH_AS(load_text(cluster),
+                       doctest::Contains("bad.yaml:20:39: cluster.groups.0.count: 1000000000 nodes of template 'box' "
+                                         "bring the platform to 4000000000 devices"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(load_text(replace(kGood, "count: 2\n", "count: 100000000\n")),
+                       doctest::Contains("a node template has at most 256"), ConfigError);
+  CHECK_THROWS_WITH_AS(load_text(replace(kGood, "from: \"gpu*\"", "from: \"gpu[0-99999999999]\"")),
+                       doctest::Contains("device range 'gpu[0-99999999999]' names more than 256 devices"), ConfigError);
+  CHECK_THROWS_WITH_AS(load_text(kGood + "cluster:\n  groups: []\n  fabric: {kind: single_switch}\n"),
+                       doctest::Contains("bad.yaml:19:11: cluster.groups: an empty list of node groups"), ConfigError);
+}
+
+// System: the fixture with gpu1 left without links (the NVLink removed, the PCIe pattern
+// reduced to gpu0). Expected: the platform loads, and unreachable_devices names gpu1 as
+// unable to reach gpu0 and cpu0, and gpu0 and cpu0 as unable to reach gpu1.
+TEST_CASE("devices without a path of links are reported") {
+  std::string text = replace(kGood, "      - {kind: nvlink3, between: [gpu0, gpu1], count: 4}\n", "");
+  text = replace(text, "from: \"gpu*\"", "from: gpu0");
+  const Platform p = load_text(text);
+  const auto lines = unreachable_devices(p);
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0] == "node template 'box': gpu0 has no path of links to gpu1");
+  CHECK(lines[1] == "node template 'box': gpu1 has no path of links to gpu0, cpu0");
+  CHECK(lines[2] == "node template 'box': cpu0 has no path of links to gpu1");
+  CHECK(unreachable_devices(load_text(kGood)).empty());
+}

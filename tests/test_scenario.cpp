@@ -74,12 +74,27 @@ TEST_CASE("bad scenarios name the key and suggest the fix") {
   CHECK(e.find("did you mean 'simgrid'") != std::string::npos);
   e = error_of(kBase, {"model.top_mlp=[]"});
   CHECK(e.find("top_mlp") != std::string::npos);
-  // A typo inside the referenced model file is reported against that file.
+  // A typo made with --set inside the referenced model file is reported against the --set,
+  // with the full key path.
   e = error_of(kBase, {"model.dense_featurs=3"});
-  CHECK(e.find("dlrm_mlperf_criteo_1tb.yaml") != std::string::npos);
+  CHECK(e.find("--set 'model.dense_featurs=3': model.dense_featurs: unknown key 'dense_featurs'") == 0);
   CHECK(e.find("did you mean 'dense_features'") != std::string::npos);
   e = error_of(kBase, {"training.cpu.dense_efficiency=1.5"});
   CHECK(e.find("at most 1") != std::string::npos);
+}
+
+// System: the base scenario with a bad value given three ways. Expected: a value from the
+// command line is located at its --set (not at line 1 of the file it edits) and keeps the
+// model. prefix; one from the scenario's own set: list names that list entry's line; one
+// edited into the referenced model file by a valid --set leaves other errors at their lines.
+TEST_CASE("errors in values given by overrides point at the override") {
+  CHECK(error_of(kBase, {"model.global_batch_size=-3"}) ==
+        "--set 'model.global_batch_size=-3': model.global_batch_size: value -3 must be positive");
+  CHECK(error_of(kBase, {"run.steps=0"}) == "--set 'run.steps=0': run.steps: value 0 must be positive");
+  CHECK(error_of(kBase + "set: [\"model.global_batch_size=-3\"]\n") ==
+        "t.yaml:7:7: set.0 'model.global_batch_size=-3': model.global_batch_size: value -3 must be positive");
+  CHECK(error_of(kBase, {"run.steps.=4"}).find("empty name in the key path 'run.steps.'") != std::string::npos);
+  CHECK(error_of(kBase + "run: {steps: 1}\nrun: {steps: 2}\n") == "t.yaml:8:1: run: duplicate key 'run' (first at line 7, column 1)");
 }
 
 // Every shipped scenario file loads.
@@ -90,4 +105,13 @@ TEST_CASE("every shipped scenario file loads") {
     CAPTURE(f);
     CHECK_NOTHROW(load_scenario(kScenarios + "/" + f + ".yaml"));
   }
+}
+
+// System: an override that creates mappings the file did not have. Input: the base scenario
+// with --set platform.cluster.fabric.kind=single_switch, which creates cluster (with no groups)
+// inside the referenced dgx-h100.yaml. Expected: the missing groups are blamed on the --set,
+// the outermost mapping it created, not on a line of the platform file.
+TEST_CASE("mappings created by an override are located at the override") {
+  CHECK(error_of(kBase, {"platform.cluster.fabric.kind=single_switch"}) ==
+        "--set 'platform.cluster.fabric.kind=single_switch': platform.cluster: missing required key 'groups'");
 }

@@ -61,3 +61,16 @@ TEST_CASE("simulated time is integer picoseconds, rounded to nearest") {
   CHECK(format_bytes(Bytes(1.5e9)) == "1.5 GB");
   CHECK(format_binary_bytes(parse<Bytes>("80 GiB")) == "80 GiB");
 }
+
+TEST_CASE("a value is checked finite and in range after its unit scales it") {
+  // 1e308 is a finite double, 1e308 TB/s = 1e320 B/s is not; 1e400 is not a double at all.
+  CHECK_THROWS_WITH_AS(parse<BytesPerSecond>("1e308 TB/s"),
+                       "value '1e308 TB/s' is out of range: 1e+320 B/s is not a finite number", UnitError);
+  CHECK_THROWS_WITH_AS(parse<Bytes>("1e400 GB"), doctest::Contains("number out of range"), UnitError);
+  // Simulated time is int64 picoseconds (9.2e6 s): a latency of 1e7 s cannot be simulated.
+  CHECK_THROWS_WITH_AS(parse<Seconds>("1e7 s"), doctest::Contains("1e+07 s is beyond the simulated time range"), UnitError);
+  CHECK(parse<Seconds>("1e6 s").value() == 1e6);
+  // Other quantities stop at 1e30 base units, so sums over a million devices stay finite.
+  CHECK_THROWS_WITH_AS(parse<Bytes>("2e18 TB"), doctest::Contains("2e+30 B is more than 1e+30 B"), UnitError);
+  CHECK(parse<Bytes>("1e18 TB").value() == 1e30);
+}

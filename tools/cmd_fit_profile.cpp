@@ -8,6 +8,7 @@
 // refused (it would destroy an input).
 #include <boost/program_options.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -46,6 +47,12 @@ int cmd_fit_profile(const std::vector<std::string>& args) {
   if (holdout != "none" && holdout != "odd") {
     throw ConfigError("--holdout: expected 'none' or 'odd', found '" + holdout + "'");
   }
+  if (!std::isfinite(max_holdout_error) || max_holdout_error < 0.0) {
+    char found[32];
+    std::snprintf(found, sizeof found, "%g", max_holdout_error);
+    throw ConfigError(std::string("--max-holdout-error: expected a finite fraction of at least 0, such as 0.1 for 10 %, found ") +
+                      found);
+  }
 
   refuse_output_over_inputs(output, {raw_path}, "the profile to write (-o)");
   const validation::RawMeasurements raw = validation::load_raw_measurements(raw_path);
@@ -57,7 +64,12 @@ int cmd_fit_profile(const std::vector<std::string>& args) {
   validation::FitOptions fit_options;
   fit_options.holdout = holdout == "odd" ? validation::Holdout::odd : validation::Holdout::none;
   fit_options.raw_name = raw_path;
-  const validation::CalibrationResult result = validation::fit_device_profile(raw, base, fit_options);
+  validation::CalibrationResult result;
+  try {
+    result = validation::fit_device_profile(raw, base, fit_options);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(raw_path + ": cannot fit a profile: " + e.what());
+  }
 
   write_output_file(output, "# Device profile fitted by dlrmsim fit-profile from " + raw_path + " (base: " + base_file +
                                 ")\n" + models::device_profile_to_yaml(result.profile));
@@ -67,11 +79,12 @@ int cmd_fit_profile(const std::vector<std::string>& args) {
   if (output != "-") report << "wrote " << output << "\n";
   if (fit_options.holdout == validation::Holdout::odd) {
     const double worst = result.max_held_back_error();
+    const bool pass = worst <= max_holdout_error;  // false for a NaN error too
     char line[160];
     std::snprintf(line, sizeof line, "largest held-back error %.2f %% (limit %.2f %%): %s\n", 100.0 * worst,
-                  100.0 * max_holdout_error, worst <= max_holdout_error ? "pass" : "FAIL");
+                  100.0 * max_holdout_error, pass ? "pass" : "FAIL");
     report << line;
-    if (worst > max_holdout_error) return kExitInfeasible;
+    if (!pass) return kExitInfeasible;
   }
   return kExitOk;
 }

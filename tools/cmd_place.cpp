@@ -50,10 +50,7 @@ int cmd_place(const std::vector<std::string>& args) {
   try {
     plan = placement::place(problem, options, evaluator);
   } catch (const placement::InfeasiblePlacement& e) {
-    std::ostringstream msg;
-    msg << "the tables do not fit: device '" << e.device() << "' overflows by " << std::fixed << std::setprecision(0)
-        << e.overflow().value() << " bytes (" << format_bytes(e.overflow()) << "): " << e.what();
-    throw InfeasibleJob(msg.str());
+    throw InfeasibleJob(infeasible_placement_message(e, "the tables do not fit"));
   }
   // Standard output carries the readable plan, unless the JSON goes there instead.
   if (json_path != "-") {

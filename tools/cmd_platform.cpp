@@ -191,6 +191,9 @@ int cmd_platform(const std::vector<std::string>& args) {
   const Platform platform = load_platform(file);
   // Standard output carries the description, unless the graph goes there instead.
   if (dot_path != "-") print_platform(platform, std::cout);
+  for (const std::string& line : unreachable_devices(platform)) {
+    std::cerr << "warning: " << file << ": " << line << "; a job placed there cannot move its data\n";
+  }
   if (!dot_path.empty()) {
     std::ostringstream dot;
     write_dot(platform, dot);

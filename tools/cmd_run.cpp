@@ -268,10 +268,7 @@ int cmd_run(const std::vector<std::string>& args) {
   try {
     report = models::run_scenario(sc, options);
   } catch (const placement::InfeasiblePlacement& e) {
-    std::ostringstream msg;
-    msg << "the job does not fit: device '" << e.device() << "' overflows by " << std::fixed << std::setprecision(0)
-        << e.overflow().value() << " bytes (" << format_bytes(e.overflow()) << "): " << e.what();
-    throw InfeasibleJob(msg.str());
+    throw InfeasibleJob(infeasible_placement_message(e, "the job does not fit"));
   }
   // Standard output carries the text summary, unless a JSON output goes there instead.
   if (json_path != "-" && trace_path != "-") print_text(std::cout, report);

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include "topologies/platform_builder.hpp"
 
@@ -212,12 +214,18 @@ std::vector<std::uint32_t> select_devices(const ConfigNode& sel, const NodeTempl
       const std::string range = text.substr(open + 1, text.size() - open - 2);
       const auto dash = range.find('-');
       int lo = 0, hi = -1;
+      const auto number = [](std::string_view digits, int& out) {
+        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
+        return ec == std::errc() && end == digits.data() + digits.size();
+      };
       const bool ok = dash != std::string::npos && all_digits(range.substr(0, dash)) && all_digits(range.substr(dash + 1));
-      if (ok) {
-        lo = std::stoi(range.substr(0, dash));
-        hi = std::stoi(range.substr(dash + 1));
+      const bool fits = ok && number(std::string_view(range).substr(0, dash), lo) &&
+                        number(std::string_view(range).substr(dash + 1), hi);
+      if (!ok || (fits && hi < lo)) sel.fail("bad device range '" + text + "'; expected a form like 'gpu[0-3]'");
+      if (!fits || static_cast<std::int64_t>(hi) - lo >= kMaxTemplateDevices) {
+        sel.fail("device range '" + text + "' names more than " + std::to_string(kMaxTemplateDevices) +
+                 " devices, more than a node template can have");
       }
-      if (!ok || hi < lo) sel.fail("bad device range '" + text + "'; expected a form like 'gpu[0-3]'");
       for (int k = lo; k <= hi; ++k) {
         const auto i = t.find(stem + std::to_string(k));
         if (!i) {
@@ -281,6 +289,10 @@ void read_link(const ConfigNode& l, NodeTemplate& t) {
       }
     }
   }
+  if (static_cast<std::int64_t>(t.links.size() + pairs.size()) > kMaxTemplateLinks) {
+    l.fail("node template '" + t.name + "' would have " + std::to_string(t.links.size() + pairs.size()) +
+           " links; a node template has at most " + std::to_string(kMaxTemplateLinks));
+  }
   try {
     for (auto [a, b] : pairs) t.add_link(a, b, kind, count, bandwidth, latency);
   } catch (const PlatformError& e) {
@@ -296,6 +308,14 @@ NodeTemplate read_template_body(const std::string& name, const ConfigNode& node)
     const auto device_name = d.get<std::string>("name");
     const DeviceKind kind = read_device_kind(d);
     const int count = d.has("count") ? d.get_positive<int>("count") : 0;
+    const std::int64_t adding = std::max(count, 1);
+    if (static_cast<std::int64_t>(t.devices.size()) + adding > kMaxTemplateDevices) {
+      (d.has("count") ? d.child("count") : d)
+          .fail("node template '" + name + "' would have " + std::to_string(t.devices.size() + adding) +
+                " devices; a node template has at most " + std::to_string(kMaxTemplateDevices) +
+                " (dlrmsim keeps a route between every pair of a node's devices); describe a cluster with "
+                "cluster.groups instead");
+    }
     MappingReader reader(d);
     const DeviceSpec spec = read_device_spec(d, kind, reader);
     reader.finish();
@@ -361,14 +381,17 @@ NodeTemplate read_template_from_file(const std::string& name, const ConfigNode& 
   ConfigNode body = *chosen;
   if (auto set = node.optional_child("set")) {
     YAML::Node copy = YAML::Clone(chosen->yaml());
+    std::vector<OverrideOrigin> origins;
     for (const ConfigNode& assignment : set->elements()) {
+      const auto text = assignment.as<std::string>();
       try {
-        apply_override(copy, assignment.as<std::string>());
+        const Override o = parse_override(text);
+        origins.push_back({chosen->path() + "." + apply_override(copy, o), assignment.where() + " '" + text + "'", ""});
       } catch (const ConfigError& e) {
         assignment.fail(e.what());
       }
     }
-    body = ConfigNode(copy, path, chosen->path());
+    body = ConfigNode(copy, path, chosen->path(), origins);
   }
   node.finish();
   return read_template(name, body, depth + 1);
@@ -415,21 +438,41 @@ Platform load_platform(const ConfigNode& node) {
   const auto description = node.get_or<std::string>("description", "");
   PlatformBuilder builder(name, description, node.source());
   const ConfigNode templates = node.child("node_templates");
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> template_size;  // devices, links
   for (const auto& [tname, tnode] : templates.entries()) {
     try {
-      builder.add_template(read_template(tname, tnode, 0));
+      NodeTemplate t = read_template(tname, tnode, 0);
+      template_size[tname] = {static_cast<std::int64_t>(t.devices.size()), static_cast<std::int64_t>(t.links.size())};
+      builder.add_template(std::move(t));
     } catch (const PlatformError& e) {
       tnode.fail(e.what());
     }
   }
   std::optional<ConfigNode> cluster = node.optional_child("cluster");
   if (cluster) {
-    for (const ConfigNode& g : cluster->child("groups").elements()) {
+    const ConfigNode groups = cluster->child("groups");
+    if (groups.is_sequence() && groups.yaml().size() == 0) {
+      groups.fail("an empty list of node groups; give at least one {name, template, count}, or leave out the "
+                  "cluster section for a platform of one node");
+    }
+    std::int64_t devices = 0, links = 0;
+    for (const ConfigNode& g : groups.elements()) {
       const auto gname = g.get<std::string>("name");
       const auto tname = g.get<std::string>("template");
       const int count = g.get_positive<int>("count");
       const auto role = g.get_or<std::string>("role", "");
       g.finish();
+      if (const auto size = template_size.find(tname); size != template_size.end()) {
+        devices += count * size->second.first;
+        links += count * size->second.second;
+        if (devices > kMaxPlatformDevices || links > kMaxPlatformLinks) {
+          g.child("count").fail(std::to_string(count) + " nodes of template '" + tname + "' bring the platform to " +
+                                std::to_string(devices) + " devices and " + std::to_string(links) +
+                                " links; a platform has at most " + std::to_string(kMaxPlatformDevices) +
+                                " devices and " + std::to_string(kMaxPlatformLinks) +
+                                " links (memory: about 10 kB per simulated GPU)");
+        }
+      }
       try {
         builder.add_group(gname, tname, count, role);
       } catch (const PlatformError& e) {
@@ -449,6 +492,32 @@ Platform load_platform(const ConfigNode& node) {
   } catch (const PlatformError& e) {
     (cluster ? *cluster : node).fail(e.what());
   }
+}
+
+std::vector<std::string> unreachable_devices(const Platform& platform) {
+  std::vector<std::string> out;
+  std::set<std::string> templates_seen;
+  for (const Node& node : platform.nodes()) {
+    if (!templates_seen.insert(node.template_name).second) continue;  // nodes of a template are alike
+    std::vector<DeviceId> ends(node.gpus.begin(), node.gpus.end());
+    ends.insert(ends.end(), node.cpus.begin(), node.cpus.end());
+    for (DeviceId a : ends) {
+      std::string missing;
+      for (DeviceId b : ends) {
+        if (a == b) continue;
+        try {
+          (void)platform.route(a, b);
+        } catch (const PlatformError&) {
+          missing += (missing.empty() ? "" : ", ") + platform.device(b).local_name;
+        }
+      }
+      if (!missing.empty()) {
+        out.push_back("node template '" + node.template_name + "': " + platform.device(a).local_name +
+                      " has no path of links to " + missing);
+      }
+    }
+  }
+  return out;
 }
 
 Platform load_platform(const std::string& path) { return load_platform(ConfigNode::load_file(path)); }

@@ -75,6 +75,41 @@ void check_not_faster_than_peak(const std::vector<SaturatingSample>& samples, co
   }
 }
 
+// A half-saturation extent is determined only by measurements at two or more sizes along
+// its feature: with one size, efficiency and extent trade off exactly.
+void require_varied(const std::vector<SaturatingSample>& samples, std::size_t feature, const std::string& model,
+                    const std::string& feature_name, const std::string& coefficient) {
+  const double first = samples.front().features[feature];
+  for (const SaturatingSample& s : samples) {
+    if (s.features[feature] != first) return;
+  }
+  char value[32];
+  std::snprintf(value, sizeof value, "%.6g", first);
+  throw std::invalid_argument(model + ": every measurement has " + feature_name + " = " + value + "; " + coefficient +
+                              " cannot be determined without measurements at two or more sizes");
+}
+
+// The fitter bounds each extent to [1e-6, 1e3] x the measured sizes (least_squares.cpp) and
+// reports one stuck at its lower bound as 0: an extent at either bound was not determined by
+// the measurements (they show no saturation along that feature, or only saturation).
+void require_determined(const SaturatingFit& fit, const std::vector<SaturatingSample>& samples, const std::string& model,
+                        const std::vector<std::string>& coefficients, const std::vector<std::string>& features) {
+  if (!std::isfinite(fit.max_efficiency) || !std::isfinite(fit.offset)) {
+    throw std::invalid_argument(model + ": the fit did not converge to finite coefficients; check the measurements");
+  }
+  for (std::size_t j = 0; j < fit.halves.size(); ++j) {
+    double largest = 0.0;
+    for (const SaturatingSample& s : samples) largest = std::max(largest, s.features[j]);
+    const double h = fit.halves[j];
+    if (!std::isfinite(h) || h <= 0.0 || h >= 1e3 * largest * (1.0 - 1e-6)) {
+      throw std::invalid_argument(
+          model + ": the measurements do not determine " + coefficients[j] + " (the fit ran to its bound: " +
+          (h <= 0.0 ? "no" : "no end of") + " saturation along " + features[j] +
+          "); measure sizes on both sides of the knee of the efficiency curve");
+    }
+  }
+}
+
 std::string with_base(const std::string& fitted, const std::string& base_source) {
   return fitted + "; base profile (its datasheet values kept, its fitted values replaced): " + base_source;
 }
@@ -153,7 +188,15 @@ CalibrationResult fit_device_profile(const RawMeasurements& raw, const DevicePro
       t.push_back(m->time.value());
     }
     require(g, 2, name, "a latency and a bandwidth");
-    const LineFit line = fit_line_relative(x, t);
+    LineFit line;
+    try {
+      line = fit_line_relative(x, t);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(name + ": " + e.what());
+    }
+    if (!std::isfinite(line.intercept) || !std::isfinite(line.slope) || !(line.slope > 0.0)) {
+      throw std::invalid_argument(name + ": the latency and bandwidth fit is not finite; check the measurements");
+    }
     auto& c = p.copies[static_cast<std::size_t>(kind)];
     c.latency = Seconds(line.intercept);
     c.bandwidth = BytesPerSecond(1.0 / line.slope);
@@ -196,7 +239,11 @@ CalibrationResult fit_device_profile(const RawMeasurements& raw, const DevicePro
     // efficiency curve, and kept as call_overhead, which gemm_time leaves out (the step model
     // charges launch.overhead once per kernel instead).
     check_not_faster_than_peak(samples, name, "dense peak");
+    require_varied(samples, 0, name, "m", "m_half");
+    require_varied(samples, 1, name, "n", "n_half");
+    require_varied(samples, 2, name, "k", "k_half");
     const SaturatingFit fit = fit_saturating_product(samples, 3, /*fit_offset=*/true);
+    require_determined(fit, samples, name, {"m_half", "n_half", "k_half"}, {"m", "n", "k"});
     c.max_efficiency = efficiency_or_throw(fit.max_efficiency, name, "dense peak");
     c.m_half = fit.halves[0];
     c.n_half = fit.halves[1];
@@ -223,7 +270,10 @@ CalibrationResult fit_device_profile(const RawMeasurements& raw, const DevicePro
                          m->time.value()});
     }
     check_not_faster_than_peak(samples, "embedding_gather", "HBM peak bandwidth");
+    require_varied(samples, 0, "embedding_gather", "row_bytes", "row_half");
+    require_varied(samples, 1, "embedding_gather", "pooling", "pooling_half");
     const SaturatingFit fit = fit_saturating_product(samples, 2);
+    require_determined(fit, samples, "embedding_gather", {"row_half", "pooling_half"}, {"row_bytes", "pooling"});
     p.gather.max_efficiency = efficiency_or_throw(fit.max_efficiency, "embedding_gather", "HBM peak bandwidth");
     p.gather.row_half = Bytes(fit.halves[0]);
     p.gather.pooling_half = fit.halves[1];
@@ -248,6 +298,9 @@ CalibrationResult fit_device_profile(const RawMeasurements& raw, const DevicePro
       sum_log += std::log(m->time.value() / p.embedding_forward_time(m->lookups(), m->row_bytes, m->pooling).value());
     }
     const double multiple = std::exp(sum_log / static_cast<double>(g.size()));
+    if (!std::isfinite(multiple) || !(multiple > 0.0)) {
+      throw std::invalid_argument(name + ": the backward multiple is not a finite positive number; check the measurements");
+    }
     (opt == models::EmbeddingOptimizer::sgd ? p.embedding_backward.sgd_multiple
                                             : p.embedding_backward.rowwise_adagrad_multiple) = multiple;
     p.embedding_backward.provenance.source = measured_on;
@@ -267,7 +320,9 @@ CalibrationResult fit_device_profile(const RawMeasurements& raw, const DevicePro
                          m->time.value()});
     }
     check_not_faster_than_peak(samples, "uvm_gather", "PCIe link rate");
+    require_varied(samples, 0, "uvm_gather", "row_bytes", "row_half");
     const SaturatingFit fit = fit_saturating_product(samples, 1);
+    require_determined(fit, samples, "uvm_gather", {"row_half"}, {"row_bytes"});
     p.uvm_gather.max_efficiency = efficiency_or_throw(fit.max_efficiency, "uvm_gather", "PCIe link rate");
     p.uvm_gather.row_half = Bytes(fit.halves[0]);
     p.uvm_gather.provenance.source = with_base(measured_on, p.uvm_gather.provenance.source);
