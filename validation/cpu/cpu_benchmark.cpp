@@ -231,9 +231,11 @@ void measure_cpu(const CpuSweep& sweep, int all_threads, const TimingOptions& ti
 
   progress("hash-map id lookup and row update (" + std::to_string(sweep.hash_keys) + " ids)");
   for (int threads : thread_counts) {
-    for (std::size_t row : sweep.hash_row_bytes) {
-      auto m = record(CpuMeasurementKind::hash_update, threads,
-                      time_hash_update(table, row, sweep.hash_keys, sweep.lookups, threads, timing));
+    const std::vector<Timing> timings =
+        time_hash_updates(table, sweep.hash_row_bytes, sweep.hash_keys, sweep.lookups, threads, timing);
+    for (std::size_t i = 0; i < timings.size(); ++i) {
+      const std::size_t row = sweep.hash_row_bytes[i];
+      auto m = record(CpuMeasurementKind::hash_update, threads, timings[i]);
       m.row_bytes = Bytes(static_cast<double>(row));
       m.keys = static_cast<std::int64_t>(sweep.hash_keys);
       m.lookups = static_cast<std::int64_t>(sweep.lookups);

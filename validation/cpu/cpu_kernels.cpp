@@ -416,32 +416,37 @@ Timing time_update(RowTable& table, std::size_t row_bytes, int pooling, std::siz
   });
 }
 
-Timing time_hash_update(RowTable& table, std::size_t row_bytes, std::size_t keys, std::size_t lookups, int threads,
-                        const TimingOptions& options) {
-  check_row_size(row_bytes, table.bytes());
+std::vector<Timing> time_hash_updates(RowTable& table, const std::vector<std::size_t>& row_bytes, std::size_t keys,
+                                      std::size_t lookups, int threads, const TimingOptions& options) {
   if (keys < 1 || lookups < 1) throw std::invalid_argument("keys and lookups must be positive");
+  if (keys > std::numeric_limits<std::uint32_t>::max()) throw std::invalid_argument("too many keys for 32-bit values");
   check_hash_map(options.seed);
-  const std::size_t dim = row_bytes / sizeof(float), rows = table.rows(row_bytes);
   FlatIdMap map(keys);
   for (std::size_t i = 0; i < keys; ++i) map.insert(id_of(i, options.seed), static_cast<std::uint32_t>(i));
-  // Thread t's queries are ids whose row (index mod rows) lies in its slice of min(keys, rows) rows.
-  const std::size_t used_rows = std::min(keys, rows), wraps = (keys + rows - 1) / rows;
-  std::vector<std::uint64_t> queries(lookups);
-  for (int t = 0; t < threads; ++t) {
-    const auto [q0, q1] = share(lookups, t, threads);
-    const auto [r0, r1] = share(used_rows, t, threads);
-    for (std::size_t q = q0; q < q1; ++q) {
-      std::size_t i = r0 + uniform_index(options.seed, q, r1 - r0) + rows * uniform_index(options.seed + 5, q, wraps);
-      if (i >= keys) i = r0 + uniform_index(options.seed, q, r1 - r0);
-      queries[q] = id_of(i, options.seed);
+  std::vector<Timing> timings;
+  for (std::size_t row : row_bytes) {
+    check_row_size(row, table.bytes());
+    const std::size_t dim = row / sizeof(float), rows = table.rows(row);
+    // Thread t's queries are ids whose row (index mod rows) lies in its slice of min(keys, rows) rows.
+    const std::size_t used_rows = std::min(keys, rows), wraps = (keys + rows - 1) / rows;
+    std::vector<std::uint64_t> queries(lookups);
+    for (int t = 0; t < threads; ++t) {
+      const auto [q0, q1] = share(lookups, t, threads);
+      const auto [r0, r1] = share(used_rows, t, threads);
+      for (std::size_t q = q0; q < q1; ++q) {
+        std::size_t i = r0 + uniform_index(options.seed, q, r1 - r0) + rows * uniform_index(options.seed + 5, q, wraps);
+        if (i >= keys) i = r0 + uniform_index(options.seed, q, r1 - r0);
+        queries[q] = id_of(i, options.seed);
+      }
     }
+    std::vector<float> grad(1024 * dim);
+    for (std::size_t i = 0; i < grad.size(); ++i) grad[i] = input_value(options.seed + 3, i) * 1e-3f;
+    timings.push_back(time_rounds(threads, options, [&](int t, int parts) {
+      const auto [q0, q1] = share(lookups, t, parts);
+      hash_update_range(map, table.data(), dim, rows, queries.data(), q0, q1, grad.data());
+    }));
   }
-  std::vector<float> grad(1024 * dim);
-  for (std::size_t i = 0; i < grad.size(); ++i) grad[i] = input_value(options.seed + 3, i) * 1e-3f;
-  return time_rounds(threads, options, [&](int t, int parts) {
-    const auto [q0, q1] = share(lookups, t, parts);
-    hash_update_range(map, table.data(), dim, rows, queries.data(), q0, q1, grad.data());
-  });
+  return timings;
 }
 
 Timing time_fp16_convert(std::size_t bytes, int passes, int threads, const TimingOptions& options) {

@@ -76,11 +76,11 @@ Timing time_update(RowTable& table, std::size_t row_bytes, int pooling, std::siz
                    const TimingOptions& options);
 
 /// A parameter server's inner loop: a flat open-addressing hash map (64-bit id -> 32-bit row
-/// index, linear probing, load factor 1/2) of `keys` ids; each of `lookups` ids drawn
+/// index, linear probing, load factor at most 1/2) of `keys` ids; each of `lookups` ids drawn
 /// uniformly from the stored ones is looked up and its row (of `row_bytes`) updated by
-/// row += lr x gradient. The map is built once per call (not timed).
-Timing time_hash_update(RowTable& table, std::size_t row_bytes, std::size_t keys, std::size_t lookups, int threads,
-                        const TimingOptions& options);
+/// row += lr x gradient. The map is built once per call (not timed) and used for each row size.
+std::vector<Timing> time_hash_updates(RowTable& table, const std::vector<std::size_t>& row_bytes, std::size_t keys,
+                                      std::size_t lookups, int threads, const TimingOptions& options);
 
 /// fp32 -> fp16 (round to nearest even) of `bytes` of fp32 input, `passes` times per round.
 Timing time_fp16_convert(std::size_t bytes, int passes, int threads, const TimingOptions& options);
