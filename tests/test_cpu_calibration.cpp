@@ -45,6 +45,7 @@ CpuMachineInfo machine(int logical_cpus) {
   m.memory = Bytes(64.0 * 1073741824.0);
   m.llc = Bytes(32.0 * 1048576.0);
   m.isa = "avx2 fma f16c";
+  m.transparent_hugepages = "madvise";
   m.compiler = "GCC 12.2.0";
   m.gemm_library = "Eigen 3.4.0";
   m.load_before = "0.10 0.20 0.30";
@@ -173,6 +174,7 @@ TEST_CASE("CPU raw measurements round-trip through their YAML form") {
   CHECK(back.machine.clock.value() == doctest::Approx(2.5e9));
   CHECK(back.machine.llc.value() == doctest::Approx(33554432.0));
   CHECK(back.machine.load_before == "0.10 0.20 0.30");
+  CHECK(back.machine.transparent_hugepages == "madvise");
   CHECK(back.machine.load_after == "0.40 0.50 0.60");
   CHECK(back.machine.command == raw.machine.command);
   REQUIRE(back.measurements.size() == raw.measurements.size());

@@ -138,6 +138,10 @@ validation::CpuMachineInfo describe_this_machine(const std::string& command) {
   }
   info.llc = Bytes(cache_bytes(first_line("/sys/devices/system/cpu/cpu0/cache/index3/size")));
   info.isa = compiled_isa();
+  // "always [madvise] never": the bracketed word is the mode in force.
+  const std::string thp = first_line("/sys/kernel/mm/transparent_hugepage/enabled");
+  const auto open = thp.find('['), close = thp.find(']');
+  info.transparent_hugepages = open != std::string::npos && close > open ? thp.substr(open + 1, close - open - 1) : "unknown";
 #if defined(__clang__)
   info.compiler = "Clang " + std::string(__clang_version__);
 #elif defined(__GNUC__)

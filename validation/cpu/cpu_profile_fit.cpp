@@ -210,7 +210,8 @@ CpuCalibrationResult fit_cpu_profile(const CpuRawMeasurements& raw, const CpuFit
   const std::string measured_on =
       "measured by dlrmsim-calibrate --cpu, fitted by dlrmsim fit-profile to " +
       (options.raw_name.empty() ? std::string("a raw file") : options.raw_name) + " (" + machine.cpu + ", " +
-      std::to_string(cores) + " logical CPUs, kernels compiled for " + machine.isa + " by " + machine.compiler + ", " +
+      std::to_string(cores) + " logical CPUs, kernels compiled for " + machine.isa + " by " + machine.compiler +
+      ", transparent huge pages " + machine.transparent_hugepages + ", " +
       machine.gemm_library + "; " + machine.date + "; load average before " + machine.load_before + ", after " +
       machine.load_after + "; command: " + machine.command + ")";
   p.name = cpu_profile_name(machine);

@@ -58,6 +58,7 @@ CpuRawMeasurements parse_cpu_raw_measurements(const ConfigNode& root) {
   info.memory = machine.get_positive<Bytes>("memory");
   info.llc = machine.get_positive<Bytes>("llc", true);
   info.isa = machine.get<std::string>("isa");
+  info.transparent_hugepages = machine.get<std::string>("transparent_hugepages");
   info.compiler = machine.get<std::string>("compiler");
   info.gemm_library = machine.get<std::string>("gemm_library");
   info.load_before = machine.get<std::string>("load_before");
@@ -135,6 +136,7 @@ std::string cpu_raw_measurements_to_yaml(const CpuRawMeasurements& raw) {
       << "  memory: " << with_unit(info.memory.value() / 1073741824.0, "GiB") << "\n"
       << "  llc: " << bytes(info.llc) << "\n"
       << "  isa: " << json_string(info.isa) << "\n"
+      << "  transparent_hugepages: " << json_string(info.transparent_hugepages) << "\n"
       << "  compiler: " << json_string(info.compiler) << "\n"
       << "  gemm_library: " << json_string(info.gemm_library) << "\n"
       << "  load_before: " << json_string(info.load_before) << "\n"

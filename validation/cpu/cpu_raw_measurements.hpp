@@ -11,6 +11,9 @@
 //     memory: "23.4 GiB"              # /proc/meminfo MemTotal
 //     llc: "32 MiB"                   # /sys/devices/system/cpu/cpu0/cache/index3/size ("0 B": unknown)
 //     isa: "avx2 fma f16c"            # vector instruction sets the kernels were compiled for
+//     transparent_hugepages: "madvise"  # /sys/kernel/mm/transparent_hugepage/enabled: with
+//                                     # "madvise" or "never" the tables use 4 KiB pages (the
+//                                     # kernels do not madvise), so random rows miss the TLB
 //     compiler: "GCC 12.2.0"
 //     gemm_library: "Eigen 3.4.0"
 //     load_before: "0.52 0.61 0.70"   # /proc/loadavg (1, 5, 15 min) before and after the run:
@@ -83,6 +86,7 @@ struct CpuMachineInfo {
   Bytes memory{0.0};
   Bytes llc{0.0};  // 0: unknown
   std::string isa;
+  std::string transparent_hugepages;
   std::string compiler;
   std::string gemm_library;
   std::string load_before;
