@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <random>
 #include <string>
@@ -342,4 +343,34 @@ TEST_CASE("the CPU set runs end to end at smoke size") {
   CHECK(raw.machine.cpu != "");
   CHECK(parse_cpu_raw_measurements(ConfigNode::load_string(cpu_raw_measurements_to_yaml(raw), "raw.yaml")).measurements.size() ==
         raw.measurements.size());
+}
+
+// System: every configs/calibration/cpu-*.yaml: profiles (cpu-NAME.yaml) and the raw
+// measurements they were fitted from (cpu-NAME-raw.yaml). Expected: each loads with its loader,
+// each profile has a raw file beside it, and refitting that raw file gives the committed
+// profile's coefficients (to the 6 significant digits it is written with). Why: a committed
+// profile must be reproducible from its committed measurements.
+TEST_CASE("the committed CPU profiles load and are reproduced by fitting their raw files") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(DLRMSIM_SOURCE_DIR) / "configs" / "calibration";
+  int profiles = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("cpu-", 0) != 0 || entry.path().extension() != ".yaml" || name.find("-raw.yaml") != std::string::npos) continue;
+    CAPTURE(name);
+    ++profiles;
+    const models::CpuProfile profile = models::load_cpu_profile(entry.path().string());
+    const fs::path raw_path = dir / (entry.path().stem().string() + "-raw.yaml");
+    REQUIRE(fs::exists(raw_path));
+    const CpuRawMeasurements raw = load_cpu_raw_measurements(raw_path.string());
+    const models::CpuProfile refit = fit_cpu_profile(raw, {}).profile;
+    CHECK(profile.cores == raw.machine.logical_cpus);
+    CHECK(refit.gemm_per_core.rate.value() == doctest::Approx(profile.gemm_per_core.rate.value()).epsilon(1e-5));
+    CHECK(refit.gather.per_core.row_time.value() == doctest::Approx(profile.gather.per_core.row_time.value()).epsilon(1e-5));
+    CHECK(refit.hash_update.all_cores.parallel_scaling ==
+          doctest::Approx(profile.hash_update.all_cores.parallel_scaling).epsilon(1e-3));
+    CHECK(refit.memcpy.dram.all_cores.value() == doctest::Approx(profile.memcpy.dram.all_cores.value()).epsilon(1e-5));
+    CHECK(refit.call_overhead.value() == doctest::Approx(profile.call_overhead.value()).epsilon(1e-5));
+  }
+  CHECK(profiles >= 1);
 }
