@@ -49,6 +49,9 @@ TEST_CASE("every fuzzed loader accepts the shipped files it is seeded with") {
     std::size_t files = 0;
     for (const auto& entry : fs::directory_iterator(configs / dir)) {
       if (entry.path().extension() != ".yaml") continue;
+      // CPU profiles and their raw measurements (cpu-*.yaml) are another format, loaded by
+      // tests/test_cpu_calibration.cpp.
+      if (dir == "calibration" && entry.path().filename().string().rfind("cpu-", 0) == 0) continue;
       CAPTURE(entry.path().string());
       CHECK_NOTHROW(it->load(read(entry.path())));
       ++files;

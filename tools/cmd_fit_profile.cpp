@@ -5,7 +5,8 @@
 // With --holdout odd the odd-indexed measurements of every model are held back and predicted;
 // the exit status is 1 when one misses by more than --max-holdout-error. The profile is written
 // whole or not at all (common/files.hpp); -o naming the measurements or the base profile is
-// refused (it would destroy an input).
+// refused (it would destroy an input). A raw file of the CPU kind (dlrmsim-calibrate --cpu)
+// gives a CPU profile instead (tools/fit_cpu_profile.hpp).
 #include <boost/program_options.hpp>
 
 #include <cmath>
@@ -15,7 +16,9 @@
 #include "common/files.hpp"
 #include "models/device_profile.hpp"
 #include "tools/commands.hpp"
+#include "tools/fit_cpu_profile.hpp"
 #include "validation/calibration_fit.hpp"
+#include "validation/cpu/cpu_raw_measurements.hpp"
 #include "validation/raw_measurements.hpp"
 
 namespace dlrmsim::tools {
@@ -55,6 +58,11 @@ int cmd_fit_profile(const std::vector<std::string>& args) {
   }
 
   refuse_output_over_inputs(output, {raw_path}, "the profile to write (-o)");
+  // A raw file of the CPU kind (dlrmsim-calibrate --cpu) is fitted to a CPU profile.
+  if (const ConfigNode root = ConfigNode::load_file(raw_path); validation::is_cpu_raw_measurements(root)) {
+    if (holdout != "none" || !vm["base"].defaulted()) throw ConfigError("--holdout and --base apply to GPU measurements only");
+    return fit_cpu_profile_file(root, raw_path, output);
+  }
   const validation::RawMeasurements raw = validation::load_raw_measurements(raw_path);
   const std::string base_file =
       base_path == "auto" ? models::find_device_profile(models::gpu_model_from_device_name(raw.machine.gpu), calibration_dir)

@@ -26,6 +26,16 @@
 // written); their directories are created before measuring, so that a bad path fails first.
 // CUDA 13 no longer compiles for sm_70 (V100); build with CUDA 12 and
 // -DDLRMSIM_CUDA_ARCHITECTURES=70 to calibrate a V100.
+//
+// With --cpu it measures the host CPU instead (validation/cpu/, no GPU or CUDA needed; this
+// program is built everywhere, its GPU part only where CMake finds nvcc):
+//
+//   build/dlrmsim-calibrate --cpu -o configs/calibration/cpu-NAME-raw.yaml
+//       --profile configs/calibration/cpu-NAME.yaml
+//
+// writes the raw CPU measurements (validation/cpu/cpu_raw_measurements.hpp) and fits the CPU
+// profile (models/cpu_profile.hpp); `dlrmsim fit-profile RAW -o OUT` repeats the fit.
+// `--sweep smoke` runs the set at tiny sizes (a test that it works, not a measurement).
 #include <boost/program_options.hpp>
 
 #include <chrono>
@@ -38,18 +48,63 @@
 #include <tuple>
 #include <vector>
 
+#include <thread>
+
 #include "common/config.hpp"
 #include "common/files.hpp"
 #include "models/device_profile.hpp"
 #include "validation/calibration_fit.hpp"
-#include "validation/kernels/calibration_kernels.hpp"
+#include "validation/cpu/cpu_benchmark.hpp"
+#include "validation/cpu/cpu_profile_fit.hpp"
 #include "validation/raw_measurements.hpp"
+#ifdef DLRMSIM_WITH_CUDA_KERNELS
+#include "validation/kernels/calibration_kernels.hpp"
+#endif
 
 namespace po = boost::program_options;
 using namespace dlrmsim;
-namespace cal = dlrmsim::calibration;
 
 namespace {
+
+struct CommonOptions {
+  std::string output, profile_output, sweep_name, command;
+  int warmup = 0, repeats = 0;
+  std::uint64_t seed = 1;
+};
+
+/// --cpu: measures this machine's CPU, writes the raw file and, with --profile, the fitted profile.
+int run_cpu(const CommonOptions& o, int threads) {
+  namespace cpu = dlrmsim::cpu_calibration;
+  const cpu::CpuSweep sweep = cpu::make_cpu_sweep(o.sweep_name);
+  cpu::TimingOptions timing;
+  timing.warmup = o.warmup;
+  timing.repeats = o.repeats;
+  timing.seed = o.seed;
+  validation::CpuRawMeasurements raw;
+  raw.machine = cpu::describe_this_machine(o.command);
+  if (threads > 0) raw.machine.logical_cpus = threads;
+  std::cerr << "cpu " << raw.machine.cpu << " (" << raw.machine.logical_cpus << " threads for the all-core runs, kernels for "
+            << raw.machine.isa << "), load average " << raw.machine.load_before << "\n";
+  const auto start = std::chrono::steady_clock::now();
+  cpu::measure_cpu(sweep, raw.machine.logical_cpus, timing, raw,
+                   [&](const std::string& what) { std::cerr << "[" << raw.measurements.size() << "] " << what << "\n"; });
+  write_output_file(o.output, validation::cpu_raw_measurements_to_yaml(raw));
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  std::cerr << "wrote " << raw.measurements.size() << " measurements to " << o.output << " in " << elapsed.count()
+            << " s (load average after: " << raw.machine.load_after << ")\n";
+  if (o.profile_output.empty()) return 0;
+  validation::CpuFitOptions fit_options;
+  fit_options.raw_name = o.output;
+  const validation::CpuCalibrationResult result = validation::fit_cpu_profile(raw, fit_options);
+  write_output_file(o.profile_output, "# CPU profile fitted by dlrmsim-calibrate --cpu (formulas: models/cpu_profile.hpp)\n" +
+                                          models::cpu_profile_to_yaml(result.profile));
+  std::cout << validation::format_cpu_fit_report(result) << "wrote profile " << o.profile_output << "\n";
+  flush_standard_output();
+  return 0;
+}
+
+#ifdef DLRMSIM_WITH_CUDA_KERNELS
+namespace cal = dlrmsim::calibration;
 
 struct Sweep {
   std::vector<std::int64_t> gemm_batches;
@@ -246,14 +301,17 @@ void measure(const Sweep& sweep, const cal::TimingOptions& timing, validation::R
   }
   progress("done");
 }
+#endif  // DLRMSIM_WITH_CUDA_KERNELS
 
 int run(int argc, char** argv) {
   std::string output, profile_output, base_path = "auto", calibration_dir, holdout = "none", sweep_name = "full";
   double max_holdout_error = 0.10;
-  int device = 0;
-  cal::TimingOptions timing;
-  po::options_description options("dlrmsim-calibrate: measure the calibration kernel set on a GPU");
+  int device = 0, threads = 0, warmup = 3, repeats = 20;
+  std::uint64_t seed = 1;
+  po::options_description options("dlrmsim-calibrate: measure the calibration kernel set on a GPU, or with --cpu on the host CPU");
   options.add_options()("help,h", "this help")
+      ("cpu", "measure the host CPU (validation/cpu/) instead of a GPU; needs no GPU")
+      ("threads", po::value(&threads)->default_value(0), "--cpu: threads of the all-core runs (0: every logical CPU)")
       ("output,o", po::value(&output)->required(), "raw measurement file to write (YAML)")
       ("profile", po::value(&profile_output), "also fit and write a device profile here")
       ("base", po::value(&base_path)->default_value("auto"),
@@ -262,11 +320,11 @@ int run(int argc, char** argv) {
        "where --base auto looks")
       ("holdout", po::value(&holdout)->default_value("none"), "none, or odd: fit even-indexed measurements, predict odd")
       ("max-holdout-error", po::value(&max_holdout_error)->default_value(0.10), "exit 1 if a held-back prediction misses by more")
-      ("sweep", po::value(&sweep_name)->default_value("full"), "full or quick")
+      ("sweep", po::value(&sweep_name)->default_value("full"), "full or quick (GPU); full or smoke (--cpu)")
       ("device", po::value(&device)->default_value(0), "CUDA device ordinal")
-      ("warmup", po::value(&timing.warmup)->default_value(3), "untimed runs before timing")
-      ("repeats", po::value(&timing.repeats)->default_value(20), "timed runs (the median is recorded)")
-      ("seed", po::value(&timing.seed)->default_value(1), "seed of the random inputs");
+      ("warmup", po::value(&warmup)->default_value(3), "untimed runs before timing (--cpu: 1 unless given)")
+      ("repeats", po::value(&repeats)->default_value(20), "timed runs, the median is recorded (--cpu: 7 unless given)")
+      ("seed", po::value(&seed)->default_value(1), "seed of the random inputs");
   po::variables_map vm;
   po::store(po::parse_command_line(argc, argv, options), vm);
   if (vm.count("help")) {
@@ -275,7 +333,28 @@ int run(int argc, char** argv) {
   }
   po::notify(vm);
   if (holdout != "none" && holdout != "odd") throw ConfigError("--holdout: expected 'none' or 'odd', found '" + holdout + "'");
-  if (timing.repeats < 1 || timing.warmup < 0) throw ConfigError("--repeats must be positive and --warmup non-negative");
+  if (repeats < 1 || warmup < 0) throw ConfigError("--repeats must be positive and --warmup non-negative");
+  std::string command;
+  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+  if (vm.count("cpu")) {
+    if (threads < 0 || threads > 4096) throw ConfigError("--threads: expected 0 (every logical CPU) up to 4096");
+    if (holdout != "none") throw ConfigError("--holdout applies to GPU measurements only");
+    CommonOptions o{output, profile_output, sweep_name, command, vm["warmup"].defaulted() ? 1 : warmup,
+                    vm["repeats"].defaulted() ? 7 : repeats, seed};
+    if (o.sweep_name != "full" && o.sweep_name != "smoke") {
+      throw ConfigError("--sweep: expected 'full' or 'smoke' with --cpu, found '" + o.sweep_name + "'");
+    }
+    return run_cpu(o, threads);
+  }
+#ifndef DLRMSIM_WITH_CUDA_KERNELS
+  (void)device;
+  (void)max_holdout_error;
+  throw ConfigError("this dlrmsim-calibrate was built without CUDA (CMake found no nvcc): only --cpu is available");
+#else
+  cal::TimingOptions timing;
+  timing.warmup = warmup;
+  timing.repeats = repeats;
+  timing.seed = seed;
   const Sweep sweep = make_sweep(sweep_name);
   if (!profile_output.empty() && profile_output != "-" && profile_output == output) {
     throw ConfigError(output + ": -o and --profile name the same file; give each its own");
@@ -291,8 +370,6 @@ int run(int argc, char** argv) {
   raw.machine.sm_count = info.sm_count;
   raw.machine.memory = Bytes(static_cast<double>(info.memory_bytes));
   raw.machine.date = utc_now();
-  std::string command;
-  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
   raw.machine.command = command;
   std::cerr << "device " << info.name << " (" << info.sm_count << " SMs, driver " << info.driver << ", runtime "
             << info.runtime << ")\n";
@@ -328,6 +405,7 @@ int run(int argc, char** argv) {
     if (worst > max_holdout_error) return 1;
   }
   return 0;
+#endif  // DLRMSIM_WITH_CUDA_KERNELS
 }
 
 }  // namespace
@@ -337,12 +415,17 @@ int main(int argc, char** argv) {
     const int status = run(argc, argv);
     flush_standard_output();
     return status;
-  } catch (const OutputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 4;
+#ifdef DLRMSIM_WITH_CUDA_KERNELS
   } catch (const cal::CheckFailed& e) {
     std::cerr << "check failed: " << e.what() << "\n";
     return 3;
+#endif
+  } catch (const cpu_calibration::CheckFailed& e) {
+    std::cerr << "check failed: " << e.what() << "\n";
+    return 3;
+  } catch (const OutputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 4;
   } catch (const ConfigError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
