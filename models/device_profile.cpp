@@ -271,7 +271,35 @@ std::vector<std::string> names_of_all_dtypes() {
 
 }  // namespace
 
-DeviceProfile parse_device_profile(const ConfigNode& root) {
+namespace {
+
+/// A profile that derives from another (`from_file: other.yaml`, relative to it, and a `set:`
+/// list of overrides of that file's keys: the same device with other memory, say) as the
+/// node of the other file with the overrides applied; any other profile as it is.
+ConfigNode resolve_from_file(ConfigNode node) {
+  for (int depth = 0; node.is_map() && node.has("from_file"); ++depth) {
+    if (depth == 8) node.child("from_file").fail("from_file chain is more than 8 files deep (a cycle?)");
+    const std::filesystem::path base =
+        std::filesystem::path(node.source_dir()) / node.get<std::string>("from_file");
+    YAML::Node yaml = ConfigNode::load_file(base.string()).yaml();
+    std::vector<OverrideOrigin> origins;
+    if (auto set = node.optional_child("set")) {
+      for (const ConfigNode& e : set->elements()) {
+        const std::string text = e.as<std::string>();
+        try {
+          origins.push_back({apply_override(yaml, parse_override(text)), e.where() + " '" + text + "'", ""});
+        } catch (const ConfigError& error) {
+          e.fail(error.what());
+        }
+      }
+    }
+    node.finish();
+    node = ConfigNode(yaml, base.lexically_normal().string(), "", origins);
+  }
+  return node;
+}
+
+DeviceProfile parse_profile_body(const ConfigNode& root) {
   if (!root.is_map()) root.fail("a device profile must be a mapping with keys device, gemm, memory, ...");
   DeviceProfile p;
 
@@ -339,6 +367,10 @@ DeviceProfile parse_device_profile(const ConfigNode& root) {
   root.finish();
   return p;
 }
+
+}  // namespace
+
+DeviceProfile parse_device_profile(const ConfigNode& root) { return parse_profile_body(resolve_from_file(root)); }
 
 DeviceProfile load_device_profile(const std::string& path) {
   return parse_device_profile(ConfigNode::load_file(path));
