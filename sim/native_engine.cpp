@@ -13,6 +13,11 @@ namespace {
 using Ps = std::int64_t;
 constexpr std::uint32_t kNone = 0xffffffffu;
 
+/// Relative tolerance of the bottleneck checks at the boundary of an incremental computation
+/// (see native_engine.hpp): far above the rounding of a sum of thousands of rates (~1e-13),
+/// far below the agreement asked of the engine (1e-9).
+constexpr double kSlack = 1e-11;
+
 enum class EventType : std::uint8_t { compute_done, latency_done };
 
 struct Event {
@@ -34,15 +39,19 @@ struct HopRef {
 };
 
 struct Flow {
+  const ResourceId* route = nullptr;  // the transfer's route (in the graph's route pool)
+  std::uint32_t hops = 0;             // route length
   std::uint32_t activity = kNone;
   double remaining = 0.0;  // bytes still to move as of `updated`
   double rate = 0.0;       // bytes per second
+  double new_rate = 0.0;   // water-filling: the rate decided in this computation
   Ps updated = 0;
   Ps finish = 0;           // scheduled completion (key in the flow heap with `seq`)
   std::uint64_t seq = 0;
   std::uint32_t heap_pos = kNone;
-  std::uint32_t mark = 0;  // component-search epoch
-  bool fixed = false;      // water-filling: rate decided in this round
+  std::uint32_t member = 0;            // == epoch: re-solved in the current computation
+  std::uint32_t bottleneck = kNone;    // the resource that fixed its rate (saturated, and it is the max there)
+  std::uint32_t fixed_at = kNone;      // water-filling: where its rate was fixed (kNone: not yet)
 };
 
 struct ResourceState {
@@ -51,17 +60,29 @@ struct ResourceState {
   Ps busy_since = 0;
   Ps busy = 0;
   double bytes = 0.0;
-  std::uint32_t mark = 0;
   bool dirty = false;
-  // water-filling scratch
-  double left = 0.0;
+  // Per computation (valid when the mark equals the current epoch).
+  std::uint32_t open_mark = 0;   // all its flows are re-solved
+  std::uint32_t touch_mark = 0;  // crossed by a re-solved flow
+  // Boundary resources (touched, not open): the flows that keep their rates.
+  double kept_load = 0.0;                 // sum of their rates
+  double kept_max = 0.0;                  // their largest rate
+  double kept_bottlenecked_min = 0.0;     // smallest rate among those bottlenecked here
+  std::uint32_t kept_bottlenecked = 0;    // how many are bottlenecked here
+  // Water-filling scratch.
+  double left = 0.0;        // capacity not yet given out
+  double key = 0.0;         // left / unfixed: the share it would give now
+  double share = 0.0;       // the share it gave when popped
+  double solved_max = 0.0;  // largest new rate of a re-solved flow crossing it
   std::uint32_t unfixed = 0;
-  double key = 0.0;
+  std::uint32_t heap_pos = kNone;
+  bool popped = false;
+  bool changed = false;
 };
 
 class NativeEngine {
  public:
-  explicit NativeEngine(const ActivityGraph& g) : g_(g) {
+  NativeEngine(const ActivityGraph& g, const NativeOptions& options) : g_(g), options_(options) {
     const std::size_t n = g.activity_count();
     pending_.resize(n);
     result_.start.assign(n, SimTime::from_ps(-1));
@@ -195,13 +216,17 @@ class NativeEngine {
       f = static_cast<std::uint32_t>(flows_.size());
       flows_.emplace_back();
     }
+    const auto route = g_.route(ActivityId{a});
     Flow& flow = flows_[f];
     flow = Flow{};
+    flow.route = route.data();
+    flow.hops = static_cast<std::uint32_t>(route.size());
     flow.activity = a;
     flow.remaining = act.amount;
     flow.updated = now_;
-    for (std::uint32_t slot = act.route_begin; slot < act.route_end; ++slot) {
-      const std::uint32_t r = g_.route(ActivityId{a})[slot - act.route_begin].index;
+    for (std::uint32_t k = 0; k < flow.hops; ++k) {
+      const std::uint32_t r = route[k].index;
+      const std::uint32_t slot = act.route_begin + k;
       ResourceState& res = resources_[r];
       if (res.hops.empty()) res.busy_since = now_;
       hop_pos_[slot] = static_cast<std::uint32_t>(res.hops.size());
@@ -213,13 +238,13 @@ class NativeEngine {
 
   void finish_flow(std::uint32_t f) {
     heap_remove(f);
-    const std::uint32_t a = flows_[f].activity;
-    const Activity& act = g_.activity(ActivityId{a});
-    const auto route = g_.route(ActivityId{a});
-    for (std::uint32_t slot = act.route_begin; slot < act.route_end; ++slot) {
-      const std::uint32_t r = route[slot - act.route_begin].index;
+    const Flow& flow = flows_[f];
+    const std::uint32_t a = flow.activity;
+    const std::uint32_t route_begin = g_.activity(ActivityId{a}).route_begin;
+    for (std::uint32_t k = 0; k < flow.hops; ++k) {
+      const std::uint32_t r = flow.route[k].index;
       ResourceState& res = resources_[r];
-      const std::uint32_t pos = hop_pos_[slot];
+      const std::uint32_t pos = hop_pos_[route_begin + k];
       const HopRef last = res.hops.back();
       res.hops[pos] = last;
       hop_pos_[last.slot] = pos;
@@ -239,78 +264,179 @@ class NativeEngine {
     }
   }
 
-  // Recomputes max-min rates over the component(s) reachable from the dirty resources.
+  // ---- max-min sharing (see native_engine.hpp, "Incremental recomputation") ----
+
+  /// Re-solves the flows whose rates can have changed since the last computation.
   void reshare() {
     ++epoch_;
-    comp_resources_.clear();
-    comp_flows_.clear();
+    open_.clear();
+    touched_.clear();
+    solved_.clear();
     for (std::uint32_t r : dirty_) {
       resources_[r].dirty = false;
-      if (resources_[r].mark != epoch_) {
-        resources_[r].mark = epoch_;
-        comp_resources_.push_back(r);
-      }
+      open(r);
     }
     dirty_.clear();
-    for (std::size_t i = 0; i < comp_resources_.size(); ++i) {
-      const std::uint32_t r = comp_resources_[i];
-      for (const HopRef& h : resources_[r].hops) {
-        Flow& flow = flows_[h.flow];
-        if (flow.mark == epoch_) continue;
-        flow.mark = epoch_;
-        comp_flows_.push_back(h.flow);
-        for (ResourceId r2 : g_.route(ActivityId{flow.activity})) {
-          if (resources_[r2.index].mark != epoch_) {
-            resources_[r2.index].mark = epoch_;
-            comp_resources_.push_back(r2.index);
+    const bool full = options_.resharing == NativeOptions::Resharing::full_component;
+    std::size_t opened = 0;
+    while (true) {
+      // Every flow of a newly opened resource is re-solved; the resources it crosses are
+      // touched (in full mode, opened: the closure is the whole connected component).
+      for (; opened < open_.size(); ++opened) {
+        touch(open_[opened]);
+        for (const HopRef& h : resources_[open_[opened]].hops) {
+          Flow& flow = flows_[h.flow];
+          if (flow.member == epoch_) continue;
+          flow.member = epoch_;
+          solved_.push_back(h.flow);
+          for (std::uint32_t k = 0; k < flow.hops; ++k) {
+            const std::uint32_t r = flow.route[k].index;
+            if (full) {
+              open(r);
+            } else {
+              touch(r);
+            }
           }
         }
       }
+      measure_kept_flows();
+      water_fill();
+      if (full || !open_failing_boundary()) break;
     }
-    // Water-filling over the component.
-    share_heap_.clear();
-    for (std::uint32_t r : comp_resources_) {
+    for (std::uint32_t f : solved_) {
+      flows_[f].bottleneck = flows_[f].fixed_at;
+      set_rate(f, flows_[f].new_rate);
+    }
+  }
+
+  void open(std::uint32_t r) {
+    if (resources_[r].open_mark != epoch_) {
+      resources_[r].open_mark = epoch_;
+      open_.push_back(r);
+    }
+  }
+
+  void touch(std::uint32_t r) {
+    if (resources_[r].touch_mark != epoch_) {
+      resources_[r].touch_mark = epoch_;
+      touched_.push_back(r);
+    }
+  }
+
+  /// For each touched resource: how many re-solved flows cross it, and for a boundary
+  /// resource (touched, not open) the rates of the flows that keep theirs.
+  void measure_kept_flows() {
+    for (std::uint32_t r : touched_) {
       ResourceState& res = resources_[r];
-      res.left = res.capacity;
-      res.unfixed = static_cast<std::uint32_t>(res.hops.size());
+      if (res.open_mark == epoch_) {
+        res.left = res.capacity;
+        res.unfixed = static_cast<std::uint32_t>(res.hops.size());
+        continue;
+      }
+      double load = 0.0;
+      double max_rate = 0.0;
+      double bottlenecked_min = 0.0;
+      std::uint32_t bottlenecked = 0;
+      std::uint32_t solved = 0;
+      for (const HopRef& h : res.hops) {
+        const Flow& flow = flows_[h.flow];
+        if (flow.member == epoch_) {
+          ++solved;
+          continue;
+        }
+        load += flow.rate;
+        max_rate = std::max(max_rate, flow.rate);
+        if (flow.bottleneck == r) {
+          bottlenecked_min = bottlenecked == 0 ? flow.rate : std::min(bottlenecked_min, flow.rate);
+          ++bottlenecked;
+        }
+      }
+      res.kept_load = load;
+      res.kept_max = max_rate;
+      res.kept_bottlenecked = bottlenecked;
+      res.kept_bottlenecked_min = bottlenecked_min;
+      res.left = std::max(0.0, res.capacity - load);
+      res.unfixed = solved;
+    }
+  }
+
+  /// Progressive filling of the re-solved flows over the touched resources, the kept flows'
+  /// rates taken off the boundary resources' capacities.
+  void water_fill() {
+    share_heap_.clear();
+    for (std::uint32_t r : touched_) {
+      ResourceState& res = resources_[r];
+      res.popped = false;
+      res.solved_max = 0.0;
+      res.heap_pos = kNone;
       if (res.unfixed > 0) {
         res.key = res.left / res.unfixed;
-        share_heap_.push_back({res.key, r});
+        share_heap_push(r);
       }
     }
-    for (std::uint32_t f : comp_flows_) flows_[f].fixed = false;
-    auto greater = [](const ShareEntry& a, const ShareEntry& b) {
-      return a.share != b.share ? a.share > b.share : a.resource > b.resource;
-    };
-    std::make_heap(share_heap_.begin(), share_heap_.end(), greater);
+    for (std::uint32_t f : solved_) flows_[f].fixed_at = kNone;
     // In exact arithmetic the shares fixed by progressive filling never decrease; holding
     // them monotone keeps rounding from starving a flow with a near-zero leftover share.
     double floor_share = 0.0;
     while (!share_heap_.empty()) {
-      std::pop_heap(share_heap_.begin(), share_heap_.end(), greater);
-      const ShareEntry top = share_heap_.back();
-      share_heap_.pop_back();
-      ResourceState& res = resources_[top.resource];
-      if (res.unfixed == 0 || top.share != res.key) continue;  // stale entry
-      const double share = std::max(top.share, floor_share);
+      const std::uint32_t top = share_heap_pop();
+      ResourceState& res = resources_[top];
+      const double share = std::max(res.key, floor_share);
       floor_share = share;
+      res.popped = true;
+      res.share = share;
       for (const HopRef& h : res.hops) {
         Flow& flow = flows_[h.flow];
-        if (flow.fixed) continue;
-        flow.fixed = true;
-        set_rate(h.flow, share);
-        for (ResourceId r2 : g_.route(ActivityId{flow.activity})) {
-          ResourceState& other = resources_[r2.index];
+        if (flow.member != epoch_ || flow.fixed_at != kNone) continue;
+        flow.fixed_at = top;
+        flow.new_rate = share;
+        for (std::uint32_t k = 0; k < flow.hops; ++k) {
+          const std::uint32_t r2 = flow.route[k].index;
+          ResourceState& other = resources_[r2];
           other.left = std::max(0.0, other.left - share);
           --other.unfixed;
-          if (other.unfixed > 0 && r2.index != top.resource) {
-            other.key = other.left / other.unfixed;
-            share_heap_.push_back({other.key, r2.index});
-            std::push_heap(share_heap_.begin(), share_heap_.end(), greater);
+          other.solved_max = share;  // shares are fixed in non-decreasing order
+          if (r2 != top && !other.changed) {
+            other.changed = true;
+            changed_.push_back(r2);
           }
         }
       }
+      for (std::uint32_t r2 : changed_) {
+        ResourceState& other = resources_[r2];
+        other.changed = false;
+        if (other.unfixed == 0) {
+          share_heap_erase(r2);
+        } else {
+          other.key = other.left / other.unfixed;
+          share_heap_fix(r2);
+        }
+      }
+      changed_.clear();
     }
+  }
+
+  /// Checks that every flow crossing a boundary resource still has a bottleneck (a
+  /// saturated resource on which no flow gets more); opens each boundary resource where a
+  /// kept flow lost its bottleneck or outgrows a re-solved one. Returns whether any opened.
+  bool open_failing_boundary() {
+    bool opened = false;
+    const std::size_t n = touched_.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t r = touched_[i];
+      const ResourceState& res = resources_[r];
+      if (res.open_mark == epoch_) continue;
+      bool fail = res.popped && res.kept_max > res.share * (1.0 + kSlack);
+      if (!fail && res.kept_bottlenecked > 0) {
+        const bool saturated = res.popped || res.left <= kSlack * res.capacity;
+        fail = !saturated || res.kept_bottlenecked_min < res.solved_max * (1.0 - kSlack);
+      }
+      if (fail) {
+        open(r);
+        opened = true;
+      }
+    }
+    return opened;
   }
 
   void set_rate(std::uint32_t f, double rate) {
@@ -328,6 +454,64 @@ class NativeEngine {
     } else {
       heap_update(f);
     }
+  }
+
+  // ---- indexed binary heap of the touched resources' shares, ordered by (key, index) ----
+  [[nodiscard]] bool share_before(std::uint32_t a, std::uint32_t b) const {
+    const double x = resources_[a].key;
+    const double y = resources_[b].key;
+    return x != y ? x < y : a < b;
+  }
+  void share_place(std::size_t i, std::uint32_t r) {
+    share_heap_[i] = r;
+    resources_[r].heap_pos = static_cast<std::uint32_t>(i);
+  }
+  void share_sift_up(std::size_t i) {
+    const std::uint32_t r = share_heap_[i];
+    while (i > 0) {
+      const std::size_t parent = (i - 1) / 2;
+      if (!share_before(r, share_heap_[parent])) break;
+      share_place(i, share_heap_[parent]);
+      i = parent;
+    }
+    share_place(i, r);
+  }
+  void share_sift_down(std::size_t i) {
+    const std::uint32_t r = share_heap_[i];
+    const std::size_t n = share_heap_.size();
+    while (true) {
+      std::size_t child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && share_before(share_heap_[child + 1], share_heap_[child])) ++child;
+      if (!share_before(share_heap_[child], r)) break;
+      share_place(i, share_heap_[child]);
+      i = child;
+    }
+    share_place(i, r);
+  }
+  void share_heap_push(std::uint32_t r) {
+    share_heap_.push_back(r);
+    share_sift_up(share_heap_.size() - 1);
+  }
+  void share_heap_fix(std::uint32_t r) {
+    const std::size_t i = resources_[r].heap_pos;
+    share_sift_up(i);
+    share_sift_down(resources_[r].heap_pos);
+  }
+  void share_heap_erase(std::uint32_t r) {
+    const std::size_t i = resources_[r].heap_pos;
+    const std::uint32_t last = share_heap_.back();
+    share_heap_.pop_back();
+    resources_[r].heap_pos = kNone;
+    if (last != r) {
+      share_place(i, last);
+      share_heap_fix(last);
+    }
+  }
+  std::uint32_t share_heap_pop() {
+    const std::uint32_t top = share_heap_[0];
+    share_heap_erase(top);
+    return top;
   }
 
   // ---- indexed binary heap of flow completions, ordered by (finish, seq) ----
@@ -450,12 +634,8 @@ class NativeEngine {
     return std::move(result_);
   }
 
-  struct ShareEntry {
-    double share;
-    std::uint32_t resource;
-  };
-
   const ActivityGraph& g_;
+  NativeOptions options_;
   SimResult result_;
   Ps now_ = 0;
   std::uint64_t seq_ = 0;
@@ -470,9 +650,11 @@ class NativeEngine {
   std::vector<ResourceState> resources_;
   std::vector<std::uint32_t> hop_pos_;
   std::vector<std::uint32_t> dirty_;
-  std::vector<std::uint32_t> comp_resources_;
-  std::vector<std::uint32_t> comp_flows_;
-  std::vector<ShareEntry> share_heap_;
+  std::vector<std::uint32_t> open_;     // resources all of whose flows are re-solved
+  std::vector<std::uint32_t> touched_;  // resources crossed by a re-solved flow (open first or not)
+  std::vector<std::uint32_t> solved_;   // the flows re-solved in this computation
+  std::vector<std::uint32_t> changed_;  // water-filling: resources whose key changed in this pop
+  std::vector<std::uint32_t> share_heap_;
   std::vector<std::uint32_t> engine_active_;
   std::vector<Ps> engine_busy_since_;
   std::vector<Ps> engine_busy_;
@@ -480,6 +662,10 @@ class NativeEngine {
 
 }  // namespace
 
-SimResult simulate_native(const ActivityGraph& graph) { return NativeEngine(graph).run(); }
+SimResult simulate_native(const ActivityGraph& graph) { return NativeEngine(graph, NativeOptions{}).run(); }
+
+SimResult simulate_native(const ActivityGraph& graph, const NativeOptions& options) {
+  return NativeEngine(graph, options).run();
+}
 
 }  // namespace dlrmsim::sim

@@ -39,8 +39,18 @@
 
 namespace dlrmsim::sim {
 
+/// How rates are recomputed after a start or finish (see "Incremental recomputation").
+struct NativeOptions {
+  enum class Resharing {
+    incremental,     // only the flows whose rate can change (the default)
+    full_component,  // every flow of the connected component touched (the reference, for tests)
+  };
+  Resharing resharing = Resharing::incremental;
+};
+
 /// Runs `graph` to completion. Deterministic: the same graph gives bit-identical results.
 /// Throws GraphError if some activities can never start (a dependency cycle), naming a cycle.
 SimResult simulate_native(const ActivityGraph& graph);
+SimResult simulate_native(const ActivityGraph& graph, const NativeOptions& options);
 
 }  // namespace dlrmsim::sim
