@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <queue>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -32,26 +33,96 @@ struct LaterEvent {
   }
 };
 
+// ---- binary min-heaps of ids whose positions live with the ids (pos(id) is a reference), so
+// that an id can be re-keyed in place (heap_fix) or removed from anywhere (heap_erase) ----
+template <class Before, class Pos>
+void heap_sift_up(std::vector<std::uint32_t>& h, std::size_t i, Before before, Pos pos) {
+  const std::uint32_t id = h[i];
+  while (i > 0) {
+    const std::size_t parent = (i - 1) / 2;
+    if (!before(id, h[parent])) break;
+    h[i] = h[parent];
+    pos(h[i]) = static_cast<std::uint32_t>(i);
+    i = parent;
+  }
+  h[i] = id;
+  pos(id) = static_cast<std::uint32_t>(i);
+}
+template <class Before, class Pos>
+void heap_sift_down(std::vector<std::uint32_t>& h, std::size_t i, Before before, Pos pos) {
+  const std::uint32_t id = h[i];
+  const std::size_t n = h.size();
+  while (true) {
+    std::size_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && before(h[child + 1], h[child])) ++child;
+    if (!before(h[child], id)) break;
+    h[i] = h[child];
+    pos(h[i]) = static_cast<std::uint32_t>(i);
+    i = child;
+  }
+  h[i] = id;
+  pos(id) = static_cast<std::uint32_t>(i);
+}
+template <class Before, class Pos>
+void heap_push(std::vector<std::uint32_t>& h, std::uint32_t id, Before before, Pos pos) {
+  h.push_back(id);
+  heap_sift_up(h, h.size() - 1, before, pos);
+}
+template <class Before, class Pos>
+void heap_fix(std::vector<std::uint32_t>& h, std::uint32_t id, Before before, Pos pos) {
+  heap_sift_up(h, pos(id), before, pos);
+  heap_sift_down(h, pos(id), before, pos);
+}
+template <class Before, class Pos>
+void heap_erase(std::vector<std::uint32_t>& h, std::uint32_t id, Before before, Pos pos) {
+  const std::size_t i = pos(id);
+  const std::uint32_t last = h.back();
+  h.pop_back();
+  pos(id) = kNone;
+  if (last != id) {
+    h[i] = last;
+    pos(last) = static_cast<std::uint32_t>(i);
+    heap_fix(h, last, before, pos);
+  }
+}
+
 /// One hop of an active flow as listed on a resource: which flow, and which route slot.
 struct HopRef {
   std::uint32_t flow;
   std::uint32_t slot;  // index into the graph's route pool (unique per transfer and hop)
 };
 
+/// What the rate computation reads of an active flow, kept small: it is read once per hop.
 struct Flow {
   const ResourceId* route = nullptr;  // the transfer's route (in the graph's route pool)
   std::uint32_t hops = 0;             // route length
+  std::uint32_t member = 0;           // == epoch: re-solved in the current computation
+  std::uint32_t fixed_at = kNone;     // water-filling: the resource that fixed its rate
+  std::uint32_t group = kNone;        // its rate group: the resource it is bottlenecked on
+  double new_rate = 0.0;              // water-filling: its rate
+};
+
+/// The rest of an active flow.
+struct FlowProgress {
   std::uint32_t activity = kNone;
-  double remaining = 0.0;  // bytes still to move as of `updated`
-  double rate = 0.0;       // bytes per second
-  double new_rate = 0.0;   // water-filling: the rate decided in this computation
-  Ps updated = 0;
-  Ps finish = 0;           // scheduled completion (key in the flow heap with `seq`)
+  std::uint32_t group_pos = kNone;  // position in its group's member heap
+  double v_end = 0.0;               // the group progress at which it is complete
+};
+
+/// The flows bottlenecked on one resource all move at the resource's share, so they share
+/// one progress clock: `v` bytes moved by each member since the clock started, as of
+/// `v_time`. A member that joins with R bytes left completes when the clock reaches
+/// v(now) + R; a rate change moves the clock, not the members.
+struct Group {
+  double rate = 0.0;
+  double v = 0.0;
+  Ps v_time = 0;
+  Ps finish = 0;                      // completion of its first member (key in the completion heap with `seq`)
   std::uint64_t seq = 0;
-  std::uint32_t heap_pos = kNone;
-  std::uint32_t member = 0;            // == epoch: re-solved in the current computation
-  std::uint32_t bottleneck = kNone;    // the resource that fixed its rate (saturated, and it is the max there)
-  std::uint32_t fixed_at = kNone;      // water-filling: where its rate was fixed (kNone: not yet)
+  std::uint32_t heap_pos = kNone;     // in the completion heap
+  std::vector<std::uint32_t> members;  // min-heap by (v_end, flow)
+  bool reschedule = false;             // commit scratch: its first completion may have moved
 };
 
 struct ResourceState {
@@ -64,11 +135,10 @@ struct ResourceState {
   // Per computation (valid when the mark equals the current epoch).
   std::uint32_t open_mark = 0;   // all its flows are re-solved
   std::uint32_t touch_mark = 0;  // crossed by a re-solved flow
-  // Boundary resources (touched, not open): the flows that keep their rates.
-  double kept_load = 0.0;                 // sum of their rates
-  double kept_max = 0.0;                  // their largest rate
-  double kept_bottlenecked_min = 0.0;     // smallest rate among those bottlenecked here
-  std::uint32_t kept_bottlenecked = 0;    // how many are bottlenecked here
+  std::vector<std::uint32_t> solved_hops;  // the re-solved flows crossing it
+  // The flows that keep their rates.
+  double kept_max = 0.0;                // their largest rate
+  std::uint32_t kept_bottlenecked = 0;  // how many are bottlenecked here
   // Water-filling scratch.
   double left = 0.0;        // capacity not yet given out
   double key = 0.0;         // left / unfixed: the share it would give now
@@ -88,6 +158,7 @@ class NativeEngine {
     result_.start.assign(n, SimTime::from_ps(-1));
     result_.end.assign(n, SimTime::from_ps(-1));
     resources_.resize(g.resource_count());
+    groups_.resize(g.resource_count());
     for (std::size_t r = 0; r < resources_.size(); ++r) {
       resources_[r].capacity = g.resource(ResourceId{static_cast<std::uint32_t>(r)}).capacity.value();
     }
@@ -108,21 +179,21 @@ class NativeEngine {
     drain_immediate();
     while (true) {
       const bool have_event = !events_.empty();
-      const bool have_flow = !flow_heap_.empty();
+      const bool have_flow = !completions_.empty();
       if (!have_event && !have_flow) break;
       Ps t;
       if (have_event && have_flow) {
-        t = std::min(events_.top().time, flows_[flow_heap_[0]].finish);
+        t = std::min(events_.top().time, groups_[completions_[0]].finish);
       } else {
-        t = have_event ? events_.top().time : flows_[flow_heap_[0]].finish;
+        t = have_event ? events_.top().time : groups_[completions_[0]].finish;
       }
       now_ = t;
       // Run every event of this instant in scheduling order, then share bandwidth once.
       while (true) {
         const bool e_now = !events_.empty() && events_.top().time == now_;
-        const bool f_now = !flow_heap_.empty() && flows_[flow_heap_[0]].finish == now_;
+        const bool f_now = !completions_.empty() && groups_[completions_[0]].finish == now_;
         if (!e_now && !f_now) break;
-        if (e_now && (!f_now || events_.top().seq < flows_[flow_heap_[0]].seq)) {
+        if (e_now && (!f_now || events_.top().seq < groups_[completions_[0]].seq)) {
           const Event ev = events_.top();
           events_.pop();
           ++result_.events;
@@ -133,7 +204,7 @@ class NativeEngine {
           }
         } else {
           ++result_.events;
-          finish_flow(flow_heap_[0]);
+          finish_flow(groups_[completions_[0]].members[0]);
         }
         drain_immediate();
       }
@@ -148,14 +219,16 @@ class NativeEngine {
     events_.push(Event{time, seq_++, activity, type});
   }
 
-  /// now + seconds, refusing a time beyond the engine's range (instead of overflowing).
-  Ps later(double seconds, std::uint32_t activity, bool round_up) const {
+  /// base + seconds (rounded to the nearest picosecond, or up), refusing a time beyond the
+  /// engine's range (instead of overflowing).
+  Ps later(Ps base, double seconds, std::uint32_t activity, bool round_up) const {
     const double ps = round_up ? std::ceil(seconds * 1e12) : std::round(seconds * 1e12);
-    if (!(ps <= kMaxSimulatedSeconds * 1e12 - static_cast<double>(now_))) {
-      throw GraphError(g_.describe(ActivityId{activity}) + " would end after " + format_seconds(Seconds(seconds)) +
+    if (!(ps <= kMaxSimulatedSeconds * 1e12 - static_cast<double>(base))) {
+      throw GraphError(g_.describe(ActivityId{activity}) + " would end after " +
+                       format_seconds(Seconds(seconds - static_cast<double>(now_ - base) * 1e-12)) +
                        " more, beyond the engine's time range (about 106 days)");
     }
-    return now_ + static_cast<Ps>(ps);
+    return base + static_cast<Ps>(ps);
   }
 
   void make_ready(std::uint32_t a) {
@@ -168,13 +241,13 @@ class NativeEngine {
       case ActivityKind::compute: {
         const std::uint32_t e = g_.stream(StreamId{act.stream}).engine.index;
         if (engine_active_[e]++ == 0) engine_busy_since_[e] = now_;
-        schedule(later(act.amount, a, false), a, EventType::compute_done);
+        schedule(later(now_, act.amount, a, false), a, EventType::compute_done);
         break;
       }
       case ActivityKind::transfer: {
         double latency = 0.0;
         for (ResourceId r : g_.route(ActivityId{a})) latency += g_.resource(r).latency.value();
-        schedule(later(latency, a, false), a, EventType::latency_done);
+        schedule(later(now_, latency, a, false), a, EventType::latency_done);
         break;
       }
     }
@@ -215,15 +288,16 @@ class NativeEngine {
     } else {
       f = static_cast<std::uint32_t>(flows_.size());
       flows_.emplace_back();
+      progress_.emplace_back();
     }
     const auto route = g_.route(ActivityId{a});
     Flow& flow = flows_[f];
     flow = Flow{};
     flow.route = route.data();
     flow.hops = static_cast<std::uint32_t>(route.size());
-    flow.activity = a;
-    flow.remaining = act.amount;
-    flow.updated = now_;
+    progress_[f] = FlowProgress{};
+    progress_[f].activity = a;
+    started_.push_back(f);
     for (std::uint32_t k = 0; k < flow.hops; ++k) {
       const std::uint32_t r = route[k].index;
       const std::uint32_t slot = act.route_begin + k;
@@ -237,9 +311,11 @@ class NativeEngine {
   }
 
   void finish_flow(std::uint32_t f) {
-    heap_remove(f);
+    const std::uint32_t gi = flows_[f].group;
+    leave_group(f);
+    reschedule(gi);
     const Flow& flow = flows_[f];
-    const std::uint32_t a = flow.activity;
+    const std::uint32_t a = progress_[f].activity;
     const std::uint32_t route_begin = g_.activity(ActivityId{a}).route_begin;
     for (std::uint32_t k = 0; k < flow.hops; ++k) {
       const std::uint32_t r = flow.route[k].index;
@@ -252,7 +328,7 @@ class NativeEngine {
       if (res.hops.empty()) res.busy += now_ - res.busy_since;
       mark_dirty(r);
     }
-    flows_[f].activity = kNone;
+    progress_[f].activity = kNone;
     free_flows_.push_back(f);
     complete(a);
   }
@@ -272,41 +348,63 @@ class NativeEngine {
     open_.clear();
     touched_.clear();
     solved_.clear();
+    const bool full = options_.resharing == NativeOptions::Resharing::full_component;
+    // The flows bottlenecked on a changed resource, and the new flows, are re-solved first;
+    // the checks add whatever else turns out to change.
     for (std::uint32_t r : dirty_) {
       resources_[r].dirty = false;
-      open(r);
+      touch(r);
+      if (full) {
+        open(r);
+      } else {
+        add_members(r);
+      }
     }
     dirty_.clear();
-    const bool full = options_.resharing == NativeOptions::Resharing::full_component;
+    for (std::uint32_t f : started_) {
+      if (progress_[f].activity != kNone) add_solved(f, full);
+    }
+    started_.clear();
     std::size_t opened = 0;
     while (true) {
-      // Every flow of a newly opened resource is re-solved; the resources it crosses are
-      // touched (in full mode, opened: the closure is the whole connected component).
-      for (; opened < open_.size(); ++opened) {
-        touch(open_[opened]);
-        for (const HopRef& h : resources_[open_[opened]].hops) {
-          Flow& flow = flows_[h.flow];
-          if (flow.member == epoch_) continue;
-          flow.member = epoch_;
-          solved_.push_back(h.flow);
-          for (std::uint32_t k = 0; k < flow.hops; ++k) {
-            const std::uint32_t r = flow.route[k].index;
-            if (full) {
-              open(r);
-            } else {
-              touch(r);
-            }
-          }
-        }
+      for (; opened < open_.size(); ++opened) {  // full mode: the whole connected component
+        for (const HopRef& h : resources_[open_[opened]].hops) add_solved(h.flow, full);
       }
       measure_kept_flows();
-      water_fill();
-      if (full || !open_failing_boundary()) break;
+      const std::uint32_t starved = water_fill();
+      if (starved == kNone) {
+        if (full || !add_failing_kept_flows()) break;
+      } else if (!full) {
+        add_all_kept(starved);  // the kept flows there took all its capacity: re-solve them too
+      } else {
+        // Cannot happen (over a whole component every resource starts with its capacity).
+        throw std::logic_error("native engine: a flow got no bandwidth");
+      }
     }
-    for (std::uint32_t f : solved_) {
-      flows_[f].bottleneck = flows_[f].fixed_at;
-      set_rate(f, flows_[f].new_rate);
+    commit();
+  }
+
+  /// Adds a flow to the re-solved set; the resources it crosses are touched (in full mode,
+  /// opened: the closure is then the whole connected component).
+  void add_solved(std::uint32_t f, bool full) {
+    Flow& flow = flows_[f];
+    if (flow.member == epoch_) return;
+    flow.member = epoch_;
+    solved_.push_back(f);
+    for (std::uint32_t k = 0; k < flow.hops; ++k) {
+      const std::uint32_t r = flow.route[k].index;
+      touch(r);
+      resources_[r].solved_hops.push_back(f);
+      if (full) open(r);
     }
+  }
+
+  void add_members(std::uint32_t r) {
+    for (std::uint32_t f : groups_[r].members) add_solved(f, false);
+  }
+
+  void add_all_kept(std::uint32_t r) {
+    for (const HopRef& h : resources_[r].hops) add_solved(h.flow, false);
   }
 
   void open(std::uint32_t r) {
@@ -317,52 +415,54 @@ class NativeEngine {
   }
 
   void touch(std::uint32_t r) {
-    if (resources_[r].touch_mark != epoch_) {
-      resources_[r].touch_mark = epoch_;
+    ResourceState& res = resources_[r];
+    if (res.touch_mark != epoch_) {
+      res.touch_mark = epoch_;
+      res.solved_hops.clear();
       touched_.push_back(r);
     }
   }
 
-  /// For each touched resource: how many re-solved flows cross it, and for a boundary
-  /// resource (touched, not open) the rates of the flows that keep theirs.
+  /// For each touched resource, the flows that keep their rates: their load (taken off its
+  /// capacity), their largest rate, and how many are bottlenecked on it.
   void measure_kept_flows() {
     for (std::uint32_t r : touched_) {
       ResourceState& res = resources_[r];
-      if (res.open_mark == epoch_) {
+      res.unfixed = static_cast<std::uint32_t>(res.solved_hops.size());
+      if (res.unfixed == res.hops.size()) {
         res.left = res.capacity;
-        res.unfixed = static_cast<std::uint32_t>(res.hops.size());
+        res.kept_max = 0.0;
+        res.kept_bottlenecked = 0;
         continue;
       }
       double load = 0.0;
       double max_rate = 0.0;
-      double bottlenecked_min = 0.0;
-      std::uint32_t bottlenecked = 0;
-      std::uint32_t solved = 0;
       for (const HopRef& h : res.hops) {
         const Flow& flow = flows_[h.flow];
-        if (flow.member == epoch_) {
-          ++solved;
-          continue;
-        }
-        load += flow.rate;
-        max_rate = std::max(max_rate, flow.rate);
-        if (flow.bottleneck == r) {
-          bottlenecked_min = bottlenecked == 0 ? flow.rate : std::min(bottlenecked_min, flow.rate);
-          ++bottlenecked;
-        }
+        if (flow.member == epoch_) continue;
+        const double rate = groups_[flow.group].rate;
+        load += rate;
+        max_rate = std::max(max_rate, rate);
       }
-      res.kept_load = load;
       res.kept_max = max_rate;
-      res.kept_bottlenecked = bottlenecked;
-      res.kept_bottlenecked_min = bottlenecked_min;
       res.left = std::max(0.0, res.capacity - load);
-      res.unfixed = solved;
+      // All members of a group move at its rate; those re-solved are counted out.
+      std::uint32_t solved_members = 0;
+      for (std::uint32_t f : res.solved_hops) solved_members += flows_[f].group == r ? 1 : 0;
+      res.kept_bottlenecked = static_cast<std::uint32_t>(groups_[r].members.size()) - solved_members;
     }
   }
 
   /// Progressive filling of the re-solved flows over the touched resources, the kept flows'
-  /// rates taken off the boundary resources' capacities.
-  void water_fill() {
+  /// rates taken off the boundary resources' capacities. Returns kNone, or a resource that
+  /// had nothing left to give its re-solved flows.
+  std::uint32_t water_fill() {
+    auto before = [this](std::uint32_t a, std::uint32_t b) {
+      const double x = resources_[a].key;
+      const double y = resources_[b].key;
+      return x != y ? x < y : a < b;
+    };
+    auto pos = [this](std::uint32_t r) -> std::uint32_t& { return resources_[r].heap_pos; };
     share_heap_.clear();
     for (std::uint32_t r : touched_) {
       ResourceState& res = resources_[r];
@@ -371,7 +471,7 @@ class NativeEngine {
       res.heap_pos = kNone;
       if (res.unfixed > 0) {
         res.key = res.left / res.unfixed;
-        share_heap_push(r);
+        heap_push(share_heap_, r, before, pos);
       }
     }
     for (std::uint32_t f : solved_) flows_[f].fixed_at = kNone;
@@ -379,15 +479,17 @@ class NativeEngine {
     // them monotone keeps rounding from starving a flow with a near-zero leftover share.
     double floor_share = 0.0;
     while (!share_heap_.empty()) {
-      const std::uint32_t top = share_heap_pop();
+      const std::uint32_t top = share_heap_[0];
+      heap_erase(share_heap_, top, before, pos);
       ResourceState& res = resources_[top];
       const double share = std::max(res.key, floor_share);
+      if (!(share > 0.0)) return top;
       floor_share = share;
       res.popped = true;
       res.share = share;
-      for (const HopRef& h : res.hops) {
-        Flow& flow = flows_[h.flow];
-        if (flow.member != epoch_ || flow.fixed_at != kNone) continue;
+      for (std::uint32_t f : res.solved_hops) {
+        Flow& flow = flows_[f];
+        if (flow.fixed_at != kNone) continue;
         flow.fixed_at = top;
         flow.new_rate = share;
         for (std::uint32_t k = 0; k < flow.hops; ++k) {
@@ -406,165 +508,151 @@ class NativeEngine {
         ResourceState& other = resources_[r2];
         other.changed = false;
         if (other.unfixed == 0) {
-          share_heap_erase(r2);
+          heap_erase(share_heap_, r2, before, pos);
         } else {
           other.key = other.left / other.unfixed;
-          share_heap_fix(r2);
+          heap_fix(share_heap_, r2, before, pos);
         }
       }
       changed_.clear();
     }
+    return kNone;
   }
 
-  /// Checks that every flow crossing a boundary resource still has a bottleneck (a
-  /// saturated resource on which no flow gets more); opens each boundary resource where a
-  /// kept flow lost its bottleneck or outgrows a re-solved one. Returns whether any opened.
-  bool open_failing_boundary() {
-    bool opened = false;
+  /// Checks that every flow crossing a touched resource still has a bottleneck (a saturated
+  /// resource on which no flow gets more) and adds to the re-solved set the kept flows that
+  /// fail: those that outgrow the share a re-solved flow got on a common resource, and the
+  /// members of a group whose resource is no longer their bottleneck. Returns whether any.
+  bool add_failing_kept_flows() {
+    const std::size_t before = solved_.size();
     const std::size_t n = touched_.size();
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint32_t r = touched_[i];
       const ResourceState& res = resources_[r];
-      if (res.open_mark == epoch_) continue;
-      bool fail = res.popped && res.kept_max > res.share * (1.0 + kSlack);
-      if (!fail && res.kept_bottlenecked > 0) {
+      if (res.popped && res.kept_max > res.share * (1.0 + kSlack)) {
+        const double limit = res.share * (1.0 + kSlack);
+        for (const HopRef& h : res.hops) {
+          const Flow& flow = flows_[h.flow];
+          if (flow.member != epoch_ && groups_[flow.group].rate > limit) add_solved(h.flow, false);
+        }
+      }
+      if (res.kept_bottlenecked > 0) {
         const bool saturated = res.popped || res.left <= kSlack * res.capacity;
-        fail = !saturated || res.kept_bottlenecked_min < res.solved_max * (1.0 - kSlack);
-      }
-      if (fail) {
-        open(r);
-        opened = true;
+        if (!saturated || groups_[r].rate < res.solved_max * (1.0 - kSlack)) add_members(r);
       }
     }
-    return opened;
+    return solved_.size() != before;
   }
 
-  void set_rate(std::uint32_t f, double rate) {
-    Flow& flow = flows_[f];
-    if (flow.heap_pos != kNone && rate == flow.rate) return;  // unchanged: keep its completion
-    if (flow.rate > 0.0) {
-      flow.remaining = std::max(0.0, flow.remaining - flow.rate * static_cast<double>(now_ - flow.updated) * 1e-12);
+  /// Applies the computed rates: each popped resource's group moves at its share, and each
+  /// re-solved flow joins the group of the resource that fixed its rate (or stays in its
+  /// group if that one gave the same share: a tie, and the old bottleneck is still one).
+  void commit() {
+    for (std::uint32_t r : touched_) {
+      const ResourceState& res = resources_[r];
+      if (res.popped && res.share != groups_[r].rate) set_group_rate(r, res.share);
     }
-    flow.updated = now_;
-    flow.rate = rate;
-    flow.finish = later(flow.remaining / rate, flow.activity, true);
-    flow.seq = seq_++;
-    if (flow.heap_pos == kNone) {
-      heap_insert(f);
+    for (std::uint32_t f : solved_) {
+      Flow& flow = flows_[f];
+      std::uint32_t target = flow.fixed_at;
+      if (flow.group != kNone && flow.group != target) {
+        const ResourceState& old = resources_[flow.group];
+        if (old.popped && old.share == flow.new_rate) target = flow.group;
+      }
+      if (target == flow.group) continue;
+      double remaining = g_.activity(ActivityId{progress_[f].activity}).amount;
+      if (flow.group != kNone) {
+        const std::uint32_t from = flow.group;
+        remaining = std::max(0.0, progress_[f].v_end - progress_now(from));
+        leave_group(f);
+        mark_reschedule(from);
+      }
+      join_group(f, target, remaining);
+      mark_reschedule(target);
+    }
+    for (std::uint32_t gi : rescheduled_) {
+      groups_[gi].reschedule = false;
+      reschedule(gi);
+    }
+    rescheduled_.clear();
+  }
+
+  // ---- rate groups and the completion heap ----
+
+  /// The group clock's reading now.
+  [[nodiscard]] double progress_now(std::uint32_t gi) const {
+    const Group& grp = groups_[gi];
+    return grp.v + grp.rate * static_cast<double>(now_ - grp.v_time) * 1e-12;
+  }
+
+  void set_group_rate(std::uint32_t gi, double rate) {
+    Group& grp = groups_[gi];
+    if (!grp.members.empty()) {
+      grp.v = progress_now(gi);
+      grp.v_time = now_;
+      mark_reschedule(gi);
+    }
+    grp.rate = rate;
+  }
+
+  void mark_reschedule(std::uint32_t gi) {
+    if (!groups_[gi].reschedule) {
+      groups_[gi].reschedule = true;
+      rescheduled_.push_back(gi);
+    }
+  }
+
+  auto member_before() {
+    return [this](std::uint32_t a, std::uint32_t b) {
+      const double x = progress_[a].v_end;
+      const double y = progress_[b].v_end;
+      return x != y ? x < y : a < b;
+    };
+  }
+  auto member_pos() {
+    return [this](std::uint32_t f) -> std::uint32_t& { return progress_[f].group_pos; };
+  }
+
+  void join_group(std::uint32_t f, std::uint32_t gi, double remaining) {
+    Group& grp = groups_[gi];
+    if (grp.members.empty()) {  // restart an idle clock at zero, keeping its magnitude small
+      grp.v = 0.0;
+      grp.v_time = now_;
+    }
+    progress_[f].v_end = progress_now(gi) + remaining;
+    flows_[f].group = gi;
+    heap_push(grp.members, f, member_before(), member_pos());
+  }
+
+  void leave_group(std::uint32_t f) {
+    heap_erase(groups_[flows_[f].group].members, f, member_before(), member_pos());
+    flows_[f].group = kNone;
+  }
+
+  /// Recomputes when the group's first member completes; leaves the completion heap
+  /// untouched if that did not change.
+  void reschedule(std::uint32_t gi) {
+    Group& grp = groups_[gi];
+    auto before = [this](std::uint32_t a, std::uint32_t b) {
+      const Group& x = groups_[a];
+      const Group& y = groups_[b];
+      return x.finish != y.finish ? x.finish < y.finish : x.seq < y.seq;
+    };
+    auto pos = [this](std::uint32_t g) -> std::uint32_t& { return groups_[g].heap_pos; };
+    if (grp.members.empty()) {
+      if (grp.heap_pos != kNone) heap_erase(completions_, gi, before, pos);
+      return;
+    }
+    const std::uint32_t first = grp.members[0];
+    const Ps finish = std::max(
+        now_, later(grp.v_time, (progress_[first].v_end - grp.v) / grp.rate, progress_[first].activity, true));
+    if (grp.heap_pos != kNone && finish == grp.finish) return;
+    grp.finish = finish;
+    grp.seq = seq_++;
+    if (grp.heap_pos == kNone) {
+      heap_push(completions_, gi, before, pos);
     } else {
-      heap_update(f);
-    }
-  }
-
-  // ---- indexed binary heap of the touched resources' shares, ordered by (key, index) ----
-  [[nodiscard]] bool share_before(std::uint32_t a, std::uint32_t b) const {
-    const double x = resources_[a].key;
-    const double y = resources_[b].key;
-    return x != y ? x < y : a < b;
-  }
-  void share_place(std::size_t i, std::uint32_t r) {
-    share_heap_[i] = r;
-    resources_[r].heap_pos = static_cast<std::uint32_t>(i);
-  }
-  void share_sift_up(std::size_t i) {
-    const std::uint32_t r = share_heap_[i];
-    while (i > 0) {
-      const std::size_t parent = (i - 1) / 2;
-      if (!share_before(r, share_heap_[parent])) break;
-      share_place(i, share_heap_[parent]);
-      i = parent;
-    }
-    share_place(i, r);
-  }
-  void share_sift_down(std::size_t i) {
-    const std::uint32_t r = share_heap_[i];
-    const std::size_t n = share_heap_.size();
-    while (true) {
-      std::size_t child = 2 * i + 1;
-      if (child >= n) break;
-      if (child + 1 < n && share_before(share_heap_[child + 1], share_heap_[child])) ++child;
-      if (!share_before(share_heap_[child], r)) break;
-      share_place(i, share_heap_[child]);
-      i = child;
-    }
-    share_place(i, r);
-  }
-  void share_heap_push(std::uint32_t r) {
-    share_heap_.push_back(r);
-    share_sift_up(share_heap_.size() - 1);
-  }
-  void share_heap_fix(std::uint32_t r) {
-    const std::size_t i = resources_[r].heap_pos;
-    share_sift_up(i);
-    share_sift_down(resources_[r].heap_pos);
-  }
-  void share_heap_erase(std::uint32_t r) {
-    const std::size_t i = resources_[r].heap_pos;
-    const std::uint32_t last = share_heap_.back();
-    share_heap_.pop_back();
-    resources_[r].heap_pos = kNone;
-    if (last != r) {
-      share_place(i, last);
-      share_heap_fix(last);
-    }
-  }
-  std::uint32_t share_heap_pop() {
-    const std::uint32_t top = share_heap_[0];
-    share_heap_erase(top);
-    return top;
-  }
-
-  // ---- indexed binary heap of flow completions, ordered by (finish, seq) ----
-  [[nodiscard]] bool flow_before(std::uint32_t a, std::uint32_t b) const {
-    const Flow& x = flows_[a];
-    const Flow& y = flows_[b];
-    return x.finish != y.finish ? x.finish < y.finish : x.seq < y.seq;
-  }
-  void heap_place(std::size_t i, std::uint32_t f) {
-    flow_heap_[i] = f;
-    flows_[f].heap_pos = static_cast<std::uint32_t>(i);
-  }
-  void sift_up(std::size_t i) {
-    const std::uint32_t f = flow_heap_[i];
-    while (i > 0) {
-      const std::size_t parent = (i - 1) / 2;
-      if (!flow_before(f, flow_heap_[parent])) break;
-      heap_place(i, flow_heap_[parent]);
-      i = parent;
-    }
-    heap_place(i, f);
-  }
-  void sift_down(std::size_t i) {
-    const std::uint32_t f = flow_heap_[i];
-    const std::size_t n = flow_heap_.size();
-    while (true) {
-      std::size_t child = 2 * i + 1;
-      if (child >= n) break;
-      if (child + 1 < n && flow_before(flow_heap_[child + 1], flow_heap_[child])) ++child;
-      if (!flow_before(flow_heap_[child], f)) break;
-      heap_place(i, flow_heap_[child]);
-      i = child;
-    }
-    heap_place(i, f);
-  }
-  void heap_insert(std::uint32_t f) {
-    flow_heap_.push_back(f);
-    sift_up(flow_heap_.size() - 1);
-  }
-  void heap_update(std::uint32_t f) {
-    const std::size_t i = flows_[f].heap_pos;
-    sift_up(i);
-    sift_down(flows_[f].heap_pos);
-  }
-  void heap_remove(std::uint32_t f) {
-    const std::size_t i = flows_[f].heap_pos;
-    const std::uint32_t last = flow_heap_.back();
-    flow_heap_.pop_back();
-    flows_[f].heap_pos = kNone;
-    if (last != f) {
-      heap_place(i, last);
-      sift_up(i);
-      sift_down(flows_[last].heap_pos);
+      heap_fix(completions_, gi, before, pos);
     }
   }
 
@@ -645,16 +733,20 @@ class NativeEngine {
   std::priority_queue<Event, std::vector<Event>, LaterEvent> events_;
   std::vector<std::uint32_t> immediate_;
   std::vector<Flow> flows_;
+  std::vector<FlowProgress> progress_;
   std::vector<std::uint32_t> free_flows_;
-  std::vector<std::uint32_t> flow_heap_;
   std::vector<ResourceState> resources_;
+  std::vector<Group> groups_;                // one per resource
+  std::vector<std::uint32_t> completions_;   // groups with members, by (finish, seq)
   std::vector<std::uint32_t> hop_pos_;
   std::vector<std::uint32_t> dirty_;
-  std::vector<std::uint32_t> open_;     // resources all of whose flows are re-solved
-  std::vector<std::uint32_t> touched_;  // resources crossed by a re-solved flow (open first or not)
-  std::vector<std::uint32_t> solved_;   // the flows re-solved in this computation
-  std::vector<std::uint32_t> changed_;  // water-filling: resources whose key changed in this pop
-  std::vector<std::uint32_t> share_heap_;
+  std::vector<std::uint32_t> started_;      // flows started since the last computation
+  std::vector<std::uint32_t> open_;         // resources all of whose flows are re-solved
+  std::vector<std::uint32_t> touched_;      // resources crossed by a re-solved flow
+  std::vector<std::uint32_t> solved_;       // the flows re-solved in this computation
+  std::vector<std::uint32_t> changed_;      // water-filling: resources whose key changed in this pop
+  std::vector<std::uint32_t> share_heap_;   // water-filling: touched resources by (key, index)
+  std::vector<std::uint32_t> rescheduled_;  // commit: groups whose first completion may have moved
   std::vector<std::uint32_t> engine_active_;
   std::vector<Ps> engine_busy_since_;
   std::vector<Ps> engine_busy_;
