@@ -135,9 +135,11 @@ struct ResourceState {
   // Per computation (valid when the mark equals the current epoch).
   std::uint32_t open_mark = 0;   // all its flows are re-solved
   std::uint32_t touch_mark = 0;  // crossed by a re-solved flow
+  std::uint32_t measure_mark = 0;  // its kept flows have been measured
   std::vector<std::uint32_t> solved_hops;  // the re-solved flows crossing it
   // The flows that keep their rates.
-  double kept_max = 0.0;                // their largest rate
+  double kept_load = 0.0;               // the sum of their rates
+  double kept_max = 0.0;                // their largest rate (a bound, see add_failing_kept_flows)
   std::uint32_t kept_bottlenecked = 0;  // how many are bottlenecked here
   // Water-filling scratch.
   double left = 0.0;        // capacity not yet given out
@@ -391,10 +393,16 @@ class NativeEngine {
     if (flow.member == epoch_) return;
     flow.member = epoch_;
     solved_.push_back(f);
+    const double rate = flow.group == kNone ? 0.0 : groups_[flow.group].rate;
     for (std::uint32_t k = 0; k < flow.hops; ++k) {
       const std::uint32_t r = flow.route[k].index;
       touch(r);
-      resources_[r].solved_hops.push_back(f);
+      ResourceState& res = resources_[r];
+      res.solved_hops.push_back(f);
+      if (res.measure_mark == epoch_) {  // measured as kept: take it out
+        res.kept_load -= rate;
+        if (flow.group == r) --res.kept_bottlenecked;
+      }
       if (full) open(r);
     }
   }
@@ -423,29 +431,27 @@ class NativeEngine {
     }
   }
 
-  /// For each touched resource, the flows that keep their rates: their load (taken off its
-  /// capacity), their largest rate, and how many are bottlenecked on it.
+  /// For each newly touched resource, the flows that keep their rates: their load (taken
+  /// off its capacity), their largest rate, and how many are bottlenecked on it. Flows
+  /// re-solved later in the same computation are taken out as they are added (add_solved).
   void measure_kept_flows() {
     for (std::uint32_t r : touched_) {
       ResourceState& res = resources_[r];
-      res.unfixed = static_cast<std::uint32_t>(res.solved_hops.size());
-      if (res.unfixed == res.hops.size()) {
-        res.left = res.capacity;
-        res.kept_max = 0.0;
-        res.kept_bottlenecked = 0;
-        continue;
-      }
+      if (res.measure_mark == epoch_) continue;
+      res.measure_mark = epoch_;
       double load = 0.0;
       double max_rate = 0.0;
-      for (const HopRef& h : res.hops) {
-        const Flow& flow = flows_[h.flow];
-        if (flow.member == epoch_) continue;
-        const double rate = groups_[flow.group].rate;
-        load += rate;
-        max_rate = std::max(max_rate, rate);
+      if (res.solved_hops.size() != res.hops.size()) {
+        for (const HopRef& h : res.hops) {
+          const Flow& flow = flows_[h.flow];
+          if (flow.member == epoch_) continue;
+          const double rate = groups_[flow.group].rate;
+          load += rate;
+          max_rate = std::max(max_rate, rate);
+        }
       }
+      res.kept_load = load;
       res.kept_max = max_rate;
-      res.left = std::max(0.0, res.capacity - load);
       // All members of a group move at its rate; those re-solved are counted out.
       std::uint32_t solved_members = 0;
       for (std::uint32_t f : res.solved_hops) solved_members += flows_[f].group == r ? 1 : 0;
@@ -469,6 +475,8 @@ class NativeEngine {
       res.popped = false;
       res.solved_max = 0.0;
       res.heap_pos = kNone;
+      res.unfixed = static_cast<std::uint32_t>(res.solved_hops.size());
+      res.left = res.unfixed == res.hops.size() ? res.capacity : std::max(0.0, res.capacity - res.kept_load);
       if (res.unfixed > 0) {
         res.key = res.left / res.unfixed;
         heap_push(share_heap_, r, before, pos);
@@ -480,8 +488,16 @@ class NativeEngine {
     double floor_share = 0.0;
     while (!share_heap_.empty()) {
       const std::uint32_t top = share_heap_[0];
-      heap_erase(share_heap_, top, before, pos);
       ResourceState& res = resources_[top];
+      // Keys are lowered in the heap at once but raised only when they reach the top: no
+      // key is above its true value, so a top whose key is true is the smallest.
+      const double key = res.left / res.unfixed;
+      if (key != res.key) {
+        res.key = key;
+        heap_sift_down(share_heap_, 0, before, pos);
+        continue;
+      }
+      heap_erase(share_heap_, top, before, pos);
       const double share = std::max(res.key, floor_share);
       if (!(share > 0.0)) return top;
       floor_share = share;
@@ -509,9 +525,9 @@ class NativeEngine {
         other.changed = false;
         if (other.unfixed == 0) {
           heap_erase(share_heap_, r2, before, pos);
-        } else {
-          other.key = other.left / other.unfixed;
-          heap_fix(share_heap_, r2, before, pos);
+        } else if (const double key = other.left / other.unfixed; key < other.key) {
+          other.key = key;
+          heap_sift_up(share_heap_, other.heap_pos, before, pos);
         }
       }
       changed_.clear();
@@ -528,13 +544,21 @@ class NativeEngine {
     const std::size_t n = touched_.size();
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint32_t r = touched_[i];
-      const ResourceState& res = resources_[r];
+      ResourceState& res = resources_[r];
       if (res.popped && res.kept_max > res.share * (1.0 + kSlack)) {
+        // kept_max is only a bound once flows have been taken out: the exact one is found here.
         const double limit = res.share * (1.0 + kSlack);
+        double kept_max = 0.0;
         for (const HopRef& h : res.hops) {
-          const Flow& flow = flows_[h.flow];
-          if (flow.member != epoch_ && groups_[flow.group].rate > limit) add_solved(h.flow, false);
+          if (flows_[h.flow].member == epoch_) continue;
+          const double rate = groups_[flows_[h.flow].group].rate;
+          if (rate > limit) {
+            add_solved(h.flow, false);
+          } else {
+            kept_max = std::max(kept_max, rate);
+          }
         }
+        res.kept_max = kept_max;
       }
       if (res.kept_bottlenecked > 0) {
         const bool saturated = res.popped || res.left <= kSlack * res.capacity;
