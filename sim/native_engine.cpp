@@ -19,6 +19,21 @@ constexpr std::uint32_t kNone = 0xffffffffu;
 /// far below the agreement asked of the engine (1e-9).
 constexpr double kSlack = 1e-11;
 
+/// Sums of rates are kept exactly, as integers counting 2^-64 B/s (a rate is truncated to
+/// that grain): a resource's load is then the same whatever the order of the updates that
+/// built it, and never drifts. 128 bits hold any sum up to 2^63 B/s.
+__extension__ typedef __int128 Fixed;
+constexpr double kFixedOne = 18446744073709551616.0;  // 2^64
+Fixed to_fixed(double rate) { return static_cast<Fixed>(rate * kFixedOne); }
+double to_double(Fixed x) { return static_cast<double>(x) / kFixedOne; }
+
+/// Capacities (B/s) within which kept loads are exact enough for the incremental
+/// computation: the truncation of a million rates stays below 1e-13 of the smallest, and
+/// the largest is far from the 2^63 B/s limit of a Fixed sum. Outside it (never in a real
+/// platform) the engine recomputes whole components.
+constexpr double kIncrementalMinCapacity = 1.0;
+constexpr double kIncrementalMaxCapacity = 72057594037927936.0;  // 2^56
+
 enum class EventType : std::uint8_t { compute_done, latency_done };
 
 struct Event {
@@ -128,6 +143,8 @@ struct Group {
 struct ResourceState {
   std::vector<HopRef> hops;  // active flows crossing this resource
   double capacity = 0.0;
+  Fixed load = 0;          // the sum of the current rates of its flows, exactly (see to_fixed)
+  double max_rate = 0.0;   // bound on the current rates of its flows
   Ps busy_since = 0;
   Ps busy = 0;
   double bytes = 0.0;
@@ -135,12 +152,10 @@ struct ResourceState {
   // Per computation (valid when the mark equals the current epoch).
   std::uint32_t open_mark = 0;   // all its flows are re-solved
   std::uint32_t touch_mark = 0;  // crossed by a re-solved flow
-  std::uint32_t measure_mark = 0;  // its kept flows have been measured
   std::vector<std::uint32_t> solved_hops;  // the re-solved flows crossing it
-  // The flows that keep their rates.
-  double kept_load = 0.0;               // the sum of their rates
-  double kept_max = 0.0;                // their largest rate (a bound, see add_failing_kept_flows)
-  std::uint32_t kept_bottlenecked = 0;  // how many are bottlenecked here
+  Fixed solved_load = 0;               // the re-solved flows' current rates, summed
+  std::uint32_t solved_members = 0;    // re-solved flows bottlenecked here
+  double kept_max = 0.0;               // bound on the kept flows' rates (exact once scanned)
   // Water-filling scratch.
   double left = 0.0;        // capacity not yet given out
   double key = 0.0;         // left / unfixed: the share it would give now
@@ -162,7 +177,11 @@ class NativeEngine {
     resources_.resize(g.resource_count());
     groups_.resize(g.resource_count());
     for (std::size_t r = 0; r < resources_.size(); ++r) {
-      resources_[r].capacity = g.resource(ResourceId{static_cast<std::uint32_t>(r)}).capacity.value();
+      const double capacity = g.resource(ResourceId{static_cast<std::uint32_t>(r)}).capacity.value();
+      resources_[r].capacity = capacity;
+      if (!(capacity >= kIncrementalMinCapacity && capacity <= kIncrementalMaxCapacity)) {
+        options_.resharing = NativeOptions::Resharing::full_component;
+      }
     }
     engine_active_.assign(g.engine_count(), 0);
     engine_busy_since_.assign(g.engine_count(), 0);
@@ -327,7 +346,10 @@ class NativeEngine {
       res.hops[pos] = last;
       hop_pos_[last.slot] = pos;
       res.hops.pop_back();
-      if (res.hops.empty()) res.busy += now_ - res.busy_since;
+      if (res.hops.empty()) {
+        res.busy += now_ - res.busy_since;
+        res.max_rate = 0.0;
+      }
       mark_dirty(r);
     }
     progress_[f].activity = kNone;
@@ -372,7 +394,6 @@ class NativeEngine {
       for (; opened < open_.size(); ++opened) {  // full mode: the whole connected component
         for (const HopRef& h : resources_[open_[opened]].hops) add_solved(h.flow, full);
       }
-      measure_kept_flows();
       const std::uint32_t starved = water_fill();
       if (starved == kNone) {
         if (full || !add_failing_kept_flows()) break;
@@ -393,16 +414,14 @@ class NativeEngine {
     if (flow.member == epoch_) return;
     flow.member = epoch_;
     solved_.push_back(f);
-    const double rate = flow.group == kNone ? 0.0 : groups_[flow.group].rate;
+    const Fixed rate = flow.group == kNone ? 0 : to_fixed(groups_[flow.group].rate);
     for (std::uint32_t k = 0; k < flow.hops; ++k) {
       const std::uint32_t r = flow.route[k].index;
       touch(r);
       ResourceState& res = resources_[r];
       res.solved_hops.push_back(f);
-      if (res.measure_mark == epoch_) {  // measured as kept: take it out
-        res.kept_load -= rate;
-        if (flow.group == r) --res.kept_bottlenecked;
-      }
+      res.solved_load += rate;
+      if (flow.group == r) ++res.solved_members;
       if (full) open(r);
     }
   }
@@ -427,48 +446,29 @@ class NativeEngine {
     if (res.touch_mark != epoch_) {
       res.touch_mark = epoch_;
       res.solved_hops.clear();
+      res.solved_load = 0;
+      res.solved_members = 0;
+      res.kept_max = res.max_rate;
       touched_.push_back(r);
     }
   }
 
-  /// For each newly touched resource, the flows that keep their rates: their load (taken
-  /// off its capacity), their largest rate, and how many are bottlenecked on it. Flows
-  /// re-solved later in the same computation are taken out as they are added (add_solved).
-  void measure_kept_flows() {
-    for (std::uint32_t r : touched_) {
-      ResourceState& res = resources_[r];
-      if (res.measure_mark == epoch_) continue;
-      res.measure_mark = epoch_;
-      double load = 0.0;
-      double max_rate = 0.0;
-      if (res.solved_hops.size() != res.hops.size()) {
-        for (const HopRef& h : res.hops) {
-          const Flow& flow = flows_[h.flow];
-          if (flow.member == epoch_) continue;
-          const double rate = groups_[flow.group].rate;
-          load += rate;
-          max_rate = std::max(max_rate, rate);
-        }
-      }
-      res.kept_load = load;
-      res.kept_max = max_rate;
-      // All members of a group move at its rate; those re-solved are counted out.
-      std::uint32_t solved_members = 0;
-      for (std::uint32_t f : res.solved_hops) solved_members += flows_[f].group == r ? 1 : 0;
-      res.kept_bottlenecked = static_cast<std::uint32_t>(groups_[r].members.size()) - solved_members;
-    }
+  // The water-filling heap: touched resources by (key, index).
+  auto share_before() {
+    return [this](std::uint32_t a, std::uint32_t b) {
+      const double x = resources_[a].key;
+      const double y = resources_[b].key;
+      return x != y ? x < y : a < b;
+    };
+  }
+  auto share_pos() {
+    return [this](std::uint32_t r) -> std::uint32_t& { return resources_[r].heap_pos; };
   }
 
   /// Progressive filling of the re-solved flows over the touched resources, the kept flows'
   /// rates taken off the boundary resources' capacities. Returns kNone, or a resource that
   /// had nothing left to give its re-solved flows.
   std::uint32_t water_fill() {
-    auto before = [this](std::uint32_t a, std::uint32_t b) {
-      const double x = resources_[a].key;
-      const double y = resources_[b].key;
-      return x != y ? x < y : a < b;
-    };
-    auto pos = [this](std::uint32_t r) -> std::uint32_t& { return resources_[r].heap_pos; };
     share_heap_.clear();
     for (std::uint32_t r : touched_) {
       ResourceState& res = resources_[r];
@@ -476,10 +476,13 @@ class NativeEngine {
       res.solved_max = 0.0;
       res.heap_pos = kNone;
       res.unfixed = static_cast<std::uint32_t>(res.solved_hops.size());
-      res.left = res.unfixed == res.hops.size() ? res.capacity : std::max(0.0, res.capacity - res.kept_load);
+      // The kept flows' load is what the resource carries less what the re-solved flows
+      // carried (exact, see Fixed); a resource all of whose flows are re-solved starts full.
+      res.left = res.unfixed == res.hops.size() ? res.capacity
+                                                : std::max(0.0, res.capacity - to_double(res.load - res.solved_load));
       if (res.unfixed > 0) {
         res.key = res.left / res.unfixed;
-        heap_push(share_heap_, r, before, pos);
+        heap_push(share_heap_, r, share_before(), share_pos());
       }
     }
     for (std::uint32_t f : solved_) flows_[f].fixed_at = kNone;
@@ -494,11 +497,17 @@ class NativeEngine {
       const double key = res.left / res.unfixed;
       if (key != res.key) {
         res.key = key;
-        heap_sift_down(share_heap_, 0, before, pos);
+        heap_sift_down(share_heap_, 0, share_before(), share_pos());
         continue;
       }
-      heap_erase(share_heap_, top, before, pos);
       const double share = std::max(res.key, floor_share);
+      // A kept flow faster than this share must slow down to it: it joins the computation
+      // now, which raises this resource's key and lowers none below the share (see header).
+      if (res.kept_max > share * (1.0 + kSlack) && res.solved_hops.size() != res.hops.size() &&
+          activate_kept_above(top, share * (1.0 + kSlack))) {
+        continue;
+      }
+      heap_erase(share_heap_, top, share_before(), share_pos());
       if (!(share > 0.0)) return top;
       floor_share = share;
       res.popped = true;
@@ -524,10 +533,9 @@ class NativeEngine {
         ResourceState& other = resources_[r2];
         other.changed = false;
         if (other.unfixed == 0) {
-          heap_erase(share_heap_, r2, before, pos);
-        } else if (const double key = other.left / other.unfixed; key < other.key) {
-          other.key = key;
-          heap_sift_up(share_heap_, other.heap_pos, before, pos);
+          heap_erase(share_heap_, r2, share_before(), share_pos());
+        } else {
+          lower_key(r2);
         }
       }
       changed_.clear();
@@ -535,32 +543,80 @@ class NativeEngine {
     return kNone;
   }
 
-  /// Checks that every flow crossing a touched resource still has a bottleneck (a saturated
-  /// resource on which no flow gets more) and adds to the re-solved set the kept flows that
-  /// fail: those that outgrow the share a re-solved flow got on a common resource, and the
-  /// members of a group whose resource is no longer their bottleneck. Returns whether any.
+  /// After a resource's left or unfixed count changed: lowers its heap key at once (a raise
+  /// waits until it reaches the top), or enters it in the heap.
+  void lower_key(std::uint32_t r) {
+    ResourceState& res = resources_[r];
+    const double key = res.left / res.unfixed;
+    if (res.heap_pos == kNone) {
+      res.key = key;
+      heap_push(share_heap_, r, share_before(), share_pos());
+    } else if (key < res.key) {
+      res.key = key;
+      heap_sift_up(share_heap_, res.heap_pos, share_before(), share_pos());
+    }
+  }
+
+  /// Water-filling: the kept flows of `r` faster than `limit` join the computation as
+  /// unfixed flows. Returns whether any did; `r`'s kept-rate bound becomes exact.
+  bool activate_kept_above(std::uint32_t r, double limit) {
+    bool any = false;
+    double kept_max = 0.0;
+    for (const HopRef& h : resources_[r].hops) {
+      const Flow& flow = flows_[h.flow];
+      if (flow.member == epoch_) continue;
+      const double rate = groups_[flow.group].rate;
+      if (rate > limit) {
+        activate(h.flow);
+        any = true;
+      } else {
+        kept_max = std::max(kept_max, rate);
+      }
+    }
+    resources_[r].kept_max = kept_max;
+    return any;
+  }
+
+  /// Water-filling: a kept flow joins as an unfixed flow; its rate goes back to its
+  /// resources' left capacity.
+  void activate(std::uint32_t f) {
+    Flow& flow = flows_[f];
+    flow.member = epoch_;
+    flow.fixed_at = kNone;
+    solved_.push_back(f);
+    const double rate = groups_[flow.group].rate;
+    const Fixed fixed_rate = to_fixed(rate);
+    for (std::uint32_t k = 0; k < flow.hops; ++k) {
+      const std::uint32_t r = flow.route[k].index;
+      ResourceState& res = resources_[r];
+      if (res.touch_mark != epoch_) {
+        touch(r);
+        res.popped = false;
+        res.solved_max = 0.0;
+        res.heap_pos = kNone;
+        res.unfixed = 0;
+        res.left = std::max(0.0, res.capacity - to_double(res.load));
+      }
+      res.solved_hops.push_back(f);
+      res.solved_load += fixed_rate;
+      if (flow.group == r) ++res.solved_members;
+      res.left = std::min(res.capacity, res.left + rate);
+      ++res.unfixed;
+      lower_key(r);
+    }
+  }
+
+  /// Checks that the kept flows bottlenecked on each touched resource still are (it is
+  /// saturated and none of its flows is faster) and adds those that are not to the
+  /// re-solved set. Returns whether any. (Kept flows faster than a share were added while
+  /// filling, see activate_kept_above.)
   bool add_failing_kept_flows() {
     const std::size_t before = solved_.size();
     const std::size_t n = touched_.size();
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint32_t r = touched_[i];
-      ResourceState& res = resources_[r];
-      if (res.popped && res.kept_max > res.share * (1.0 + kSlack)) {
-        // kept_max is only a bound once flows have been taken out: the exact one is found here.
-        const double limit = res.share * (1.0 + kSlack);
-        double kept_max = 0.0;
-        for (const HopRef& h : res.hops) {
-          if (flows_[h.flow].member == epoch_) continue;
-          const double rate = groups_[flows_[h.flow].group].rate;
-          if (rate > limit) {
-            add_solved(h.flow, false);
-          } else {
-            kept_max = std::max(kept_max, rate);
-          }
-        }
-        res.kept_max = kept_max;
-      }
-      if (res.kept_bottlenecked > 0) {
+      const ResourceState& res = resources_[r];
+      if (groups_[r].members.size() > res.solved_members) {  // kept flows bottlenecked here
         const bool saturated = res.popped || res.left <= kSlack * res.capacity;
         if (!saturated || groups_[r].rate < res.solved_max * (1.0 - kSlack)) add_members(r);
       }
@@ -572,6 +628,12 @@ class NativeEngine {
   /// re-solved flow joins the group of the resource that fixed its rate (or stays in its
   /// group if that one gave the same share: a tie, and the old bottleneck is still one).
   void commit() {
+    // Bounds on the rates crossing each touched resource: the kept flows' bound and the new
+    // shares; rate changes below raise them again where needed.
+    for (std::uint32_t r : touched_) {
+      ResourceState& res = resources_[r];
+      res.max_rate = std::max(res.solved_hops.size() == res.hops.size() ? 0.0 : res.kept_max, res.solved_max);
+    }
     for (std::uint32_t r : touched_) {
       const ResourceState& res = resources_[r];
       if (res.popped && res.share != groups_[r].rate) set_group_rate(r, res.share);
@@ -615,6 +677,15 @@ class NativeEngine {
       grp.v = progress_now(gi);
       grp.v_time = now_;
       mark_reschedule(gi);
+      const Fixed delta = to_fixed(rate) - to_fixed(grp.rate);
+      for (std::uint32_t f : grp.members) {
+        const Flow& flow = flows_[f];
+        for (std::uint32_t k = 0; k < flow.hops; ++k) {
+          ResourceState& res = resources_[flow.route[k].index];
+          res.load += delta;
+          res.max_rate = std::max(res.max_rate, rate);
+        }
+      }
     }
     grp.rate = rate;
   }
@@ -644,13 +715,24 @@ class NativeEngine {
       grp.v_time = now_;
     }
     progress_[f].v_end = progress_now(gi) + remaining;
-    flows_[f].group = gi;
+    Flow& flow = flows_[f];
+    flow.group = gi;
     heap_push(grp.members, f, member_before(), member_pos());
+    const Fixed rate = to_fixed(grp.rate);
+    for (std::uint32_t k = 0; k < flow.hops; ++k) {
+      ResourceState& res = resources_[flow.route[k].index];
+      res.load += rate;
+      res.max_rate = std::max(res.max_rate, grp.rate);
+    }
   }
 
   void leave_group(std::uint32_t f) {
-    heap_erase(groups_[flows_[f].group].members, f, member_before(), member_pos());
-    flows_[f].group = kNone;
+    Flow& flow = flows_[f];
+    Group& grp = groups_[flow.group];
+    heap_erase(grp.members, f, member_before(), member_pos());
+    const Fixed rate = to_fixed(grp.rate);
+    for (std::uint32_t k = 0; k < flow.hops; ++k) resources_[flow.route[k].index].load -= rate;
+    flow.group = kNone;
   }
 
   /// Recomputes when the group's first member completes; leaves the completion heap
