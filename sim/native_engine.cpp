@@ -155,6 +155,7 @@ struct ResourceState {
   std::vector<std::uint32_t> solved_hops;  // the re-solved flows crossing it
   Fixed solved_load = 0;               // the re-solved flows' current rates, summed
   std::uint32_t solved_members = 0;    // re-solved flows bottlenecked here
+  std::uint32_t kept_members = 0;      // commit: flows bottlenecked here that were not re-solved
   double kept_max = 0.0;               // bound on the kept flows' rates (exact once scanned)
   // Water-filling scratch.
   double left = 0.0;        // capacity not yet given out
@@ -333,6 +334,8 @@ class NativeEngine {
 
   void finish_flow(std::uint32_t f) {
     const std::uint32_t gi = flows_[f].group;
+    const Fixed rate = to_fixed(groups_[gi].rate);
+    for (std::uint32_t k = 0; k < flows_[f].hops; ++k) resources_[flows_[f].route[k].index].load -= rate;
     leave_group(f);
     reschedule(gi);
     const Flow& flow = flows_[f];
@@ -372,6 +375,7 @@ class NativeEngine {
     open_.clear();
     touched_.clear();
     solved_.clear();
+    filled_ = 0;
     const bool full = options_.resharing == NativeOptions::Resharing::full_component;
     // The flows bottlenecked on a changed resource, and the new flows, are re-solved first;
     // the checks add whatever else turns out to change.
@@ -413,6 +417,7 @@ class NativeEngine {
     Flow& flow = flows_[f];
     if (flow.member == epoch_) return;
     flow.member = epoch_;
+    flow.fixed_at = kNone;
     solved_.push_back(f);
     const Fixed rate = flow.group == kNone ? 0 : to_fixed(groups_[flow.group].rate);
     for (std::uint32_t k = 0; k < flow.hops; ++k) {
@@ -485,7 +490,8 @@ class NativeEngine {
         heap_push(share_heap_, r, share_before(), share_pos());
       }
     }
-    for (std::uint32_t f : solved_) flows_[f].fixed_at = kNone;
+    // Flows added since the last filling are unfixed already.
+    for (std::size_t i = 0; i < filled_; ++i) flows_[solved_[i]].fixed_at = kNone;
     // In exact arithmetic the shares fixed by progressive filling never decrease; holding
     // them monotone keeps rounding from starving a flow with a near-zero leftover share.
     double floor_share = 0.0;
@@ -508,7 +514,10 @@ class NativeEngine {
         continue;
       }
       heap_erase(share_heap_, top, share_before(), share_pos());
-      if (!(share > 0.0)) return top;
+      if (!(share > 0.0)) {
+        filled_ = solved_.size();
+        return top;
+      }
       floor_share = share;
       res.popped = true;
       res.share = share;
@@ -540,6 +549,7 @@ class NativeEngine {
       }
       changed_.clear();
     }
+    filled_ = solved_.size();
     return kNone;
   }
 
@@ -633,13 +643,16 @@ class NativeEngine {
     for (std::uint32_t r : touched_) {
       ResourceState& res = resources_[r];
       res.max_rate = std::max(res.solved_hops.size() == res.hops.size() ? 0.0 : res.kept_max, res.solved_max);
+      res.kept_members = static_cast<std::uint32_t>(groups_[r].members.size()) - res.solved_members;
     }
-    for (std::uint32_t r : touched_) {
-      const ResourceState& res = resources_[r];
-      if (res.popped && res.share != groups_[r].rate) set_group_rate(r, res.share);
-    }
+    // Re-solved flows: their loads go from the old rate to the new, and each joins the group
+    // of the resource that fixed it (unless its old group gave the same share: a tie).
     for (std::uint32_t f : solved_) {
       Flow& flow = flows_[f];
+      const Fixed delta = to_fixed(flow.new_rate) - (flow.group == kNone ? 0 : to_fixed(groups_[flow.group].rate));
+      if (delta != 0) {
+        for (std::uint32_t k = 0; k < flow.hops; ++k) resources_[flow.route[k].index].load += delta;
+      }
       std::uint32_t target = flow.fixed_at;
       if (flow.group != kNone && flow.group != target) {
         const ResourceState& old = resources_[flow.group];
@@ -655,6 +668,12 @@ class NativeEngine {
       }
       join_group(f, target, remaining);
       mark_reschedule(target);
+    }
+    // Groups: each popped resource's moves at its share (the clocks read the same now
+    // before and after the moves above); the loads of members not re-solved follow.
+    for (std::uint32_t r : touched_) {
+      const ResourceState& res = resources_[r];
+      if (res.popped && res.share != groups_[r].rate) set_group_rate(r, res.share);
     }
     for (std::uint32_t gi : rescheduled_) {
       groups_[gi].reschedule = false;
@@ -677,13 +696,16 @@ class NativeEngine {
       grp.v = progress_now(gi);
       grp.v_time = now_;
       mark_reschedule(gi);
-      const Fixed delta = to_fixed(rate) - to_fixed(grp.rate);
-      for (std::uint32_t f : grp.members) {
-        const Flow& flow = flows_[f];
-        for (std::uint32_t k = 0; k < flow.hops; ++k) {
-          ResourceState& res = resources_[flow.route[k].index];
-          res.load += delta;
-          res.max_rate = std::max(res.max_rate, rate);
+      if (resources_[gi].kept_members > 0) {
+        const Fixed delta = to_fixed(rate) - to_fixed(grp.rate);
+        for (std::uint32_t f : grp.members) {
+          const Flow& flow = flows_[f];
+          if (flow.member == epoch_) continue;  // re-solved: load already updated
+          for (std::uint32_t k = 0; k < flow.hops; ++k) {
+            ResourceState& res = resources_[flow.route[k].index];
+            res.load += delta;
+            res.max_rate = std::max(res.max_rate, rate);
+          }
         }
       }
     }
@@ -718,20 +740,11 @@ class NativeEngine {
     Flow& flow = flows_[f];
     flow.group = gi;
     heap_push(grp.members, f, member_before(), member_pos());
-    const Fixed rate = to_fixed(grp.rate);
-    for (std::uint32_t k = 0; k < flow.hops; ++k) {
-      ResourceState& res = resources_[flow.route[k].index];
-      res.load += rate;
-      res.max_rate = std::max(res.max_rate, grp.rate);
-    }
   }
 
   void leave_group(std::uint32_t f) {
     Flow& flow = flows_[f];
-    Group& grp = groups_[flow.group];
-    heap_erase(grp.members, f, member_before(), member_pos());
-    const Fixed rate = to_fixed(grp.rate);
-    for (std::uint32_t k = 0; k < flow.hops; ++k) resources_[flow.route[k].index].load -= rate;
+    heap_erase(groups_[flow.group].members, f, member_before(), member_pos());
     flow.group = kNone;
   }
 
@@ -850,6 +863,7 @@ class NativeEngine {
   std::vector<std::uint32_t> open_;         // resources all of whose flows are re-solved
   std::vector<std::uint32_t> touched_;      // resources crossed by a re-solved flow
   std::vector<std::uint32_t> solved_;       // the flows re-solved in this computation
+  std::size_t filled_ = 0;                  // how many of them the last water-filling fixed
   std::vector<std::uint32_t> changed_;      // water-filling: resources whose key changed in this pop
   std::vector<std::uint32_t> share_heap_;   // water-filling: touched resources by (key, index)
   std::vector<std::uint32_t> rescheduled_;  // commit: groups whose first completion may have moved
