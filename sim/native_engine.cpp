@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <queue>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,26 @@ namespace {
 
 using Ps = std::int64_t;
 constexpr std::uint32_t kNone = 0xffffffffu;
+
+/// Relative tolerance of the bottleneck checks at the boundary of an incremental computation
+/// (see native_engine.hpp): far above the rounding of a sum of thousands of rates (~1e-13),
+/// far below the agreement asked of the engine (1e-9).
+constexpr double kSlack = 1e-11;
+
+/// Sums of rates are kept exactly, as integers counting 2^-64 B/s (a rate is truncated to
+/// that grain): a resource's load is then the same whatever the order of the updates that
+/// built it, and never drifts. 128 bits hold any sum up to 2^63 B/s.
+__extension__ typedef __int128 Fixed;
+constexpr double kFixedOne = 18446744073709551616.0;  // 2^64
+Fixed to_fixed(double rate) { return static_cast<Fixed>(rate * kFixedOne); }
+double to_double(Fixed x) { return static_cast<double>(x) / kFixedOne; }
+
+/// Capacities (B/s) within which kept loads are exact enough for the incremental
+/// computation: the truncation of a million rates stays below 1e-13 of the smallest, and
+/// the largest is far from the 2^63 B/s limit of a Fixed sum. Outside it (never in a real
+/// platform) the engine recomputes whole components.
+constexpr double kIncrementalMinCapacity = 1.0;
+constexpr double kIncrementalMaxCapacity = 72057594037927936.0;  // 2^56
 
 enum class EventType : std::uint8_t { compute_done, latency_done };
 
@@ -27,48 +48,141 @@ struct LaterEvent {
   }
 };
 
+// ---- binary min-heaps of ids whose positions live with the ids (pos(id) is a reference), so
+// that an id can be re-keyed in place (heap_fix) or removed from anywhere (heap_erase) ----
+template <class Before, class Pos>
+void heap_sift_up(std::vector<std::uint32_t>& h, std::size_t i, Before before, Pos pos) {
+  const std::uint32_t id = h[i];
+  while (i > 0) {
+    const std::size_t parent = (i - 1) / 2;
+    if (!before(id, h[parent])) break;
+    h[i] = h[parent];
+    pos(h[i]) = static_cast<std::uint32_t>(i);
+    i = parent;
+  }
+  h[i] = id;
+  pos(id) = static_cast<std::uint32_t>(i);
+}
+template <class Before, class Pos>
+void heap_sift_down(std::vector<std::uint32_t>& h, std::size_t i, Before before, Pos pos) {
+  const std::uint32_t id = h[i];
+  const std::size_t n = h.size();
+  while (true) {
+    std::size_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && before(h[child + 1], h[child])) ++child;
+    if (!before(h[child], id)) break;
+    h[i] = h[child];
+    pos(h[i]) = static_cast<std::uint32_t>(i);
+    i = child;
+  }
+  h[i] = id;
+  pos(id) = static_cast<std::uint32_t>(i);
+}
+template <class Before, class Pos>
+void heap_push(std::vector<std::uint32_t>& h, std::uint32_t id, Before before, Pos pos) {
+  h.push_back(id);
+  heap_sift_up(h, h.size() - 1, before, pos);
+}
+template <class Before, class Pos>
+void heap_fix(std::vector<std::uint32_t>& h, std::uint32_t id, Before before, Pos pos) {
+  heap_sift_up(h, pos(id), before, pos);
+  heap_sift_down(h, pos(id), before, pos);
+}
+template <class Before, class Pos>
+void heap_erase(std::vector<std::uint32_t>& h, std::uint32_t id, Before before, Pos pos) {
+  const std::size_t i = pos(id);
+  const std::uint32_t last = h.back();
+  h.pop_back();
+  pos(id) = kNone;
+  if (last != id) {
+    h[i] = last;
+    pos(last) = static_cast<std::uint32_t>(i);
+    heap_fix(h, last, before, pos);
+  }
+}
+
 /// One hop of an active flow as listed on a resource: which flow, and which route slot.
 struct HopRef {
   std::uint32_t flow;
   std::uint32_t slot;  // index into the graph's route pool (unique per transfer and hop)
 };
 
+/// What the rate computation reads of an active flow, kept small: it is read once per hop.
 struct Flow {
+  const ResourceId* route = nullptr;  // the transfer's route (in the graph's route pool)
+  std::uint32_t hops = 0;             // route length
+  std::uint32_t member = 0;           // == epoch: re-solved in the current computation
+  std::uint32_t fixed_at = kNone;     // water-filling: the resource that fixed its rate
+  std::uint32_t group = kNone;        // its rate group: the resource it is bottlenecked on
+  double new_rate = 0.0;              // water-filling: its rate
+};
+
+/// The rest of an active flow.
+struct FlowProgress {
   std::uint32_t activity = kNone;
-  double remaining = 0.0;  // bytes still to move as of `updated`
-  double rate = 0.0;       // bytes per second
-  Ps updated = 0;
-  Ps finish = 0;           // scheduled completion (key in the flow heap with `seq`)
+  std::uint32_t group_pos = kNone;  // position in its group's member heap
+  double v_end = 0.0;               // the group progress at which it is complete
+};
+
+/// The flows bottlenecked on one resource all move at the resource's share, so they share
+/// one progress clock: `v` bytes moved by each member since the clock started, as of
+/// `v_time`. A member that joins with R bytes left completes when the clock reaches
+/// v(now) + R; a rate change moves the clock, not the members.
+struct Group {
+  double rate = 0.0;
+  double v = 0.0;
+  Ps v_time = 0;
+  Ps finish = 0;                      // completion of its first member (key in the completion heap with `seq`)
   std::uint64_t seq = 0;
-  std::uint32_t heap_pos = kNone;
-  std::uint32_t mark = 0;  // component-search epoch
-  bool fixed = false;      // water-filling: rate decided in this round
+  std::uint32_t heap_pos = kNone;     // in the completion heap
+  std::vector<std::uint32_t> members;  // min-heap by (v_end, flow)
+  bool reschedule = false;             // commit scratch: its first completion may have moved
 };
 
 struct ResourceState {
   std::vector<HopRef> hops;  // active flows crossing this resource
   double capacity = 0.0;
+  Fixed load = 0;          // the sum of the current rates of its flows, exactly (see to_fixed)
+  double max_rate = 0.0;   // bound on the current rates of its flows
   Ps busy_since = 0;
   Ps busy = 0;
   double bytes = 0.0;
-  std::uint32_t mark = 0;
   bool dirty = false;
-  // water-filling scratch
-  double left = 0.0;
+  // Per computation (valid when the mark equals the current epoch).
+  std::uint32_t open_mark = 0;   // all its flows are re-solved
+  std::uint32_t touch_mark = 0;  // crossed by a re-solved flow
+  std::vector<std::uint32_t> solved_hops;  // the re-solved flows crossing it
+  Fixed solved_load = 0;               // the re-solved flows' current rates, summed
+  std::uint32_t solved_members = 0;    // re-solved flows bottlenecked here
+  std::uint32_t kept_members = 0;      // commit: flows bottlenecked here that were not re-solved
+  double kept_max = 0.0;               // bound on the kept flows' rates (exact once scanned)
+  // Water-filling scratch.
+  double left = 0.0;        // capacity not yet given out
+  double key = 0.0;         // left / unfixed: the share it would give now
+  double share = 0.0;       // the share it gave when popped
+  double solved_max = 0.0;  // largest new rate of a re-solved flow crossing it
   std::uint32_t unfixed = 0;
-  double key = 0.0;
+  std::uint32_t heap_pos = kNone;
+  bool popped = false;
+  bool changed = false;
 };
 
 class NativeEngine {
  public:
-  explicit NativeEngine(const ActivityGraph& g) : g_(g) {
+  NativeEngine(const ActivityGraph& g, const NativeOptions& options) : g_(g), options_(options) {
     const std::size_t n = g.activity_count();
     pending_.resize(n);
     result_.start.assign(n, SimTime::from_ps(-1));
     result_.end.assign(n, SimTime::from_ps(-1));
     resources_.resize(g.resource_count());
+    groups_.resize(g.resource_count());
     for (std::size_t r = 0; r < resources_.size(); ++r) {
-      resources_[r].capacity = g.resource(ResourceId{static_cast<std::uint32_t>(r)}).capacity.value();
+      const double capacity = g.resource(ResourceId{static_cast<std::uint32_t>(r)}).capacity.value();
+      resources_[r].capacity = capacity;
+      if (!(capacity >= kIncrementalMinCapacity && capacity <= kIncrementalMaxCapacity)) {
+        options_.resharing = NativeOptions::Resharing::full_component;
+      }
     }
     engine_active_.assign(g.engine_count(), 0);
     engine_busy_since_.assign(g.engine_count(), 0);
@@ -87,21 +201,21 @@ class NativeEngine {
     drain_immediate();
     while (true) {
       const bool have_event = !events_.empty();
-      const bool have_flow = !flow_heap_.empty();
+      const bool have_flow = !completions_.empty();
       if (!have_event && !have_flow) break;
       Ps t;
       if (have_event && have_flow) {
-        t = std::min(events_.top().time, flows_[flow_heap_[0]].finish);
+        t = std::min(events_.top().time, groups_[completions_[0]].finish);
       } else {
-        t = have_event ? events_.top().time : flows_[flow_heap_[0]].finish;
+        t = have_event ? events_.top().time : groups_[completions_[0]].finish;
       }
       now_ = t;
       // Run every event of this instant in scheduling order, then share bandwidth once.
       while (true) {
         const bool e_now = !events_.empty() && events_.top().time == now_;
-        const bool f_now = !flow_heap_.empty() && flows_[flow_heap_[0]].finish == now_;
+        const bool f_now = !completions_.empty() && groups_[completions_[0]].finish == now_;
         if (!e_now && !f_now) break;
-        if (e_now && (!f_now || events_.top().seq < flows_[flow_heap_[0]].seq)) {
+        if (e_now && (!f_now || events_.top().seq < groups_[completions_[0]].seq)) {
           const Event ev = events_.top();
           events_.pop();
           ++result_.events;
@@ -112,7 +226,7 @@ class NativeEngine {
           }
         } else {
           ++result_.events;
-          finish_flow(flow_heap_[0]);
+          finish_flow(groups_[completions_[0]].members[0]);
         }
         drain_immediate();
       }
@@ -127,14 +241,16 @@ class NativeEngine {
     events_.push(Event{time, seq_++, activity, type});
   }
 
-  /// now + seconds, refusing a time beyond the engine's range (instead of overflowing).
-  Ps later(double seconds, std::uint32_t activity, bool round_up) const {
+  /// base + seconds (rounded to the nearest picosecond, or up), refusing a time beyond the
+  /// engine's range (instead of overflowing).
+  Ps later(Ps base, double seconds, std::uint32_t activity, bool round_up) const {
     const double ps = round_up ? std::ceil(seconds * 1e12) : std::round(seconds * 1e12);
-    if (!(ps <= kMaxSimulatedSeconds * 1e12 - static_cast<double>(now_))) {
-      throw GraphError(g_.describe(ActivityId{activity}) + " would end after " + format_seconds(Seconds(seconds)) +
+    if (!(ps <= kMaxSimulatedSeconds * 1e12 - static_cast<double>(base))) {
+      throw GraphError(g_.describe(ActivityId{activity}) + " would end after " +
+                       format_seconds(Seconds(seconds - static_cast<double>(now_ - base) * 1e-12)) +
                        " more, beyond the engine's time range (about 106 days)");
     }
-    return now_ + static_cast<Ps>(ps);
+    return base + static_cast<Ps>(ps);
   }
 
   void make_ready(std::uint32_t a) {
@@ -147,13 +263,13 @@ class NativeEngine {
       case ActivityKind::compute: {
         const std::uint32_t e = g_.stream(StreamId{act.stream}).engine.index;
         if (engine_active_[e]++ == 0) engine_busy_since_[e] = now_;
-        schedule(later(act.amount, a, false), a, EventType::compute_done);
+        schedule(later(now_, act.amount, a, false), a, EventType::compute_done);
         break;
       }
       case ActivityKind::transfer: {
         double latency = 0.0;
         for (ResourceId r : g_.route(ActivityId{a})) latency += g_.resource(r).latency.value();
-        schedule(later(latency, a, false), a, EventType::latency_done);
+        schedule(later(now_, latency, a, false), a, EventType::latency_done);
         break;
       }
     }
@@ -194,14 +310,19 @@ class NativeEngine {
     } else {
       f = static_cast<std::uint32_t>(flows_.size());
       flows_.emplace_back();
+      progress_.emplace_back();
     }
+    const auto route = g_.route(ActivityId{a});
     Flow& flow = flows_[f];
     flow = Flow{};
-    flow.activity = a;
-    flow.remaining = act.amount;
-    flow.updated = now_;
-    for (std::uint32_t slot = act.route_begin; slot < act.route_end; ++slot) {
-      const std::uint32_t r = g_.route(ActivityId{a})[slot - act.route_begin].index;
+    flow.route = route.data();
+    flow.hops = static_cast<std::uint32_t>(route.size());
+    progress_[f] = FlowProgress{};
+    progress_[f].activity = a;
+    started_.push_back(f);
+    for (std::uint32_t k = 0; k < flow.hops; ++k) {
+      const std::uint32_t r = route[k].index;
+      const std::uint32_t slot = act.route_begin + k;
       ResourceState& res = resources_[r];
       if (res.hops.empty()) res.busy_since = now_;
       hop_pos_[slot] = static_cast<std::uint32_t>(res.hops.size());
@@ -212,22 +333,29 @@ class NativeEngine {
   }
 
   void finish_flow(std::uint32_t f) {
-    heap_remove(f);
-    const std::uint32_t a = flows_[f].activity;
-    const Activity& act = g_.activity(ActivityId{a});
-    const auto route = g_.route(ActivityId{a});
-    for (std::uint32_t slot = act.route_begin; slot < act.route_end; ++slot) {
-      const std::uint32_t r = route[slot - act.route_begin].index;
+    const std::uint32_t gi = flows_[f].group;
+    const Fixed rate = to_fixed(groups_[gi].rate);
+    for (std::uint32_t k = 0; k < flows_[f].hops; ++k) resources_[flows_[f].route[k].index].load -= rate;
+    leave_group(f);
+    reschedule(gi);
+    const Flow& flow = flows_[f];
+    const std::uint32_t a = progress_[f].activity;
+    const std::uint32_t route_begin = g_.activity(ActivityId{a}).route_begin;
+    for (std::uint32_t k = 0; k < flow.hops; ++k) {
+      const std::uint32_t r = flow.route[k].index;
       ResourceState& res = resources_[r];
-      const std::uint32_t pos = hop_pos_[slot];
+      const std::uint32_t pos = hop_pos_[route_begin + k];
       const HopRef last = res.hops.back();
       res.hops[pos] = last;
       hop_pos_[last.slot] = pos;
       res.hops.pop_back();
-      if (res.hops.empty()) res.busy += now_ - res.busy_since;
+      if (res.hops.empty()) {
+        res.busy += now_ - res.busy_since;
+        res.max_rate = 0.0;
+      }
       mark_dirty(r);
     }
-    flows_[f].activity = kNone;
+    progress_[f].activity = kNone;
     free_flows_.push_back(f);
     complete(a);
   }
@@ -239,148 +367,411 @@ class NativeEngine {
     }
   }
 
-  // Recomputes max-min rates over the component(s) reachable from the dirty resources.
+  // ---- max-min sharing (see native_engine.hpp, "Incremental recomputation") ----
+
+  /// Re-solves the flows whose rates can have changed since the last computation.
   void reshare() {
     ++epoch_;
-    comp_resources_.clear();
-    comp_flows_.clear();
+    open_.clear();
+    touched_.clear();
+    solved_.clear();
+    filled_ = 0;
+    const bool full = options_.resharing == NativeOptions::Resharing::full_component;
+    // The flows bottlenecked on a changed resource, and the new flows, are re-solved first;
+    // the checks add whatever else turns out to change.
     for (std::uint32_t r : dirty_) {
       resources_[r].dirty = false;
-      if (resources_[r].mark != epoch_) {
-        resources_[r].mark = epoch_;
-        comp_resources_.push_back(r);
+      touch(r);
+      if (full) {
+        open(r);
+      } else {
+        add_members(r);
       }
     }
     dirty_.clear();
-    for (std::size_t i = 0; i < comp_resources_.size(); ++i) {
-      const std::uint32_t r = comp_resources_[i];
-      for (const HopRef& h : resources_[r].hops) {
-        Flow& flow = flows_[h.flow];
-        if (flow.mark == epoch_) continue;
-        flow.mark = epoch_;
-        comp_flows_.push_back(h.flow);
-        for (ResourceId r2 : g_.route(ActivityId{flow.activity})) {
-          if (resources_[r2.index].mark != epoch_) {
-            resources_[r2.index].mark = epoch_;
-            comp_resources_.push_back(r2.index);
-          }
-        }
+    for (std::uint32_t f : started_) {
+      if (progress_[f].activity != kNone) add_solved(f, full);
+    }
+    started_.clear();
+    std::size_t opened = 0;
+    while (true) {
+      for (; opened < open_.size(); ++opened) {  // full mode: the whole connected component
+        for (const HopRef& h : resources_[open_[opened]].hops) add_solved(h.flow, full);
+      }
+      const std::uint32_t starved = water_fill();
+      if (starved == kNone) {
+        if (full || !add_failing_kept_flows()) break;
+      } else if (!full) {
+        add_all_kept(starved);  // the kept flows there took all its capacity: re-solve them too
+      } else {
+        // Cannot happen (over a whole component every resource starts with its capacity).
+        throw std::logic_error("native engine: a flow got no bandwidth");
       }
     }
-    // Water-filling over the component.
-    share_heap_.clear();
-    for (std::uint32_t r : comp_resources_) {
+    commit();
+  }
+
+  /// Adds a flow to the re-solved set; the resources it crosses are touched (in full mode,
+  /// opened: the closure is then the whole connected component).
+  void add_solved(std::uint32_t f, bool full) {
+    Flow& flow = flows_[f];
+    if (flow.member == epoch_) return;
+    flow.member = epoch_;
+    flow.fixed_at = kNone;
+    solved_.push_back(f);
+    const Fixed rate = flow.group == kNone ? 0 : to_fixed(groups_[flow.group].rate);
+    for (std::uint32_t k = 0; k < flow.hops; ++k) {
+      const std::uint32_t r = flow.route[k].index;
+      touch(r);
       ResourceState& res = resources_[r];
-      res.left = res.capacity;
-      res.unfixed = static_cast<std::uint32_t>(res.hops.size());
+      res.solved_hops.push_back(f);
+      res.solved_load += rate;
+      if (flow.group == r) ++res.solved_members;
+      if (full) open(r);
+    }
+  }
+
+  void add_members(std::uint32_t r) {
+    for (std::uint32_t f : groups_[r].members) add_solved(f, false);
+  }
+
+  void add_all_kept(std::uint32_t r) {
+    for (const HopRef& h : resources_[r].hops) add_solved(h.flow, false);
+  }
+
+  void open(std::uint32_t r) {
+    if (resources_[r].open_mark != epoch_) {
+      resources_[r].open_mark = epoch_;
+      open_.push_back(r);
+    }
+  }
+
+  void touch(std::uint32_t r) {
+    ResourceState& res = resources_[r];
+    if (res.touch_mark != epoch_) {
+      res.touch_mark = epoch_;
+      res.solved_hops.clear();
+      res.solved_load = 0;
+      res.solved_members = 0;
+      res.kept_max = res.max_rate;
+      touched_.push_back(r);
+    }
+  }
+
+  // The water-filling heap: touched resources by (key, index).
+  auto share_before() {
+    return [this](std::uint32_t a, std::uint32_t b) {
+      const double x = resources_[a].key;
+      const double y = resources_[b].key;
+      return x != y ? x < y : a < b;
+    };
+  }
+  auto share_pos() {
+    return [this](std::uint32_t r) -> std::uint32_t& { return resources_[r].heap_pos; };
+  }
+
+  /// Progressive filling of the re-solved flows over the touched resources, the kept flows'
+  /// rates taken off the boundary resources' capacities. Returns kNone, or a resource that
+  /// had nothing left to give its re-solved flows.
+  std::uint32_t water_fill() {
+    share_heap_.clear();
+    for (std::uint32_t r : touched_) {
+      ResourceState& res = resources_[r];
+      res.popped = false;
+      res.solved_max = 0.0;
+      res.heap_pos = kNone;
+      res.unfixed = static_cast<std::uint32_t>(res.solved_hops.size());
+      // The kept flows' load is what the resource carries less what the re-solved flows
+      // carried (exact, see Fixed); a resource all of whose flows are re-solved starts full.
+      res.left = res.unfixed == res.hops.size() ? res.capacity
+                                                : std::max(0.0, res.capacity - to_double(res.load - res.solved_load));
       if (res.unfixed > 0) {
         res.key = res.left / res.unfixed;
-        share_heap_.push_back({res.key, r});
+        heap_push(share_heap_, r, share_before(), share_pos());
       }
     }
-    for (std::uint32_t f : comp_flows_) flows_[f].fixed = false;
-    auto greater = [](const ShareEntry& a, const ShareEntry& b) {
-      return a.share != b.share ? a.share > b.share : a.resource > b.resource;
-    };
-    std::make_heap(share_heap_.begin(), share_heap_.end(), greater);
+    // Flows added since the last filling are unfixed already.
+    for (std::size_t i = 0; i < filled_; ++i) flows_[solved_[i]].fixed_at = kNone;
     // In exact arithmetic the shares fixed by progressive filling never decrease; holding
     // them monotone keeps rounding from starving a flow with a near-zero leftover share.
     double floor_share = 0.0;
     while (!share_heap_.empty()) {
-      std::pop_heap(share_heap_.begin(), share_heap_.end(), greater);
-      const ShareEntry top = share_heap_.back();
-      share_heap_.pop_back();
-      ResourceState& res = resources_[top.resource];
-      if (res.unfixed == 0 || top.share != res.key) continue;  // stale entry
-      const double share = std::max(top.share, floor_share);
+      const std::uint32_t top = share_heap_[0];
+      ResourceState& res = resources_[top];
+      // Keys are lowered in the heap at once but raised only when they reach the top: no
+      // key is above its true value, so a top whose key is true is the smallest.
+      const double key = res.left / res.unfixed;
+      if (key != res.key) {
+        res.key = key;
+        heap_sift_down(share_heap_, 0, share_before(), share_pos());
+        continue;
+      }
+      const double share = std::max(res.key, floor_share);
+      // A kept flow faster than this share must slow down to it: it joins the computation
+      // now, which raises this resource's key and lowers none below the share (see header).
+      if (res.kept_max > share * (1.0 + kSlack) && res.solved_hops.size() != res.hops.size() &&
+          activate_kept_above(top, share * (1.0 + kSlack))) {
+        continue;
+      }
+      heap_erase(share_heap_, top, share_before(), share_pos());
+      if (!(share > 0.0)) {
+        filled_ = solved_.size();
+        return top;
+      }
       floor_share = share;
-      for (const HopRef& h : res.hops) {
-        Flow& flow = flows_[h.flow];
-        if (flow.fixed) continue;
-        flow.fixed = true;
-        set_rate(h.flow, share);
-        for (ResourceId r2 : g_.route(ActivityId{flow.activity})) {
-          ResourceState& other = resources_[r2.index];
+      res.popped = true;
+      res.share = share;
+      for (std::uint32_t f : res.solved_hops) {
+        Flow& flow = flows_[f];
+        if (flow.fixed_at != kNone) continue;
+        flow.fixed_at = top;
+        flow.new_rate = share;
+        for (std::uint32_t k = 0; k < flow.hops; ++k) {
+          const std::uint32_t r2 = flow.route[k].index;
+          ResourceState& other = resources_[r2];
           other.left = std::max(0.0, other.left - share);
           --other.unfixed;
-          if (other.unfixed > 0 && r2.index != top.resource) {
-            other.key = other.left / other.unfixed;
-            share_heap_.push_back({other.key, r2.index});
-            std::push_heap(share_heap_.begin(), share_heap_.end(), greater);
+          other.solved_max = share;  // shares are fixed in non-decreasing order
+          if (r2 != top && !other.changed) {
+            other.changed = true;
+            changed_.push_back(r2);
+          }
+        }
+      }
+      for (std::uint32_t r2 : changed_) {
+        ResourceState& other = resources_[r2];
+        other.changed = false;
+        if (other.unfixed == 0) {
+          heap_erase(share_heap_, r2, share_before(), share_pos());
+        } else {
+          lower_key(r2);
+        }
+      }
+      changed_.clear();
+    }
+    filled_ = solved_.size();
+    return kNone;
+  }
+
+  /// After a resource's left or unfixed count changed: lowers its heap key at once (a raise
+  /// waits until it reaches the top), or enters it in the heap.
+  void lower_key(std::uint32_t r) {
+    ResourceState& res = resources_[r];
+    const double key = res.left / res.unfixed;
+    if (res.heap_pos == kNone) {
+      res.key = key;
+      heap_push(share_heap_, r, share_before(), share_pos());
+    } else if (key < res.key) {
+      res.key = key;
+      heap_sift_up(share_heap_, res.heap_pos, share_before(), share_pos());
+    }
+  }
+
+  /// Water-filling: the kept flows of `r` faster than `limit` join the computation as
+  /// unfixed flows. Returns whether any did; `r`'s kept-rate bound becomes exact.
+  bool activate_kept_above(std::uint32_t r, double limit) {
+    bool any = false;
+    double kept_max = 0.0;
+    for (const HopRef& h : resources_[r].hops) {
+      const Flow& flow = flows_[h.flow];
+      if (flow.member == epoch_) continue;
+      const double rate = groups_[flow.group].rate;
+      if (rate > limit) {
+        activate(h.flow);
+        any = true;
+      } else {
+        kept_max = std::max(kept_max, rate);
+      }
+    }
+    resources_[r].kept_max = kept_max;
+    return any;
+  }
+
+  /// Water-filling: a kept flow joins as an unfixed flow; its rate goes back to its
+  /// resources' left capacity.
+  void activate(std::uint32_t f) {
+    Flow& flow = flows_[f];
+    flow.member = epoch_;
+    flow.fixed_at = kNone;
+    solved_.push_back(f);
+    const double rate = groups_[flow.group].rate;
+    const Fixed fixed_rate = to_fixed(rate);
+    for (std::uint32_t k = 0; k < flow.hops; ++k) {
+      const std::uint32_t r = flow.route[k].index;
+      ResourceState& res = resources_[r];
+      if (res.touch_mark != epoch_) {
+        touch(r);
+        res.popped = false;
+        res.solved_max = 0.0;
+        res.heap_pos = kNone;
+        res.unfixed = 0;
+        res.left = std::max(0.0, res.capacity - to_double(res.load));
+      }
+      res.solved_hops.push_back(f);
+      res.solved_load += fixed_rate;
+      if (flow.group == r) ++res.solved_members;
+      res.left = std::min(res.capacity, res.left + rate);
+      ++res.unfixed;
+      lower_key(r);
+    }
+  }
+
+  /// Checks that the kept flows bottlenecked on each touched resource still are (it is
+  /// saturated and none of its flows is faster) and adds those that are not to the
+  /// re-solved set. Returns whether any. (Kept flows faster than a share were added while
+  /// filling, see activate_kept_above.)
+  bool add_failing_kept_flows() {
+    const std::size_t before = solved_.size();
+    const std::size_t n = touched_.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t r = touched_[i];
+      const ResourceState& res = resources_[r];
+      if (groups_[r].members.size() > res.solved_members) {  // kept flows bottlenecked here
+        const bool saturated = res.popped || res.left <= kSlack * res.capacity;
+        if (!saturated || groups_[r].rate < res.solved_max * (1.0 - kSlack)) add_members(r);
+      }
+    }
+    return solved_.size() != before;
+  }
+
+  /// Applies the computed rates: each popped resource's group moves at its share, and each
+  /// re-solved flow joins the group of the resource that fixed its rate (or stays in its
+  /// group if that one gave the same share: a tie, and the old bottleneck is still one).
+  void commit() {
+    // Bounds on the rates crossing each touched resource: the kept flows' bound and the new
+    // shares; rate changes below raise them again where needed.
+    for (std::uint32_t r : touched_) {
+      ResourceState& res = resources_[r];
+      res.max_rate = std::max(res.solved_hops.size() == res.hops.size() ? 0.0 : res.kept_max, res.solved_max);
+      res.kept_members = static_cast<std::uint32_t>(groups_[r].members.size()) - res.solved_members;
+    }
+    // Re-solved flows: their loads go from the old rate to the new, and each joins the group
+    // of the resource that fixed it (unless its old group gave the same share: a tie).
+    for (std::uint32_t f : solved_) {
+      Flow& flow = flows_[f];
+      const Fixed delta = to_fixed(flow.new_rate) - (flow.group == kNone ? 0 : to_fixed(groups_[flow.group].rate));
+      if (delta != 0) {
+        for (std::uint32_t k = 0; k < flow.hops; ++k) resources_[flow.route[k].index].load += delta;
+      }
+      std::uint32_t target = flow.fixed_at;
+      if (flow.group != kNone && flow.group != target) {
+        const ResourceState& old = resources_[flow.group];
+        if (old.popped && old.share == flow.new_rate) target = flow.group;
+      }
+      if (target == flow.group) continue;
+      double remaining = g_.activity(ActivityId{progress_[f].activity}).amount;
+      if (flow.group != kNone) {
+        const std::uint32_t from = flow.group;
+        remaining = std::max(0.0, progress_[f].v_end - progress_now(from));
+        leave_group(f);
+        mark_reschedule(from);
+      }
+      join_group(f, target, remaining);
+      mark_reschedule(target);
+    }
+    // Groups: each popped resource's moves at its share (the clocks read the same now
+    // before and after the moves above); the loads of members not re-solved follow.
+    for (std::uint32_t r : touched_) {
+      const ResourceState& res = resources_[r];
+      if (res.popped && res.share != groups_[r].rate) set_group_rate(r, res.share);
+    }
+    for (std::uint32_t gi : rescheduled_) {
+      groups_[gi].reschedule = false;
+      reschedule(gi);
+    }
+    rescheduled_.clear();
+  }
+
+  // ---- rate groups and the completion heap ----
+
+  /// The group clock's reading now.
+  [[nodiscard]] double progress_now(std::uint32_t gi) const {
+    const Group& grp = groups_[gi];
+    return grp.v + grp.rate * static_cast<double>(now_ - grp.v_time) * 1e-12;
+  }
+
+  void set_group_rate(std::uint32_t gi, double rate) {
+    Group& grp = groups_[gi];
+    if (!grp.members.empty()) {
+      grp.v = progress_now(gi);
+      grp.v_time = now_;
+      mark_reschedule(gi);
+      if (resources_[gi].kept_members > 0) {
+        const Fixed delta = to_fixed(rate) - to_fixed(grp.rate);
+        for (std::uint32_t f : grp.members) {
+          const Flow& flow = flows_[f];
+          if (flow.member == epoch_) continue;  // re-solved: load already updated
+          for (std::uint32_t k = 0; k < flow.hops; ++k) {
+            ResourceState& res = resources_[flow.route[k].index];
+            res.load += delta;
+            res.max_rate = std::max(res.max_rate, rate);
           }
         }
       }
     }
+    grp.rate = rate;
   }
 
-  void set_rate(std::uint32_t f, double rate) {
+  void mark_reschedule(std::uint32_t gi) {
+    if (!groups_[gi].reschedule) {
+      groups_[gi].reschedule = true;
+      rescheduled_.push_back(gi);
+    }
+  }
+
+  auto member_before() {
+    return [this](std::uint32_t a, std::uint32_t b) {
+      const double x = progress_[a].v_end;
+      const double y = progress_[b].v_end;
+      return x != y ? x < y : a < b;
+    };
+  }
+  auto member_pos() {
+    return [this](std::uint32_t f) -> std::uint32_t& { return progress_[f].group_pos; };
+  }
+
+  void join_group(std::uint32_t f, std::uint32_t gi, double remaining) {
+    Group& grp = groups_[gi];
+    if (grp.members.empty()) {  // restart an idle clock at zero, keeping its magnitude small
+      grp.v = 0.0;
+      grp.v_time = now_;
+    }
+    progress_[f].v_end = progress_now(gi) + remaining;
     Flow& flow = flows_[f];
-    if (flow.heap_pos != kNone && rate == flow.rate) return;  // unchanged: keep its completion
-    if (flow.rate > 0.0) {
-      flow.remaining = std::max(0.0, flow.remaining - flow.rate * static_cast<double>(now_ - flow.updated) * 1e-12);
-    }
-    flow.updated = now_;
-    flow.rate = rate;
-    flow.finish = later(flow.remaining / rate, flow.activity, true);
-    flow.seq = seq_++;
-    if (flow.heap_pos == kNone) {
-      heap_insert(f);
-    } else {
-      heap_update(f);
-    }
+    flow.group = gi;
+    heap_push(grp.members, f, member_before(), member_pos());
   }
 
-  // ---- indexed binary heap of flow completions, ordered by (finish, seq) ----
-  [[nodiscard]] bool flow_before(std::uint32_t a, std::uint32_t b) const {
-    const Flow& x = flows_[a];
-    const Flow& y = flows_[b];
-    return x.finish != y.finish ? x.finish < y.finish : x.seq < y.seq;
+  void leave_group(std::uint32_t f) {
+    Flow& flow = flows_[f];
+    heap_erase(groups_[flow.group].members, f, member_before(), member_pos());
+    flow.group = kNone;
   }
-  void heap_place(std::size_t i, std::uint32_t f) {
-    flow_heap_[i] = f;
-    flows_[f].heap_pos = static_cast<std::uint32_t>(i);
-  }
-  void sift_up(std::size_t i) {
-    const std::uint32_t f = flow_heap_[i];
-    while (i > 0) {
-      const std::size_t parent = (i - 1) / 2;
-      if (!flow_before(f, flow_heap_[parent])) break;
-      heap_place(i, flow_heap_[parent]);
-      i = parent;
+
+  /// Recomputes when the group's first member completes; leaves the completion heap
+  /// untouched if that did not change.
+  void reschedule(std::uint32_t gi) {
+    Group& grp = groups_[gi];
+    auto before = [this](std::uint32_t a, std::uint32_t b) {
+      const Group& x = groups_[a];
+      const Group& y = groups_[b];
+      return x.finish != y.finish ? x.finish < y.finish : x.seq < y.seq;
+    };
+    auto pos = [this](std::uint32_t g) -> std::uint32_t& { return groups_[g].heap_pos; };
+    if (grp.members.empty()) {
+      if (grp.heap_pos != kNone) heap_erase(completions_, gi, before, pos);
+      return;
     }
-    heap_place(i, f);
-  }
-  void sift_down(std::size_t i) {
-    const std::uint32_t f = flow_heap_[i];
-    const std::size_t n = flow_heap_.size();
-    while (true) {
-      std::size_t child = 2 * i + 1;
-      if (child >= n) break;
-      if (child + 1 < n && flow_before(flow_heap_[child + 1], flow_heap_[child])) ++child;
-      if (!flow_before(flow_heap_[child], f)) break;
-      heap_place(i, flow_heap_[child]);
-      i = child;
-    }
-    heap_place(i, f);
-  }
-  void heap_insert(std::uint32_t f) {
-    flow_heap_.push_back(f);
-    sift_up(flow_heap_.size() - 1);
-  }
-  void heap_update(std::uint32_t f) {
-    const std::size_t i = flows_[f].heap_pos;
-    sift_up(i);
-    sift_down(flows_[f].heap_pos);
-  }
-  void heap_remove(std::uint32_t f) {
-    const std::size_t i = flows_[f].heap_pos;
-    const std::uint32_t last = flow_heap_.back();
-    flow_heap_.pop_back();
-    flows_[f].heap_pos = kNone;
-    if (last != f) {
-      heap_place(i, last);
-      sift_up(i);
-      sift_down(flows_[last].heap_pos);
+    const std::uint32_t first = grp.members[0];
+    const Ps finish = std::max(
+        now_, later(grp.v_time, (progress_[first].v_end - grp.v) / grp.rate, progress_[first].activity, true));
+    if (grp.heap_pos != kNone && finish == grp.finish) return;
+    grp.finish = finish;
+    grp.seq = seq_++;
+    if (grp.heap_pos == kNone) {
+      heap_push(completions_, gi, before, pos);
+    } else {
+      heap_fix(completions_, gi, before, pos);
     }
   }
 
@@ -450,12 +841,8 @@ class NativeEngine {
     return std::move(result_);
   }
 
-  struct ShareEntry {
-    double share;
-    std::uint32_t resource;
-  };
-
   const ActivityGraph& g_;
+  NativeOptions options_;
   SimResult result_;
   Ps now_ = 0;
   std::uint64_t seq_ = 0;
@@ -465,14 +852,21 @@ class NativeEngine {
   std::priority_queue<Event, std::vector<Event>, LaterEvent> events_;
   std::vector<std::uint32_t> immediate_;
   std::vector<Flow> flows_;
+  std::vector<FlowProgress> progress_;
   std::vector<std::uint32_t> free_flows_;
-  std::vector<std::uint32_t> flow_heap_;
   std::vector<ResourceState> resources_;
+  std::vector<Group> groups_;                // one per resource
+  std::vector<std::uint32_t> completions_;   // groups with members, by (finish, seq)
   std::vector<std::uint32_t> hop_pos_;
   std::vector<std::uint32_t> dirty_;
-  std::vector<std::uint32_t> comp_resources_;
-  std::vector<std::uint32_t> comp_flows_;
-  std::vector<ShareEntry> share_heap_;
+  std::vector<std::uint32_t> started_;      // flows started since the last computation
+  std::vector<std::uint32_t> open_;         // resources all of whose flows are re-solved
+  std::vector<std::uint32_t> touched_;      // resources crossed by a re-solved flow
+  std::vector<std::uint32_t> solved_;       // the flows re-solved in this computation
+  std::size_t filled_ = 0;                  // how many of them the last water-filling fixed
+  std::vector<std::uint32_t> changed_;      // water-filling: resources whose key changed in this pop
+  std::vector<std::uint32_t> share_heap_;   // water-filling: touched resources by (key, index)
+  std::vector<std::uint32_t> rescheduled_;  // commit: groups whose first completion may have moved
   std::vector<std::uint32_t> engine_active_;
   std::vector<Ps> engine_busy_since_;
   std::vector<Ps> engine_busy_;
@@ -480,6 +874,10 @@ class NativeEngine {
 
 }  // namespace
 
-SimResult simulate_native(const ActivityGraph& graph) { return NativeEngine(graph).run(); }
+SimResult simulate_native(const ActivityGraph& graph) { return NativeEngine(graph, NativeOptions{}).run(); }
+
+SimResult simulate_native(const ActivityGraph& graph, const NativeOptions& options) {
+  return NativeEngine(graph, options).run();
+}
 
 }  // namespace dlrmsim::sim

@@ -4,43 +4,72 @@
 //   A binary heap ordered by (time, sequence number); the sequence number is taken from one
 //   counter whenever an event is scheduled, so events at the same picosecond run in the order
 //   they were scheduled and every run is bit-for-bit repeatable. Flow completions live in a
-//   second, indexed heap keyed the same way (a rate change moves the flow's entry instead of
-//   leaving stale entries behind); the loop always takes the smaller of the two tops.
+//   second, indexed heap of rate groups keyed the same way (see "Rate groups"); the loop
+//   always takes the smaller of the two tops.
 //   Activities enter the queues only when their last dependency finishes (dependency
 //   counters), so memory for events and flows is bounded by what runs concurrently.
 //
 // Flow-level bandwidth sharing (max-min fairness)
 //   A transfer first waits the sum of its route's latencies, then becomes a flow that crosses
 //   every resource of its route. Rates are max-min fair: no flow can get more without taking
-//   from a flow that has no more. They are computed by progressive filling ("water-filling",
-//   Bertsekas & Gallager, Data Networks, 2nd ed., sec. 6.5.2): repeatedly take the resource
-//   whose remaining capacity divided by its number of unfixed flows is smallest, fix all its
-//   unfixed flows at that share, and subtract their rates from the other resources they
-//   cross. A min-heap of shares (lazy: stale entries are skipped) gives
-//   O(H log R) per computation for H flow-hops over R resources in the computation.
+//   from a flow that has no more. Equivalently (Bertsekas & Gallager, Data Networks, 2nd ed.,
+//   sec. 6.5.2) every flow has a bottleneck: a saturated resource on which no flow is faster.
+//   They are computed by progressive filling ("water-filling"): repeatedly take the resource
+//   whose left capacity divided by its number of unfixed flows (its key) is smallest (ties:
+//   lowest index), fix its unfixed flows at that share, subtract it from the other resources
+//   they cross. Shares are held non-decreasing so rounding cannot starve a flow.
+//
+// Rate groups
+//   The flows fixed by one resource form its group; all members move at the group's rate and
+//   share one progress clock (bytes moved per member), so a rate change costs one clock update
+//   and one completion-heap entry per group, not per flow. A flow completes when its group's
+//   clock reaches its end mark; each group's members are a heap by end mark, and the groups a
+//   heap by (completion time, sequence number).
 //
 // Incremental recomputation
-//   A start or finish marks the resources of its route dirty. Once all events of the current
-//   instant have run, the engine gathers the connected component of the flow/resource
-//   coupling graph reachable from the dirty resources (breadth-first, O(H_c)), advances those
-//   flows' remaining bytes to now, and re-runs water-filling over that component only. Flows
-//   outside it keep their rates and their completion events. Completions at one instant are
-//   batched: 261,632 equal flows finishing together cost one recomputation, not 261,632.
-//   Flows whose rate did not change keep their scheduled completion.
+//   After the events of an instant, only a set S of flows is re-solved; the others keep their
+//   rates, which are taken off the capacity of the resources S crosses (each resource keeps
+//   the exact sum of its flows' rates as a 128-bit integer of 2^-64 B/s, so that sum is the
+//   same whatever the order of updates). S starts as the new flows and the members of the
+//   groups of the resources whose flows changed, and grows until every flow has a bottleneck:
+//    - while filling, when a resource is about to fix its share s and a kept flow crossing it
+//      is faster than s, that flow joins S on the spot (its rate goes back to its resources;
+//      no key falls below s, so the shares fixed so far stand);
+//    - after filling, the kept members of a group whose resource is no longer saturated, or
+//      is crossed by a faster re-solved flow, join S and the filling is redone.
+//   Checks use a relative slack of 1e-11. The result is the max-min allocation (unique), up to
+//   rounding. `full_component` re-solves every flow coupled to a change (the reference used
+//   by tests, and the mode used when a capacity is outside [1 B/s, 2^56 B/s]).
 //
-// Rounding: compute durations and route latencies are rounded to the nearest picosecond;
-// a flow's completion is rounded up, so a transfer finishes at most 1 ps late.
+// Rounding and ties: compute durations and route latencies are rounded to the nearest
+// picosecond; a group's next completion is rounded up, so a transfer finishes at most 1 ps
+// late. Re-solving a subset sums rates in another order than a full computation, so
+// completion times can differ from the full computation by a few picoseconds (measured: at
+// most 9 ps, 1e-10 relative, on random graphs). A flow whose old group gives its new share
+// exactly stays in that group.
 //
-// Complexity: O(E log Q) for E events with Q queued events, plus O(H_c log R_c) per
-// recomputation of a component with H_c flow-hops over R_c resources.
+// Complexity: O(E log Q) for E events with Q queued events; per computation
+// O(H_S log R_S + K) for the H_S hops of the re-solved flows over R_S resources, plus K for
+// scanning the resources where a kept flow may be faster than the share (bounded by a kept
+// maximum per resource).
 #pragma once
 
 #include "sim/activity_graph.hpp"
 
 namespace dlrmsim::sim {
 
+/// How rates are recomputed after a start or finish (see "Incremental recomputation").
+struct NativeOptions {
+  enum class Resharing {
+    incremental,     // only the flows whose rate can change (the default)
+    full_component,  // every flow of the connected component touched (the reference, for tests)
+  };
+  Resharing resharing = Resharing::incremental;
+};
+
 /// Runs `graph` to completion. Deterministic: the same graph gives bit-identical results.
 /// Throws GraphError if some activities can never start (a dependency cycle), naming a cycle.
 SimResult simulate_native(const ActivityGraph& graph);
+SimResult simulate_native(const ActivityGraph& graph, const NativeOptions& options);
 
 }  // namespace dlrmsim::sim

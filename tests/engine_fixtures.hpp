@@ -49,6 +49,45 @@ inline ActivityGraph random_graph(std::uint64_t seed, int activities) {
   return g;
 }
 
+/// An all-to-all over `endpoints` endpoints with staggered sizes and start times (fixed
+/// seed): each endpoint has a 50 GB/s uplink and downlink (1 us latency each); each source
+/// first computes 0-20 us on its own engine, then sends 0.5-1.5 MB (drawn per flow) to every
+/// other endpoint. Flows arrive and finish at many different instants.
+inline ActivityGraph staggered_all_to_all(std::uint64_t seed, int endpoints) {
+  std::mt19937_64 rng(seed);
+  ActivityGraph g;
+  std::vector<ResourceId> up, down;
+  for (int i = 0; i < endpoints; ++i) {
+    up.push_back(g.add_resource("up" + std::to_string(i), BytesPerSecond(50e9), Seconds(1e-6)));
+    down.push_back(g.add_resource("down" + std::to_string(i), BytesPerSecond(50e9), Seconds(1e-6)));
+  }
+  for (int i = 0; i < endpoints; ++i) {
+    const StreamId s = g.add_stream(g.add_engine("e" + std::to_string(i)));
+    const ActivityId start = g.add_compute(s, Seconds(1e-6 * static_cast<double>(rng() % 21)));
+    for (int j = 0; j < endpoints; ++j) {
+      if (i == j) continue;
+      const double bytes = 0.5e6 + static_cast<double>(rng() % 1000001);
+      g.add_transfer(Bytes(bytes), std::vector{up[i], down[j]}, std::vector{start});
+    }
+  }
+  return g;
+}
+
+/// A parking lot with staggered arrivals: one long flow (4 MB) over `links` links of
+/// 1 GB/s, and on each link k a short flow of (0.5 + 0.2 k) MB that starts after k x 100 us.
+inline ActivityGraph staggered_parking_lot(int links) {
+  ActivityGraph g;
+  std::vector<ResourceId> route;
+  for (int k = 0; k < links; ++k) route.push_back(g.add_resource("l" + std::to_string(k), BytesPerSecond(1e9), Seconds(0)));
+  g.add_transfer(Bytes(4e6), route);
+  const EngineId e = g.add_engine("e");
+  for (int k = 0; k < links; ++k) {
+    const ActivityId wait = g.add_compute(g.add_stream(e), Seconds(100e-6 * k));
+    g.add_transfer(Bytes(0.5e6 + 0.2e6 * k), std::vector{route[k]}, std::vector{wait});
+  }
+  return g;
+}
+
 /// a -> b -> c -> a (a and b computes on two engines, c a marker), plus a marker d after c:
 /// every backend must report the cycle (its activities by name), never hang.
 inline ActivityGraph cyclic_graph() {

@@ -2,7 +2,9 @@
 // compute tasks on streams, dependencies, statistics, determinism and bad input.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <vector>
 
 #include "sim/native_engine.hpp"
@@ -259,4 +261,40 @@ TEST_CASE("a dependency cycle is reported, never a hang") {
   const ActivityId second = h.add_compute(st, Seconds(1e-6));
   h.add_dependency(second, first);
   CHECK_THROWS_WITH_AS(simulate_native(h), doctest::Contains("compute #"), GraphError);
+}
+
+TEST_CASE("a finished flow frees bandwidth that propagates to a second link") {
+  // A = 1 GB/s carries f1 (1 MB) and f2 (4 MB); B = 2 GB/s carries f2 and f3 (6 MB). Max-min:
+  // f1 = f2 = 0.5 GB/s (A), f3 = B's rest = 1.5 GB/s. f1 ends at 2 ms; f2 has 3 MB left and
+  // f3 3 MB. Now A lets f2 have 1 GB/s, so B is shared 1 + 1: f2's gain on A lowers f3 on B.
+  // Both move their last 3 MB at 1 GB/s and end at 5 ms.
+  ActivityGraph g;
+  const ResourceId a = g.add_resource("A", BytesPerSecond(kGBps), Seconds(0));
+  const ResourceId b = g.add_resource("B", BytesPerSecond(2 * kGBps), Seconds(0));
+  const ActivityId f1 = g.add_transfer(Bytes(1e6), std::vector{a});
+  const ActivityId f2 = g.add_transfer(Bytes(4e6), std::vector{a, b});
+  const ActivityId f3 = g.add_transfer(Bytes(6e6), std::vector{b});
+  for (const auto mode : {NativeOptions::Resharing::incremental, NativeOptions::Resharing::full_component}) {
+    const SimResult r = simulate_native(g, NativeOptions{mode});
+    CHECK(end_s(r, f1) == doctest::Approx(2e-3).epsilon(1e-9));
+    CHECK(end_s(r, f2) == doctest::Approx(5e-3).epsilon(1e-9));
+    CHECK(end_s(r, f3) == doctest::Approx(5e-3).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("incremental and full recomputation agree on random graphs") {
+  // Five random mixes (tests/engine_fixtures.hpp). Re-solving only the flows that can change
+  // sums rates in another order than re-solving whole components, so completion times may
+  // differ by rounding: a few picoseconds at most (measured: <= 9 ps), never more than 50 ps.
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    const ActivityGraph g = testing::random_graph(seed, 2000);
+    const SimResult inc = simulate_native(g);
+    const SimResult full = simulate_native(g, NativeOptions{NativeOptions::Resharing::full_component});
+    std::int64_t worst = 0;
+    for (std::size_t i = 0; i < g.activity_count(); ++i) {
+      worst = std::max(worst, std::abs(inc.end[i].ps() - full.end[i].ps()));
+    }
+    INFO("seed " << seed);
+    CHECK(worst <= 50);
+  }
 }

@@ -4,6 +4,7 @@
 //   build/dlrmsim-bench --json     the same as one JSON object on stdout
 // A failed write to standard output (a full disk, a closed pipe) is exit status 4.
 //   --no-simgrid                   skip the SimGrid reference runs (they take tens of seconds)
+//   --only W...                    run only the named workloads (see --help)
 //
 // Engine workloads (wall time of the simulation only; building the graph is reported apart):
 //  - 1,000,000 fixed-duration (1 us) activities on 4096 compute engines: a ring of 4096
@@ -11,10 +12,17 @@
 //    previous round's task on the engine before it (the shape of SimGrid's ring benchmark).
 //  - a 512-endpoint all-to-all: every endpoint sends 1 MiB to every other one at once
 //    (261,632 concurrent flows), each endpoint with a 25 GB/s uplink and downlink, 1 us each.
+//  - a staggered 512-endpoint all-to-all (all_to_all_512_staggered_s): flow sizes of 1 to
+//    2 MB in 17 classes over 50 GB/s links, so the sharing changes at ~250 instants. Its
+//    completion times are compared with SimGrid's on the same pattern at 128 endpoints
+//    (all_to_all_128_staggered_max_rel_diff): SimGrid needs minutes at 512.
 //  - a 4096-endpoint ring of transfers: 20 rounds of (10 us compute, then 1 MiB to the next
 //    endpoint), each round waiting for the previous round's receive.
 // Workload figures (wall time of loading and simulating, from the shipped configs):
 //  - dcnv2_4096gpu_step_s: one step of DLRM-DCNv2 on 512 DGX H100 (4096 GPUs), no warm-up;
+//  - dcnv2_64node_all_s, dcnv2_512node_all_s: the same scenario (1 warm-up + 2 steps) with
+//    every node simulated (training.nodes=all, flows aggregated per destination node) on 64
+//    and 512 nodes; dcnv2_16node_per_pair_s: 16 nodes with one flow per pair of GPUs;
 //  - persia_100t_s: the 100-trillion-parameter persia_hybrid run on the Google Cloud cluster;
 //  - place_5000_tables_s: cost_greedy planning of 5,000 tables over 64 GPUs;
 //  - sweep_10000_points_s: configs/sweeps/hbm_bandwidth_x_batch.yaml (10,000 points of a
@@ -99,6 +107,26 @@ ActivityGraph all_to_all(int endpoints) {
   return g;
 }
 
+/// The staggered all-to-all of the engine tests (tests/engine_fixtures.hpp): every endpoint
+/// has a 50 GB/s uplink and downlink (1 us latency each) and flow i->j carries
+/// 1 MB x (1 + ((7i + 13j) mod 17) / 16), so 17 size classes finish at ~250 different
+/// instants and the sharing changes at each of them.
+ActivityGraph staggered_all_to_all(int endpoints) {
+  ActivityGraph g;
+  std::vector<ResourceId> up, down;
+  for (int i = 0; i < endpoints; ++i) {
+    up.push_back(g.add_resource("up" + std::to_string(i), BytesPerSecond(50e9), Seconds(1e-6), "nic"));
+    down.push_back(g.add_resource("down" + std::to_string(i), BytesPerSecond(50e9), Seconds(1e-6), "nic"));
+  }
+  g.reserve(static_cast<std::size_t>(endpoints) * endpoints, 0);
+  for (int i = 0; i < endpoints; ++i) {
+    for (int j = 0; j < endpoints; ++j) {
+      if (i != j) g.add_transfer(Bytes(1e6 * (1.0 + ((7 * i + 13 * j) % 17) / 16.0)), std::vector{up[i], down[j]});
+    }
+  }
+  return g;
+}
+
 ActivityGraph transfer_ring(int endpoints, int rounds) {
   ActivityGraph g;
   std::vector<ResourceId> up, down;
@@ -122,6 +150,9 @@ ActivityGraph transfer_ring(int endpoints, int rounds) {
   }
   return g;
 }
+
+/// Endpoints of the staggered all-to-all that both backends run (see main).
+constexpr int kStaggeredSimgridEndpoints = 128;
 
 double max_relative_difference(const SimResult& a, const SimResult& b) {
   double worst = 0.0;
@@ -171,6 +202,9 @@ int main(int argc, char** argv) {
   po::options_description options("dlrmsim-bench options");
   options.add_options()("help,h", "show this help")("json", "print one JSON object")(
       "no-simgrid", "skip the SimGrid reference runs")("no-sweep", "skip the 10,000-point sweep")(
+      "only", po::value<std::vector<std::string>>()->multitoken(),
+      "run only these workloads (activities all_to_all staggered ring dcnv2_step persia place sweep "
+      "cluster_64 cluster_512 cluster_per_pair)")(
       "configs", po::value<std::string>()->default_value(DLRMSIM_SOURCE_DIR "/configs"), "the configs/ directory");
   po::variables_map vm;
   try {
@@ -183,10 +217,26 @@ int main(int argc, char** argv) {
     std::cout << options;
     return print_checked("");
   }
+  const std::vector<std::string> workloads{"activities", "all_to_all", "staggered",  "ring",       "dcnv2_step",
+                                           "persia",     "place",      "sweep",      "cluster_64", "cluster_512",
+                                           "cluster_per_pair"};
+  std::vector<std::string> only;
+  if (vm.count("only")) {
+    only = vm["only"].as<std::vector<std::string>>();
+    for (const std::string& w : only) {
+      if (std::find(workloads.begin(), workloads.end(), w) == workloads.end()) {
+        std::cerr << "error: --only: unknown workload '" << w << "'\n" << options;
+        return 2;
+      }
+    }
+  }
+  auto selected = [&](const std::string& w) {
+    return only.empty() || std::find(only.begin(), only.end(), w) != only.end();
+  };
   const bool with_simgrid = vm.count("no-simgrid") == 0;
   Figures figures;
 
-  {
+  if (selected("activities")) {
     double build_s = 0.0;
     const ActivityGraph g = timed([] { return compute_ring(4096, 245); }, build_s);
     double run_s = 0.0;
@@ -197,16 +247,52 @@ int main(int argc, char** argv) {
     figures.add("activities_per_s", static_cast<double>(g.activity_count()) / run_s);
     figures.add("activities_makespan_s", r.makespan.seconds().value());
   }
-  compare_backends(figures, "all_to_all_512", all_to_all(512), with_simgrid);
-  compare_backends(figures, "ring_4096", transfer_ring(4096, 20), with_simgrid);
+  if (selected("all_to_all")) compare_backends(figures, "all_to_all_512", all_to_all(512), with_simgrid);
+  if (selected("staggered")) {
+    const ActivityGraph g = staggered_all_to_all(512);
+    double run_s = 0.0;
+    const SimResult r = timed([&] { return simulate_native(g); }, run_s);
+    figures.add("all_to_all_512_staggered_s", run_s);
+    figures.add("all_to_all_512_staggered_makespan_s", r.makespan.seconds().value());
+    if (with_simgrid) {
+      // SimGrid re-solves every coupled flow at each of the ~250 completion instants; at 512
+      // endpoints (261,632 flows) that takes far longer than the rest of the benchmark, so the
+      // completion times are compared on the same pattern at 128 endpoints (16,256 flows).
+      const ActivityGraph small = staggered_all_to_all(kStaggeredSimgridEndpoints);
+      const SimResult native = simulate_native(small);
+      double simgrid_s = 0.0;
+      const SimResult reference = timed([&] { return simulate_simgrid(small); }, simgrid_s);
+      const std::string name = "all_to_all_" + std::to_string(kStaggeredSimgridEndpoints) + "_staggered";
+      figures.add(name + "_simgrid_wall_s", simgrid_s);
+      figures.add(name + "_max_rel_diff", max_relative_difference(native, reference));
+    }
+  }
+  if (selected("ring")) compare_backends(figures, "ring_4096", transfer_ring(4096, 20), with_simgrid);
 
   const std::string configs = vm["configs"].as<std::string>();
-  figures.add("dcnv2_4096gpu_step_s",
-              models::time_scenario(configs + "/scenarios/dcnv2_superpod_4096gpu.yaml", {"run.warmup_steps=0", "run.steps=1"})
-                  .total_s);
-  figures.add("persia_100t_s", models::time_scenario(configs + "/scenarios/persia_100t_gcp.yaml").total_s);
-  figures.add("place_5000_tables_s", placement::time_cost_greedy_planning(5000, 8, 8));
-  if (!vm.count("no-sweep")) {
+  const std::string superpod = configs + "/scenarios/dcnv2_superpod_4096gpu.yaml";
+  if (selected("dcnv2_step")) {
+    figures.add("dcnv2_4096gpu_step_s", models::time_scenario(superpod, {"run.warmup_steps=0", "run.steps=1"}).total_s);
+  }
+  // Every node simulated (training.nodes=all), the scenario's own run (1 warm-up + 2 steps).
+  if (selected("cluster_64")) {
+    figures.add("dcnv2_64node_all_s",
+                models::time_scenario(superpod, {"platform.cluster.groups.0.count=64", "training.nodes=all"}).total_s);
+  }
+  if (selected("cluster_512")) {
+    figures.add("dcnv2_512node_all_s", models::time_scenario(superpod, {"training.nodes=all"}).total_s);
+  }
+  if (selected("cluster_per_pair")) {
+    figures.add("dcnv2_16node_per_pair_s",
+                models::time_scenario(superpod, {"platform.cluster.groups.0.count=16", "training.nodes=all",
+                                                 "training.communication=per_pair"})
+                    .total_s);
+  }
+  if (selected("persia")) {
+    figures.add("persia_100t_s", models::time_scenario(configs + "/scenarios/persia_100t_gcp.yaml").total_s);
+  }
+  if (selected("place")) figures.add("place_5000_tables_s", placement::time_cost_greedy_planning(5000, 8, 8));
+  if (selected("sweep") && !vm.count("no-sweep")) {
     const tools::Sweep sweep = tools::load_sweep(configs + "/sweeps/hbm_bandwidth_x_batch.yaml");
     const std::string csv = "/tmp/dlrmsim_bench_sweep_" + std::to_string(::getpid()) + ".csv";
     double sweep_s = 0.0;
