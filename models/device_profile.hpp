@@ -65,7 +65,9 @@
 // launch_overhead() once per kernel launch where the launch is on the critical path.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -114,6 +116,22 @@ struct FitError {
   double max_relative = 0.0;
   int measurements = 0;
 };
+
+/// The relative errors |predicted / measured - 1| of a fitted form over a group of
+/// measurements (pointers to anything with a `time`); `predict(measurement)` gives Seconds.
+template <class Group, class Predict>
+FitError relative_fit_errors(const Group& group, Predict predict) {
+  FitError e;
+  double sum_squares = 0.0;
+  for (const auto* m : group) {
+    const double relative = std::fabs(predict(*m).value() / m->time.value() - 1.0);
+    sum_squares += relative * relative;
+    e.max_relative = std::max(e.max_relative, relative);
+  }
+  e.measurements = static_cast<int>(group.size());
+  e.rms_relative = group.empty() ? 0.0 : std::sqrt(sum_squares / static_cast<double>(group.size()));
+  return e;
+}
 
 /// Where a group of numbers comes from, and how well it fits when fitted.
 struct Provenance {

@@ -21,16 +21,7 @@ namespace {
 using Group = std::vector<const Measurement*>;
 
 FitError errors_of(const DeviceProfile& profile, const Group& group) {
-  FitError e;
-  double sum_squares = 0.0;
-  for (const Measurement* m : group) {
-    const double relative = std::fabs(predict(profile, *m).value() / m->time.value() - 1.0);
-    sum_squares += relative * relative;
-    e.max_relative = std::max(e.max_relative, relative);
-  }
-  e.measurements = static_cast<int>(group.size());
-  e.rms_relative = group.empty() ? 0.0 : std::sqrt(sum_squares / static_cast<double>(group.size()));
-  return e;
+  return models::relative_fit_errors(group, [&](const Measurement& m) { return predict(profile, m); });
 }
 
 FitError merge(const FitError& a, const FitError& b) {

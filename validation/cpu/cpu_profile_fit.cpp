@@ -33,16 +33,7 @@ void require(const Group& group, std::size_t needed, const std::string& model, c
 }
 
 FitError errors_of(const CpuProfile& profile, const Group& group) {
-  FitError e;
-  double sum_squares = 0.0;
-  for (const CpuMeasurement* m : group) {
-    const double relative = std::fabs(predict(profile, *m).value() / m->time.value() - 1.0);
-    sum_squares += relative * relative;
-    e.max_relative = std::max(e.max_relative, relative);
-  }
-  e.measurements = static_cast<int>(group.size());
-  e.rms_relative = group.empty() ? 0.0 : std::sqrt(sum_squares / static_cast<double>(group.size()));
-  return e;
+  return models::relative_fit_errors(group, [&](const CpuMeasurement& m) { return predict(profile, m); });
 }
 
 double bytes_per_second(const CpuMeasurement& m) { return m.bytes.value() * m.passes / m.time.value(); }
