@@ -385,14 +385,34 @@ Timing time_gemm(std::int64_t m, std::int64_t n, std::int64_t k, int threads, co
   return time_rounds(threads, options, [&](int t, int parts) { gemm_share(a, b, c, t, parts); });
 }
 
-Timing time_gather(RowTable& table, std::size_t row_bytes, int pooling, std::size_t lookups, int threads,
-                   const TimingOptions& options) {
+namespace {
+
+/// What a gather and an update of `lookups` rows in bags of `pooling` share: the checks, the
+/// row width and the ids (`for_update`: the ids an update pass draws, see make_ids).
+struct BagWork {
+  std::size_t dim = 0;
+  std::size_t bags = 0;
+  std::vector<std::uint32_t> ids;
+};
+
+BagWork bag_work(RowTable& table, std::size_t row_bytes, int pooling, std::size_t lookups, int threads,
+                 bool for_update, const TimingOptions& options) {
   check_row_size(row_bytes, table.bytes());
   if (pooling < 1 || lookups < static_cast<std::size_t>(pooling)) throw std::invalid_argument("bad pooling or lookups");
   check_gather_and_update(options.seed);
-  const std::size_t dim = row_bytes / sizeof(float), bags = lookups / static_cast<std::size_t>(pooling);
-  const std::vector<std::uint32_t> ids = make_ids(bags * static_cast<std::size_t>(pooling), table.rows(row_bytes), pooling,
-                                                  threads, false, options.seed);
+  BagWork w;
+  w.dim = row_bytes / sizeof(float);
+  w.bags = lookups / static_cast<std::size_t>(pooling);
+  w.ids = make_ids(w.bags * static_cast<std::size_t>(pooling), table.rows(row_bytes), pooling, threads, for_update,
+                   options.seed);
+  return w;
+}
+
+}  // namespace
+
+Timing time_gather(RowTable& table, std::size_t row_bytes, int pooling, std::size_t lookups, int threads,
+                   const TimingOptions& options) {
+  const auto [dim, bags, ids] = bag_work(table, row_bytes, pooling, lookups, threads, false, options);
   std::vector<float> out(bags * dim);
   return time_rounds(threads, options, [&](int t, int parts) {
     const auto [b0, b1] = share(bags, t, parts);
@@ -402,12 +422,7 @@ Timing time_gather(RowTable& table, std::size_t row_bytes, int pooling, std::siz
 
 Timing time_update(RowTable& table, std::size_t row_bytes, int pooling, std::size_t lookups, int threads,
                    const TimingOptions& options) {
-  check_row_size(row_bytes, table.bytes());
-  if (pooling < 1 || lookups < static_cast<std::size_t>(pooling)) throw std::invalid_argument("bad pooling or lookups");
-  check_gather_and_update(options.seed);
-  const std::size_t dim = row_bytes / sizeof(float), bags = lookups / static_cast<std::size_t>(pooling);
-  const std::vector<std::uint32_t> ids = make_ids(bags * static_cast<std::size_t>(pooling), table.rows(row_bytes), pooling,
-                                                  threads, true, options.seed);
+  const auto [dim, bags, ids] = bag_work(table, row_bytes, pooling, lookups, threads, true, options);
   std::vector<float> grad(bags * dim);
   for (std::size_t i = 0; i < grad.size(); ++i) grad[i] = input_value(options.seed + 3, i) * 1e-3f;
   return time_rounds(threads, options, [&](int t, int parts) {
