@@ -183,8 +183,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
   const std::int64_t w0 = sc.warmup_steps > 0 ? r.end[b.steps.step_end[static_cast<std::size_t>(sc.warmup_steps) - 1].index].ps() : 0;
   const std::int64_t w1 = r.end[b.steps.step_end[static_cast<std::size_t>(sc.warmup_steps + sc.steps) - 1].index].ps();
   const auto& names = g.categories();
-  const std::array<std::string, 6> order{"dense_compute", "embedding_lookup", "all_to_all", "parameter_server_traffic",
-                                         "all_reduce", "host_device_copy"};
+  const auto& order = Categories::kReported;
   std::vector<std::vector<Interval>> per_cat(names.size());
   for (std::size_t a = 0; a < g.activity_count(); ++a) {
     const auto& act = g.activity(sim::ActivityId{static_cast<std::uint32_t>(a)});
@@ -205,7 +204,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
     covered.insert(covered.end(), v.begin(), v.end());
     const std::int64_t now = merge(covered);
     BreakdownEntry e;
-    e.category = name;
+    e.category = std::string(name);
     e.busy = Seconds(static_cast<double>(busy) * per_step);
     e.exposed = Seconds(static_cast<double>(now - covered_len) * per_step);
     covered_len = now;
@@ -240,6 +239,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
       const auto& res = g.resource(sim::ResourceId{static_cast<std::uint32_t>(i)});
       auto& u = classes[res.kind];
       u.resource_class = res.kind;
+      u.compute = res.cores;  // core pools: work units, not bytes
       ++u.count;
       u.bytes += st.bytes;
       capacity[res.kind] += res.capacity.value();

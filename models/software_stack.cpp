@@ -34,6 +34,19 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
         coll->get_choice_or("allreduce_overlap", {"backward", "none"}, "backward") == "backward";
     coll->finish();
   }
+  if (auto host = node.optional_child("host")) {
+    s.dispatch = host->get_positive_or<Seconds>("dispatch", s.dispatch, true);
+    s.feature_operators = host->get_positive_or<int>("feature_operators", 0, true);
+    const std::string sync = host->get_choice_or("sync", {"none", "per_step", "per_feature"}, "none");
+    s.sync = sync == "per_step" ? HostSync::per_step : sync == "per_feature" ? HostSync::per_feature : HostSync::none;
+    if (auto loader = host->optional_child("loader")) {
+      s.loader_per_sample = loader->get_positive_or<Seconds>("per_sample", s.loader_per_sample, true);
+      s.loader_workers = loader->get_positive_or<int>("workers", 1);
+      if (s.loader_workers > 1024) loader->child("workers").fail("expected at most 1024 loader threads per trainer");
+      loader->finish();
+    }
+    host->finish();
+  }
   node.finish();
   return s;
 }

@@ -31,11 +31,24 @@
 //     allreduce_bucket: 25 MiB          # dense-gradient bucket size
 //     allreduce_overlap: backward       # backward: a bucket is reduced as soon as its layers'
 //                                       # gradients exist; none: after the whole backward
+//   host:                               # the work of each GPU trainer's host thread
+//     dispatch: 0 us                    # framework cost per GPU kernel launched (Python,
+//                                       # dispatcher, autograd), besides the cudaLaunchKernel
+//                                       # call itself (the device profile's launch overhead)
+//     feature_operators: 0              # host operators per sparse feature per step (a
+//                                       # Python loop over the features), each at `dispatch`
+//     sync: none                        # where the host waits for its GPU: none (it runs
+//                                       # ahead), per_step (once, at the end of each step),
+//                                       # per_feature (after each feature's embedding forward,
+//                                       # before the embedding gradients leave, and per step)
+//     loader:                           # data loading on the trainer node's cores
+//       per_sample: 0 us                # CPU time per sample (decode, batch assembly)
+//       workers: 1                      # loader threads per trainer (one core each at most)
 //
 // What each setting costs is the step builder's business (step_builder.hpp); this header only
-// reads and checks the settings. Host work (framework dispatch per operator, per-feature
-// loops, data loading, the points where the host waits for the GPU) is not described yet:
-// every stack is assumed to keep the GPUs fed.
+// reads and checks the settings. Host work runs on the CPU cores of the trainer's node as
+// engine activities (a thread of one core per trainer and per loader worker, sharing the
+// node's cores), under the category host_work.
 #pragma once
 
 #include <string>
@@ -68,6 +81,13 @@ struct SoftwareStack {
   Bytes allreduce_bucket{25.0 * 1024 * 1024};
   /// Whether the dense all-reduce overlaps the backward (buckets launched as layers finish).
   bool allreduce_overlaps_backward = true;
+
+  /// Host work of each GPU trainer (see the header).
+  Seconds dispatch{0.0};
+  int feature_operators = 0;
+  enum class HostSync { none, per_step, per_feature } sync = HostSync::none;
+  Seconds loader_per_sample{0.0};
+  int loader_workers = 1;
 
   /// Reads a stack mapping (calls finish()).
   static SoftwareStack from_config(const ConfigNode& node);

@@ -87,6 +87,7 @@ StepBuilder::StepBuilder(const ModelSpec& model, const topo::Platform& platform,
   cat_.parameter_server_traffic = graph_.add_category("parameter_server_traffic");
   cat_.dense_compute = graph_.add_category("dense_compute");
   cat_.all_reduce = graph_.add_category("all_reduce");
+  cat_.host_work = graph_.add_category("host_work");
   cat_.sync = graph_.add_category("sync");
 }
 
@@ -422,6 +423,97 @@ ActivityId StepBuilder::compute(SimDevice& d, Seconds t, std::span<const Activit
 }
 
 ActivityId StepBuilder::marker(std::span<const ActivityId> deps) { return graph_.add_marker(deps, cat_.sync); }
+
+// ---- host work --------------------------------------------------------------------------------
+
+StepBuilder::HostThread& StepBuilder::host_thread(const SimDevice& d) {
+  auto it = host_threads_.find(d.device.index);
+  if (it != host_threads_.end()) return it->second;
+  // The node's cores: its sockets' physical cores (a thread on a hyperthread sibling shares
+  // its core's execution units, so physical cores bound the host work).
+  auto cores = node_cores_.find(d.node.index);
+  if (cores == node_cores_.end()) {
+    int n = 0;
+    for (auto c : platform_.cpus(d.node)) n += platform_.cpu_spec(c).cores;
+    if (n <= 0) {
+      throw std::invalid_argument("node '" + platform_.node(d.node).name +
+                                  "' has no CPU cores to run the host work of its GPUs");
+    }
+    cores = node_cores_.emplace(d.node.index, graph_.add_cores(platform_.node(d.node).name + ".cores", n)).first;
+  }
+  const std::string name = platform_.device(d.device).name;
+  HostThread h;
+  h.route = {graph_.add_cores(name + ".host_thread", 1.0, "host_thread"), cores->second};
+  for (int w = 0; w < options_.software.loader_workers; ++w) {
+    h.loader_routes.push_back({graph_.add_cores(name + ".loader" + std::to_string(w), 1.0, "host_thread"), cores->second});
+  }
+  return host_threads_.emplace(d.device.index, std::move(h)).first->second;
+}
+
+ActivityId StepBuilder::host_work(HostThread& h, Seconds t) {
+  std::vector<ActivityId> deps;
+  if (h.last) deps.push_back(*h.last);
+  h.last = graph_.add_cpu_work(t, h.route, deps, cat_.host_work);
+  return *h.last;
+}
+
+ActivityId StepBuilder::kernels(SimDevice& d, Seconds t, int launches, std::span<const ActivityId> deps,
+                                std::uint16_t category) {
+  if (!d.is_gpu || launches <= 0) return compute(d, t, deps, category);
+  HostThread& h = host_thread(d);
+  const Seconds per_launch = options_.software.dispatch + d.profile->kernel_launch_overhead();
+  std::vector<ActivityId> gpu_deps(deps.begin(), deps.end());
+  gpu_deps.push_back(host_work(h, per_launch));
+  const ActivityId k = compute(d, t, gpu_deps, category);
+  if (launches == 1) return k;
+  const std::array<ActivityId, 2> both{k, host_work(h, per_launch * static_cast<double>(launches - 1))};
+  return marker(both);
+}
+
+ActivityId StepBuilder::feature_kernels(SimDevice& d, Seconds t, int launches, int features,
+                                        std::span<const ActivityId> deps, std::uint16_t category) {
+  if (options_.software.sync != SoftwareStack::HostSync::per_feature || !d.is_gpu || features <= 1) {
+    return kernels(d, t, launches, deps, category);
+  }
+  std::vector<ActivityId> after(deps.begin(), deps.end());
+  const int per_piece = std::max(1, launches / features);
+  ActivityId last{};
+  for (int f = 0; f < features; ++f) {
+    last = kernels(d, t / static_cast<double>(features), per_piece, after, category);
+    host_wait(d, last);
+    after = {last};
+  }
+  return last;
+}
+
+void StepBuilder::host_wait(const SimDevice& d, ActivityId done) {
+  if (!d.is_gpu) return;
+  HostThread& h = host_thread(d);
+  std::vector<ActivityId> deps{done};
+  if (h.last) deps.push_back(*h.last);
+  h.last = marker(deps);
+}
+
+void StepBuilder::host_operators(const SimDevice& d, int count) {
+  if (!d.is_gpu || count <= 0 || options_.software.dispatch.value() <= 0.0) return;
+  host_work(host_thread(d), options_.software.dispatch * static_cast<double>(count));
+}
+
+void StepBuilder::host_step_end(const SimDevice& d, ActivityId step_end) {
+  if (options_.software.sync != SoftwareStack::HostSync::none) host_wait(d, step_end);
+}
+
+ActivityId StepBuilder::load_batch(const SimDevice& d, std::span<const ActivityId> deps) {
+  const Seconds per_sample = options_.software.loader_per_sample;
+  if (!d.is_gpu || per_sample.value() <= 0.0) return marker(deps);
+  HostThread& h = host_thread(d);
+  // The local batch split evenly over the loader threads (PyTorch DataLoader workers each
+  // assemble whole batches; the split is the steady-state rate of that round robin).
+  const Seconds each = per_sample * (static_cast<double>(local_batch()) / static_cast<double>(h.loader_routes.size()));
+  std::vector<ActivityId> parts;
+  for (const auto& route : h.loader_routes) parts.push_back(graph_.add_cpu_work(each, route, deps, cat_.host_work));
+  return marker(parts);
+}
 
 ActivityId StepBuilder::transfer(Bytes bytes, std::span<const sim::ResourceId> route, std::span<const ActivityId> deps,
                                  std::uint16_t category) {
@@ -860,7 +952,7 @@ ActivityId StepBuilder::dense_forward(SimDevice& trainer, DenseLayers layers, Ac
   for (const auto& c : dense_costs(trainer)) {
     if (!in_layers(c, layers)) continue;
     const std::array<ActivityId, 1> dep{after};
-    after = compute(trainer, c.forward, dep, cat_.dense_compute);
+    after = kernels(trainer, c.forward, c.forward_kernels, dep, cat_.dense_compute);
   }
   return after;
 }
@@ -871,7 +963,7 @@ ActivityId StepBuilder::dense_backward(SimDevice& trainer, DenseLayers layers, A
   for (std::size_t l = costs.size(); l-- > 0;) {
     if (!in_layers(costs[l], layers)) continue;
     const std::array<ActivityId, 1> dep{after};
-    after = compute(trainer, costs[l].backward, dep, cat_.dense_compute);
+    after = kernels(trainer, costs[l].backward, costs[l].backward_kernels, dep, cat_.dense_compute);
     layer_done[l] = after;
   }
   return after;

@@ -39,12 +39,14 @@
 //                         algorithm (Patarasuk & Yuan, JPDC 2009).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/config.hpp"
@@ -101,7 +103,13 @@ struct Categories {
   std::uint16_t parameter_server_traffic = 0;
   std::uint16_t dense_compute = 0;
   std::uint16_t all_reduce = 0;
+  std::uint16_t host_work = 0;  // trainers' host threads and data loaders on CPU cores
   std::uint16_t sync = 0;  // markers
+
+  /// The categories a breakdown reports, in its order (markers' `sync` is not one of them).
+  static constexpr std::array<std::string_view, 7> kReported{"dense_compute", "embedding_lookup", "all_to_all",
+                                                             "parameter_server_traffic", "all_reduce",
+                                                             "host_device_copy", "host_work"};
 };
 
 /// Device profiles by GPU model name, with the directory they were found in.
@@ -207,6 +215,27 @@ class StepBuilder {
 
   // --- activities --------------------------------------------------------------------------
   sim::ActivityId compute(SimDevice& d, Seconds t, std::span<const sim::ActivityId> deps, std::uint16_t category);
+  /// `launches` kernels that take `t` together on d's stream (on a CPU device: compute()). A
+  /// GPU's host thread dispatches them first, in program order, at software.host.dispatch +
+  /// the profile's launch overhead each: the first kernel waits for its own dispatch, and the
+  /// returned completion for the host to have dispatched the last. The host does not wait for
+  /// the GPU (it runs ahead) except at host_wait.
+  sim::ActivityId kernels(SimDevice& d, Seconds t, int launches, std::span<const sim::ActivityId> deps,
+                          std::uint16_t category);
+  /// As kernels(), for work done feature by feature (an embedding pass over `features` sparse
+  /// features): under software.host.sync per_feature the work is cut into one piece per
+  /// feature and the host waits for each piece before dispatching the next.
+  sim::ActivityId feature_kernels(SimDevice& d, Seconds t, int launches, int features,
+                                  std::span<const sim::ActivityId> deps, std::uint16_t category);
+  /// The host thread of GPU d waits for `done` (a synchronisation point).
+  void host_wait(const SimDevice& d, sim::ActivityId done);
+  /// `count` host operators with no kernel on GPU d's host thread (Python-side work).
+  void host_operators(const SimDevice& d, int count);
+  /// The stack's sync points of one step on trainer d: per step, after its end (software.host.sync).
+  void host_step_end(const SimDevice& d, sim::ActivityId step_end);
+  /// Loading trainer d's next local batch on its node's cores (software.host.loader), after
+  /// `deps`; returns its completion (a marker when the stack loads at no cost).
+  sim::ActivityId load_batch(const SimDevice& d, std::span<const sim::ActivityId> deps);
   sim::ActivityId marker(std::span<const sim::ActivityId> deps);
   /// A transfer along the platform route from a to b (a == b: a marker).
   sim::ActivityId send(topo::DeviceId a, topo::DeviceId b, Bytes bytes, std::span<const sim::ActivityId> deps,
@@ -299,6 +328,15 @@ class StepBuilder {
   };
   const CoreShare* core_share(topo::DeviceId d);
   bool simulated_node(topo::NodeId n) const;
+  /// The host thread of a GPU trainer: a core pool of one core on its node's cores, and the
+  /// last host activity (in program order); loader threads likewise.
+  struct HostThread {
+    std::vector<sim::ResourceId> route;  // {thread, node cores}
+    std::optional<sim::ActivityId> last;
+    std::vector<std::vector<sim::ResourceId>> loader_routes;
+  };
+  HostThread& host_thread(const SimDevice& d);
+  sim::ActivityId host_work(HostThread& h, Seconds t);
 
   const ModelSpec& model_;
   const topo::Platform& platform_;
@@ -324,6 +362,8 @@ class StepBuilder {
   std::map<std::uint32_t, std::optional<CoreShare>> core_share_;  // by device
   std::map<std::uint32_t, CoreShare> nic_core_share_;               // by NIC device
   std::map<std::string, std::vector<DenseOperatorCost>> dense_cache_;
+  std::map<std::uint32_t, HostThread> host_threads_;    // by GPU device index
+  std::map<std::uint32_t, sim::ResourceId> node_cores_;  // by node index
   BuiltSteps built_;
   Bytes dp_gradient_bytes_;
 };

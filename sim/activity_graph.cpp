@@ -17,6 +17,17 @@ ResourceId ActivityGraph::add_resource(std::string name, BytesPerSecond capacity
   return ResourceId{static_cast<std::uint32_t>(resources_.size() - 1)};
 }
 
+ResourceId ActivityGraph::add_cores(std::string name, double cores, std::string kind) {
+  if (!(cores > 0.0) || !(cores <= 1e6)) {
+    throw GraphError("core pool '" + name + "': the core count must be positive (at most a million), got " +
+                     std::to_string(cores));
+  }
+  const ResourceId id = add_resource(std::move(name), BytesPerSecond(cores * kWorkUnitsPerCoreSecond), Seconds(0.0),
+                                     std::move(kind));
+  resources_.back().cores = true;
+  return id;
+}
+
 EngineId ActivityGraph::add_engine(std::string name, std::string kind) {
   engines_.push_back(ComputeEngine{std::move(name), std::move(kind)});
   return EngineId{static_cast<std::uint32_t>(engines_.size() - 1)};
@@ -82,33 +93,54 @@ ActivityId ActivityGraph::add_compute(StreamId stream, Seconds duration, std::sp
   return id;
 }
 
-ActivityId ActivityGraph::add_transfer(Bytes bytes, std::span<const ResourceId> route, std::span<const ActivityId> deps,
-                                       std::uint16_t category) {
-  if (!(bytes.value() >= 0.0) || !std::isfinite(bytes.value())) {
-    throw GraphError("add_transfer: size must be zero or positive, got " + std::to_string(bytes.value()) + " B");
-  }
-  if (route.empty()) throw GraphError("add_transfer: the route is empty (a transfer crosses at least one resource)");
+void ActivityGraph::add_route(Activity& a, std::span<const ResourceId> route, std::string_view what, bool cores) {
+  if (route.empty()) throw GraphError(std::string(what) + ": the route is empty (it crosses at least one resource)");
   for (std::size_t i = 0; i < route.size(); ++i) {
     const ResourceId r = route[i];
     if (r.index >= resources_.size()) {
-      throw GraphError("add_transfer: route goes through resource #" + std::to_string(r.index) +
+      throw GraphError(std::string(what) + ": route goes through resource #" + std::to_string(r.index) +
                        ", which does not exist (" + std::to_string(resources_.size()) + " resources)");
+    }
+    if (resources_[r.index].cores != cores) {
+      throw GraphError(std::string(what) + ": resource '" + resources_[r.index].name + "' is " +
+                       (cores ? "not a core pool (host work runs on cores)" : "a core pool (transfers cross links)"));
     }
     // A route is a path: a resource crossed twice would count twice against its capacity
     // in one model and once in another, so it is refused.
     for (std::size_t j = 0; j < i; ++j) {
       if (route[j] == r) {
-        throw GraphError("add_transfer: the route crosses resource '" + resources_[r.index].name + "' twice");
+        throw GraphError(std::string(what) + ": the route crosses resource '" + resources_[r.index].name + "' twice");
       }
     }
   }
-  Activity a;
   a.kind = ActivityKind::transfer;
-  a.category = category;
-  a.amount = bytes.value();
   a.route_begin = static_cast<std::uint32_t>(route_pool_.size());
   route_pool_.insert(route_pool_.end(), route.begin(), route.end());
   a.route_end = static_cast<std::uint32_t>(route_pool_.size());
+}
+
+ActivityId ActivityGraph::add_transfer(Bytes bytes, std::span<const ResourceId> route, std::span<const ActivityId> deps,
+                                       std::uint16_t category) {
+  if (!(bytes.value() >= 0.0) || !std::isfinite(bytes.value())) {
+    throw GraphError("add_transfer: size must be zero or positive, got " + std::to_string(bytes.value()) + " B");
+  }
+  Activity a;
+  a.category = category;
+  a.amount = bytes.value();
+  add_route(a, route, "add_transfer", false);
+  return push(a, deps);
+}
+
+ActivityId ActivityGraph::add_cpu_work(Seconds cpu_time, std::span<const ResourceId> cores,
+                                       std::span<const ActivityId> deps, std::uint16_t category) {
+  if (!(cpu_time.value() >= 0.0) || !(cpu_time.value() <= kMaxSimulatedSeconds)) {
+    throw GraphError("add_cpu_work: CPU time must be zero or positive and within the engine's range, got " +
+                     std::to_string(cpu_time.value()) + " s");
+  }
+  Activity a;
+  a.category = category;
+  a.amount = cpu_time.value() * kWorkUnitsPerCoreSecond;
+  add_route(a, cores, "add_cpu_work", true);
   return push(a, deps);
 }
 
@@ -150,6 +182,12 @@ std::string ActivityGraph::describe(ActivityId a) const {
             engines_[streams_[act.stream].engine.index].name + "'";
       break;
     case ActivityKind::transfer:
+      if (resources_[route_pool_[act.route_begin].index].cores) {
+        out = "host work #" + std::to_string(a.index) + " (" +
+              format_seconds(Seconds(act.amount / kWorkUnitsPerCoreSecond)) + " of CPU on '" +
+              resources_[route_pool_[act.route_begin].index].name + "')";
+        break;
+      }
       out = "transfer #" + std::to_string(a.index) + " (" + format_bytes(Bytes(act.amount)) + " from '" +
             resources_[route_pool_[act.route_begin].index].name + "')";
       break;

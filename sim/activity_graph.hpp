@@ -4,9 +4,17 @@
 //  - bandwidth resources (a link direction, a PCIe lane bundle, a NIC port, a memory's
 //    channels when they are shared): a capacity in bytes/s and a latency paid once by every
 //    transfer that crosses it;
+//  - core pools (the cores of a node, one host thread): a number of CPU cores shared by the
+//    host work that runs on them;
 //  - compute engines (a GPU's SMs, a CPU socket's cores), each with one or more streams;
 //  - activities: a compute task of a known duration on a stream, a transfer of N bytes
-//    along a route of resources, or a zero-cost marker used to join dependencies.
+//    along a route of resources, host work of a known CPU time on a route of core pools, or
+//    a zero-cost marker used to join dependencies.
+// Host work shares cores as transfers share links: it is a flow of work units (one unit is
+// one nanosecond of one core, kWorkUnitsPerCoreSecond per core-second) over core pools whose
+// capacity is their core count in units per second, with the same max-min fair rates. Work
+// that crosses its thread (a pool of one core) and its node's cores runs at one core while
+// the node has a core for it, and k runnable pieces on c < k cores each run at c/k of a core.
 // An activity starts when all its dependencies have finished. A stream is an in-order
 // queue: each task on a stream also waits for the task added to that stream before it
 // (like a CUDA stream). Different streams, also of one engine, run concurrently; contention
@@ -39,6 +47,10 @@ namespace dlrmsim::sim {
 /// latency or transfer that would end beyond it is refused with a GraphError.
 inline constexpr double kMaxSimulatedSeconds = 9.2e6;
 
+/// Work units per core-second of host work (one unit: a nanosecond of one core; integral
+/// units keep SimGrid's byte-count rounding below a nanosecond of CPU time).
+inline constexpr double kWorkUnitsPerCoreSecond = 1e9;
+
 /// Bad use of the engine API; the message names the offending activity or resource.
 class GraphError : public std::invalid_argument {
  public:
@@ -69,6 +81,7 @@ struct Resource {
   BytesPerSecond capacity;
   Seconds latency;
   std::string kind;  // a class for utilisation reports: "nvlink", "pcie", "nic", "hbm", ...
+  bool cores = false;  // a core pool: capacity and amounts are work units, not bytes
 };
 
 struct ComputeEngine {
@@ -92,7 +105,7 @@ struct Activity {
   std::uint32_t dependency_count = 0;    // number of predecessors
   std::uint32_t first_successor = kNoEdge;  // head of the successor edge list
   std::uint32_t last_successor = kNoEdge;   // tail, so successors are visited in insertion order
-  double amount = 0.0;  // compute: duration in seconds; transfer: bytes
+  double amount = 0.0;  // compute: duration in seconds; transfer: bytes (work units on core pools)
   static constexpr std::uint32_t kNoEdge = 0xffffffffu;
 };
 
@@ -104,6 +117,8 @@ struct Edge {
 class ActivityGraph {
  public:
   ResourceId add_resource(std::string name, BytesPerSecond capacity, Seconds latency, std::string kind = "link");
+  /// A pool of `cores` CPU cores (may be fractional; > 0) for host work.
+  ResourceId add_cores(std::string name, double cores, std::string kind = "cpu_cores");
   EngineId add_engine(std::string name, std::string kind = "compute");
   StreamId add_stream(EngineId engine, std::string name = {});
 
@@ -113,6 +128,10 @@ class ActivityGraph {
   ActivityId add_compute(StreamId stream, Seconds duration, std::span<const ActivityId> deps = {},
                          std::uint16_t category = 0);
   ActivityId add_transfer(Bytes bytes, std::span<const ResourceId> route, std::span<const ActivityId> deps = {},
+                          std::uint16_t category = 0);
+  /// Host work of `cpu_time` on one core, over a route of core pools (its thread, its node's
+  /// cores): it runs at the max-min fair share of those pools.
+  ActivityId add_cpu_work(Seconds cpu_time, std::span<const ResourceId> cores, std::span<const ActivityId> deps = {},
                           std::uint16_t category = 0);
   /// A zero-cost activity that finishes as soon as its dependencies have (a join point).
   ActivityId add_marker(std::span<const ActivityId> deps = {}, std::uint16_t category = 0);
@@ -150,6 +169,8 @@ class ActivityGraph {
  private:
   ActivityId push(Activity a, std::span<const ActivityId> deps);
   void check_activity(ActivityId a, std::string_view role) const;
+  /// Checks a route (every resource exists, none twice, all core pools or none) and appends it.
+  void add_route(Activity& a, std::span<const ResourceId> route, std::string_view what, bool cores);
 
   std::vector<Resource> resources_;
   std::vector<ComputeEngine> engines_;
@@ -162,7 +183,7 @@ class ActivityGraph {
 
 /// What a backend reports after running a graph.
 struct ResourceStats {
-  Bytes bytes;         // bytes that crossed the resource
+  Bytes bytes;         // bytes that crossed the resource (core pools: work units)
   Seconds busy;        // time during which at least one transfer was using it
   double utilization;  // bytes / (capacity x makespan)
 };

@@ -222,6 +222,45 @@ TEST_CASE("the same graph run twice gives bit-identical results") {
   for (std::size_t i = 0; i < g.activity_count(); ++i) CHECK(r1.end[i] >= r1.start[i]);
 }
 
+TEST_CASE("host work: one core per thread, k runnable pieces on c < k cores take k/c as long") {
+  // A node of 2 cores, three host threads (one core each). Alone, 1 ms of CPU work takes
+  // 1 ms. Three pieces of 1 ms, one per thread, run together: 3 runnable on 2 cores, each at
+  // 2/3 of a core (max-min: the node's cores are the bottleneck), all end at 1.5 ms = 3/2 x
+  // 1 ms. Two pieces on one thread share its one core: 2 ms each, whatever the node has.
+  ActivityGraph g;
+  const ResourceId node = g.add_cores("node.cores", 2.0);
+  const ResourceId t0 = g.add_cores("thread0", 1.0), t1 = g.add_cores("thread1", 1.0), t2 = g.add_cores("thread2", 1.0);
+  const ActivityId a = g.add_cpu_work(Seconds(1e-3), std::vector{t0, node});
+  const ActivityId b = g.add_cpu_work(Seconds(1e-3), std::vector{t1, node});
+  const ActivityId c = g.add_cpu_work(Seconds(1e-3), std::vector{t2, node});
+  const SimResult r = simulate_native(g);
+  CHECK(end_s(r, a) == doctest::Approx(1.5e-3).epsilon(1e-9));
+  CHECK(end_s(r, b) == doctest::Approx(1.5e-3).epsilon(1e-9));
+  CHECK(end_s(r, c) == doctest::Approx(1.5e-3).epsilon(1e-9));
+  // Utilisation of the node's cores: 3 core-ms over 2 cores x 1.5 ms = 100 %.
+  CHECK(r.resources[node.index].utilization == doctest::Approx(1.0).epsilon(1e-9));
+
+  ActivityGraph one;
+  const ResourceId n1 = one.add_cores("node.cores", 8.0);
+  const ResourceId th = one.add_cores("thread", 1.0);
+  const ActivityId x = one.add_cpu_work(Seconds(1e-3), std::vector{th, n1});
+  const ActivityId y = one.add_cpu_work(Seconds(1e-3), std::vector{th, n1});
+  const SimResult r1 = simulate_native(one);
+  CHECK(end_s(r1, x) == doctest::Approx(2e-3).epsilon(1e-9));
+  CHECK(end_s(r1, y) == doctest::Approx(2e-3).epsilon(1e-9));
+}
+
+TEST_CASE("host work and transfers do not mix on one route") {
+  ActivityGraph g;
+  const ResourceId link = g.add_resource("link", BytesPerSecond(kGBps), Seconds(0));
+  const ResourceId cores = g.add_cores("cores", 4.0);
+  CHECK_THROWS_WITH_AS(g.add_cpu_work(Seconds(1e-6), std::vector{link}), doctest::Contains("'link' is not a core pool"), GraphError);
+  CHECK_THROWS_WITH_AS(g.add_transfer(Bytes(1), std::vector{cores}), doctest::Contains("'cores' is a core pool"), GraphError);
+  CHECK_THROWS_WITH_AS(g.add_cpu_work(Seconds(-1.0), std::vector{cores}), doctest::Contains("CPU time must be zero or positive"), GraphError);
+  CHECK_THROWS_AS(g.add_cores("none", 0.0), GraphError);
+  CHECK(g.describe(g.add_cpu_work(Seconds(2e-6), std::vector{cores})).find("host work") == 0);
+}
+
 TEST_CASE("bad input raises a clear error") {
   ActivityGraph g;
   const ResourceId link = g.add_resource("link", BytesPerSecond(kGBps), Seconds(0));

@@ -208,6 +208,21 @@ TEST_CASE("simgrid: 64-endpoint all-to-all with staggered sizes agrees with the 
   check_backends_agree(g);
 }
 
+TEST_CASE("simgrid: host work on shared cores agrees with the closed form") {
+  // As the native engine's test: 2 cores, three threads of one core, 1 ms of CPU work each:
+  // 3 runnable on 2 cores, each at 2/3 of a core, all end at 1.5 ms. SimGrid moves the work
+  // units (1 ns of one core each) as bytes over links of the pools' capacities.
+  ActivityGraph g;
+  const ResourceId node = g.add_cores("node.cores", 2.0);
+  std::vector<ActivityId> work;
+  for (int i = 0; i < 3; ++i) {
+    const ResourceId t = g.add_cores("thread" + std::to_string(i), 1.0);
+    work.push_back(g.add_cpu_work(Seconds(1e-3), std::vector{t, node}));
+  }
+  const SimResult r = simulate_simgrid(g);
+  for (ActivityId a : work) CHECK(end_s(r, a) == doctest::Approx(1.5e-3).epsilon(kClosedFormEpsilon));
+}
+
 TEST_CASE("simgrid: compute-then-transfer chain with two streams") {
   // Engine with streams s0, s1; one 10 GB/s link with 1 us latency.
   //  - s0: c0 (10 us) then c1 (5 us, stream order): c1 ends at 15 us.

@@ -102,7 +102,8 @@ void build_persia_hybrid_steps(StepBuilder& b, int steps) {
   const topo::DeviceId ew_dev = ew_fwd.front().device;
 
   std::vector<ActivityId> ps_update;  // per step
-  std::vector<ActivityId> prev_copy(n);
+  std::vector<ActivityId> prev_copy(n), prev_load(n);
+  const int features = static_cast<int>(model.table_count());
   std::vector<ActivityId> step_end;
   for (int s = 0; s < steps; ++s) {
     // --- embedding pipeline, forward ---
@@ -143,10 +144,25 @@ void build_persia_hybrid_steps(StepBuilder& b, int steps) {
       std::vector<ActivityId> deps;
       if (s > 0) deps.push_back(prev_copy[i]);
       if (s > 1) deps.push_back(step_end[static_cast<std::size_t>(s) - 2]);
+      std::vector<ActivityId> load_deps;
+      if (s > 0) load_deps.push_back(prev_load[i]);
+      if (s > 1) load_deps.push_back(step_end[static_cast<std::size_t>(s) - 2]);
+      prev_load[i] = b.load_batch(trainers[i], load_deps);
+      deps.push_back(prev_load[i]);
       copy[i] = b.input_copy(trainers[i], deps);
+      b.host_operators(trainers[i], b.options().software.feature_operators * features);
       const ActivityId bottom = b.dense_forward(trainers[i], Layers::bottom_mlp, copy[i]);
       const auto in = b.send_ingress(trainers[i].device, pooled_per_sample * local, pdep, ps_cat);
-      const std::array<ActivityId, 3> join{bottom, in, ew_out};
+      const std::array<ActivityId, 2> received{in, ew_out};
+      ActivityId got = b.marker(received);
+      if (b.options().software.sync == SoftwareStack::HostSync::per_feature) {
+        // Persia's trainer loop: the host takes the embeddings as they arrive and hands them to
+        // the GPU feature by feature, waiting for the GPU after each (torch.cuda.synchronize).
+        b.host_wait(trainers[i], got);
+        const std::array<ActivityId, 1> gdep{got};
+        got = b.feature_kernels(trainers[i], Seconds(0.0), features, features, gdep, cat.host_device_copy);
+      }
+      const std::array<ActivityId, 2> join{bottom, got};
       arrived[i] = b.marker(join);
       ActivityId last = b.dense_forward(trainers[i], Layers::above_bottom, arrived[i]);
       last = b.dense_backward(trainers[i], Layers::above_bottom, last, layer_bwd[i]);
@@ -159,6 +175,7 @@ void build_persia_hybrid_steps(StepBuilder& b, int steps) {
     // --- embedding pipeline, backward (asynchronous: nothing of the dense step waits for it) ---
     std::vector<ActivityId> grads_out;
     for (std::size_t i = 0; i < n; ++i) {
+      if (b.options().software.sync == SoftwareStack::HostSync::per_feature) b.host_wait(trainers[i], inter_bwd[i]);
       grads_out.push_back(b.send_egress(trainers[i].device, pooled_per_sample * local,
                                         std::span<const ActivityId>(&inter_bwd[i], 1), ps_cat));
     }
@@ -185,8 +202,9 @@ void build_persia_hybrid_steps(StepBuilder& b, int steps) {
     for (std::size_t i = 0; i < n; ++i) {
       std::vector<ActivityId> deps{last_bwd[i]};
       if (!reduced.empty()) deps.push_back(reduced[i]);
-      ends.push_back(b.compute(trainers[i], gpu_dense_optimizer_time(model, *trainers[i].profile, model.dense_parameters()),
-                               deps, cat.dense_compute));
+      ends.push_back(b.kernels(trainers[i], gpu_dense_optimizer_time(model, *trainers[i].profile, model.dense_parameters()),
+                               1, deps, cat.dense_compute));
+      b.host_step_end(trainers[i], ends.back());
     }
     step_end.push_back(b.marker(ends));
   }

@@ -54,16 +54,24 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
   const std::size_t n = trainers.size();
   const Seconds zero{0.0};
 
-  std::vector<ActivityId> prev_copy(n);
+  const auto& stack = b.options().software;
+  const int features = static_cast<int>(model.table_count());
+  std::vector<ActivityId> prev_copy(n), prev_load(n);
   std::vector<ActivityId> step_end;
   for (int s = 0; s < steps; ++s) {
-    // 1. Input copies.
+    // 1. Loading (on the host's cores) and input copies; then the host's per-feature loop.
     std::vector<ActivityId> copy(n);
     for (std::size_t i = 0; i < n; ++i) {
       std::vector<ActivityId> deps;
       if (s > 0) deps.push_back(prev_copy[i]);
       if (s > 1) deps.push_back(step_end[static_cast<std::size_t>(s) - 2]);
+      std::vector<ActivityId> load_deps;
+      if (s > 0) load_deps.push_back(prev_load[i]);
+      if (s > 1) load_deps.push_back(step_end[static_cast<std::size_t>(s) - 2]);
+      prev_load[i] = b.load_batch(trainers[i], load_deps);
+      deps.push_back(prev_load[i]);
       copy[i] = b.input_copy(trainers[i], deps);
+      b.host_operators(trainers[i], stack.feature_operators * features);
     }
     prev_copy = copy;
 
@@ -88,7 +96,8 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
         SimDevice* d = &ed;
         const Seconds launch =
             d->is_gpu ? d->profile->kernel_launch_overhead() * static_cast<double>(b.embedding_kernels(w, false)) : zero;
-        std::vector<ActivityId> parts{b.compute(*d, w.forward_compute + launch, dep, cat.embedding_lookup)};
+        std::vector<ActivityId> parts{b.feature_kernels(*d, w.forward_compute + launch, b.embedding_kernels(w, false),
+                                                        std::max(w.gpu_tables, 1), dep, cat.embedding_lookup)};
         if (w.uvm_read.value() > 0.0) {
           const auto host = b.platform().host_cpu(d->device);
           const auto u = b.send(*host, d->device, w.uvm_read, dep, cat.embedding_lookup);
@@ -126,7 +135,11 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
         // Backward of top MLP and interaction.
         inter_bwd[i] = b.dense_backward(trainers[i], Layers::above_bottom, top, layer_bwd[i]);
       }
-      // 7. Gradients to the owners (launched as soon as the interaction backward is done).
+      // 7. Gradients to the owners (launched as soon as the interaction backward is done;
+      // under per-feature sync the host waits for it before handing them over).
+      if (stack.sync == SoftwareStack::HostSync::per_feature) {
+        for (std::size_t i = 0; i < n; ++i) b.host_wait(trainers[i], inter_bwd[i]);
+      }
       std::map<DeviceKind, std::map<std::uint32_t, ActivityId>> grads_in;
       for (DeviceKind kind : kOwnerKinds) {
         if (lookup_done.count(kind) == 0) continue;
@@ -151,7 +164,8 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
             const Seconds launch =
                 d->is_gpu ? d->profile->kernel_launch_overhead() * static_cast<double>(b.embedding_kernels(w, true))
                           : zero;
-            const auto u = b.compute(*d, w.backward_compute + launch, dep, cat.embedding_lookup);
+            const auto u = b.kernels(*d, w.backward_compute + launch, b.embedding_kernels(w, true), dep,
+                                     cat.embedding_lookup);
             parts.push_back(u);
             if (w.uvm_write.value() > 0.0) {
               const std::array<ActivityId, 1> udep{u};
@@ -173,7 +187,8 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
       if (!reduced.empty()) deps.push_back(reduced[i]);
       const Seconds t = trainers[i].is_gpu ? gpu_dense_optimizer_time(model, *trainers[i].profile, dense_params)
                                            : cpu_dense_optimizer_time(model, *trainers[i].cpu, dense_params);
-      ends.push_back(b.compute(trainers[i], t, deps, cat.dense_compute));
+      ends.push_back(b.kernels(trainers[i], t, 1, deps, cat.dense_compute));
+      b.host_step_end(trainers[i], ends.back());
     }
     for (std::size_t k = n; k < last_bwd.size(); ++k) ends.push_back(last_bwd[k]);
     step_end.push_back(b.marker(ends));
