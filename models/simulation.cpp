@@ -239,7 +239,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
       const auto& res = g.resource(sim::ResourceId{static_cast<std::uint32_t>(i)});
       auto& u = classes[res.kind];
       u.resource_class = res.kind;
-      u.compute = res.cores;  // core pools: work units, not bytes
+      u.cores = res.cores;  // core pools: work units, not bytes
       ++u.count;
       u.bytes += st.bytes;
       capacity[res.kind] += res.capacity.value();

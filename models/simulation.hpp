@@ -54,6 +54,7 @@ struct BreakdownEntry {
 struct UtilizationEntry {
   std::string resource_class;  // "nvlink", "pcie", "nic", "hbm", "gpu", "cpu", ...
   bool compute = false;        // a compute-engine kind (else a bandwidth resource class)
+  bool cores = false;          // a class of core pools (host threads, a node's cores): busy share of their cores
   std::size_t count = 0;       // resources / engines that were used
   double utilization = 0.0;
   Bytes bytes;                 // bandwidth classes: bytes per step over all of them

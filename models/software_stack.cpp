@@ -5,7 +5,9 @@ namespace dlrmsim::models {
 SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
   if (!node.is_map()) node.fail("expected a software stack: a mapping with name, dense, embeddings, collectives");
   SoftwareStack s;
-  s.name = node.get<std::string>("name");
+  // Without a name (an inline stack, or `--set software.x=...` on a scenario that names none),
+  // the settings not given are the built-in defaults', so it is the default stack modified.
+  s.name = node.get_or<std::string>("name", s.name + " (modified)");
   s.description = node.get_or<std::string>("description", "");
   s.source = node.get_or<std::string>("source", "");
   if (auto dense = node.optional_child("dense")) {
@@ -32,9 +34,11 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
     s.allreduce_bucket = coll->get_positive_or<Bytes>("allreduce_bucket", s.allreduce_bucket);
     s.allreduce_overlaps_backward =
         coll->get_choice_or("allreduce_overlap", {"backward", "none"}, "backward") == "backward";
+    s.collective_launch = coll->get_positive_or<Seconds>("launch_delay", s.collective_launch, true);
     coll->finish();
   }
   if (auto host = node.optional_child("host")) {
+    s.per_kernel_launch = host->get_choice_or("launch", {"per_kernel", "cuda_graph"}, "per_kernel") == "per_kernel";
     s.dispatch = host->get_positive_or<Seconds>("dispatch", s.dispatch, true);
     s.feature_operators = host->get_positive_or<int>("feature_operators", 0, true);
     const std::string sync = host->get_choice_or("sync", {"none", "per_step", "per_feature"}, "none");

@@ -6,7 +6,7 @@
 // named by a scenario's `software:` key (a path or an inline mapping; absent: the built-in
 // defaults below, which are torchrec-fbgemm.yaml), states what the software does:
 //
-//   name: torchrec-fbgemm
+//   name: torchrec-fbgemm               # absent: "torchrec-fbgemm (modified)"
 //   description: "..."
 //   source: "..."                       # where the settings come from (code at a commit)
 //   dense:
@@ -31,8 +31,14 @@
 //     allreduce_bucket: 25 MiB          # dense-gradient bucket size
 //     allreduce_overlap: backward       # backward: a bucket is reduced as soon as its layers'
 //                                       # gradients exist; none: after the whole backward
+//     launch_delay: 0 us                # from a collective's inputs being ready to its start:
+//                                       # a framework's negotiation (Horovod's background
+//                                       # thread runs once per cycle: half a cycle expected)
 //   host:                               # the work of each GPU trainer's host thread
-//     dispatch: 0 us                    # framework cost per GPU kernel launched (Python,
+//     launch: per_kernel                # per_kernel: the host launches each kernel;
+//                                       # cuda_graph: the step is a captured CUDA graph the
+//                                       # host launches once (no per-kernel host work)
+//     dispatch: 5.3 us                  # framework cost per GPU kernel launched (Python,
 //                                       # dispatcher, autograd), besides the cudaLaunchKernel
 //                                       # call itself (the device profile's launch overhead)
 //     feature_operators: 0              # host operators per sparse feature per step (a
@@ -81,13 +87,21 @@ struct SoftwareStack {
   Bytes allreduce_bucket{25.0 * 1024 * 1024};
   /// Whether the dense all-reduce overlaps the backward (buckets launched as layers finish).
   bool allreduce_overlaps_backward = true;
+  /// Time from a GPU collective's inputs being ready to its start (framework negotiation).
+  Seconds collective_launch{0.0};
 
-  /// Host work of each GPU trainer (see the header).
-  Seconds dispatch{0.0};
+  /// Host work of each GPU trainer (see the header). Default dispatch: PyTorch eager's measured
+  /// per-operator cost (torchrec-fbgemm.yaml says where it comes from).
+  Seconds dispatch{5.3 * 1e-6};  // as the file's "5.3 us" parses
+  /// Whether the host launches each kernel (false: the step is a CUDA graph).
+  bool per_kernel_launch = true;
   int feature_operators = 0;
   enum class HostSync { none, per_step, per_feature } sync = HostSync::none;
   Seconds loader_per_sample{0.0};
   int loader_workers = 1;
+
+  /// Whether two stacks have the same settings (name, description and source included).
+  bool operator==(const SoftwareStack&) const = default;
 
   /// Reads a stack mapping (calls finish()).
   static SoftwareStack from_config(const ConfigNode& node);

@@ -459,7 +459,7 @@ ActivityId StepBuilder::host_work(HostThread& h, Seconds t) {
 
 ActivityId StepBuilder::kernels(SimDevice& d, Seconds t, int launches, std::span<const ActivityId> deps,
                                 std::uint16_t category) {
-  if (!d.is_gpu || launches <= 0) return compute(d, t, deps, category);
+  if (!d.is_gpu || launches <= 0 || !options_.software.per_kernel_launch) return compute(d, t, deps, category);
   HostThread& h = host_thread(d);
   const Seconds per_launch = options_.software.dispatch + d.profile->kernel_launch_overhead();
   std::vector<ActivityId> gpu_deps(deps.begin(), deps.end());
@@ -678,6 +678,17 @@ ActivityId StepBuilder::send_ingress(topo::DeviceId d, Bytes bytes, std::span<co
 
 // ---- collectives ----------------------------------------------------------------------------
 
+std::vector<ActivityId> StepBuilder::collective_launch(std::span<const ActivityId> ready, std::uint16_t category) {
+  const Seconds delay = options_.software.collective_launch;
+  if (delay.value() <= 0.0) return {ready.begin(), ready.end()};
+  if (!launch_delay_) {
+    launch_delay_ = graph_.add_resource("software.collective_launch", BytesPerSecond(1e18), delay, "collective_launch");
+  }
+  std::vector<ActivityId> out;
+  for (ActivityId r : ready) out.push_back(graph_.add_transfer(Bytes(0.0), std::span(&*launch_delay_, 1), std::span(&r, 1), category));
+  return out;
+}
+
 std::vector<ActivityId> StepBuilder::reduce_dense_gradients(const std::vector<std::vector<ActivityId>>& layer_done,
                                                             std::span<const ActivityId> last_backward,
                                                             std::uint16_t category) {
@@ -716,6 +727,8 @@ std::vector<ActivityId> StepBuilder::all_reduce(Bytes bytes, std::span<const Act
     for (std::size_t i = 0; i < n; ++i) done[i] = marker(ready.subspan(i, 1));
     return done;
   }
+  const std::vector<ActivityId> launched = collective_launch(ready, category);
+  ready = launched;
   const double g = static_cast<double>(trainers_per_node_);
   const double nodes = static_cast<double>(trainer_nodes_);
   // Group simulated trainers by node.
@@ -791,9 +804,14 @@ std::vector<ActivityId> StepBuilder::all_reduce(Bytes bytes, std::span<const Act
 }
 
 
-std::vector<ActivityId> StepBuilder::pooled_to_trainers(DeviceKind kind, const std::map<std::uint32_t, ActivityId>& owner_ready,
+std::vector<ActivityId> StepBuilder::pooled_to_trainers(DeviceKind kind, const std::map<std::uint32_t, ActivityId>& owner_ready_in,
                                                         std::span<const ActivityId> trainer_gate, std::uint16_t category,
                                                         Bytes OwnerWork::*what) {
+  std::map<std::uint32_t, ActivityId> launched;
+  if (kind == DeviceKind::gpu && total_trainers_ > 1) {
+    for (const auto& [o, r] : owner_ready_in) launched[o] = collective_launch(std::span(&r, 1), category).front();
+  }
+  const auto& owner_ready = launched.empty() ? owner_ready_in : launched;
   const std::size_t n = trainers_.size();
   std::vector<std::vector<ActivityId>> inbound(n);
   for (std::size_t i = 0; i < n; ++i) inbound[i].push_back(trainer_gate[i]);
@@ -859,6 +877,11 @@ std::map<std::uint32_t, ActivityId> StepBuilder::gradients_to_owners(DeviceKind 
                                                                      std::uint16_t category, Bytes OwnerWork::*what) {
   // The reverse of pooled_to_trainers: each trainer sends each owner its share of the pooled
   // gradients (same bytes as the forward outputs).
+  std::vector<ActivityId> launched;
+  if (kind == DeviceKind::gpu && total_trainers_ > 1) {
+    launched = collective_launch(trainer_ready, category);
+    trainer_ready = launched;
+  }
   const std::size_t n = trainers_.size();
   const double share = 1.0 / static_cast<double>(std::max<std::size_t>(1, total_trainers_));
   std::map<std::uint32_t, ActivityId> done;

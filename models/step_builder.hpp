@@ -250,6 +250,11 @@ class StepBuilder {
   /// Bottleneck bandwidth of the route a -> b.
   BytesPerSecond route_bandwidth(topo::DeviceId a, topo::DeviceId b) const;
 
+  /// The time a collective takes to start once its inputs are ready on every simulated member
+  /// (software.collectives.launch_delay: a framework's negotiation, e.g. Horovod's background
+  /// cycle), as a zero-byte transfer over a resource whose latency is that delay; `ready` as
+  /// is when the stack has none.
+  std::vector<sim::ActivityId> collective_launch(std::span<const sim::ActivityId> ready, std::uint16_t category);
   /// Hierarchical all-reduce of `bytes` among all trainers; returns per simulated trainer the
   /// marker of its completion.
   std::vector<sim::ActivityId> all_reduce(Bytes bytes, std::span<const sim::ActivityId> ready, std::uint16_t category);
@@ -364,6 +369,7 @@ class StepBuilder {
   std::map<std::string, std::vector<DenseOperatorCost>> dense_cache_;
   std::map<std::uint32_t, HostThread> host_threads_;    // by GPU device index
   std::map<std::uint32_t, sim::ResourceId> node_cores_;  // by node index
+  std::optional<sim::ResourceId> launch_delay_;          // collective_launch's resource
   BuiltSteps built_;
   Bytes dp_gradient_bytes_;
 };

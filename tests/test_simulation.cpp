@@ -111,7 +111,11 @@ model:
   precision: {compute: bf16, communication: bf16}
 training: {mode: hybrid_parallel_sync}
 placement: {policy: cost_greedy, tiers: [gpu_hbm]}
+software: {host: {dispatch: 0 us}}
 )");
+  // No framework cost per kernel: the host thread pays only cudaLaunchKernel, as the GPU does,
+  // so it stays ahead and the step is the GPU's (with PyTorch's 5.3 us per kernel this small
+  // step is host-bound: tests/test_software_stack.cpp covers that case).
   const auto r = run_scenario(sc);
   // The profile on the platform GPU's peak rates, as the cost models use it.
   const topo::Platform platform = topo::load_platform(kRoot + "/configs/platforms/h200-server.yaml");

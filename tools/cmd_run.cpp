@@ -65,8 +65,10 @@ std::string run_json(const RunReport& r) {
   breakdown["idle"] = {{"exposed_s", num(r.idle.value())}, {"critical_path_s", num(r.critical_idle.value())}};
   Json& utilization = doc["utilization"] = Json::object();
   for (const auto& u : r.utilization) {
-    Json entry = {{"kind", u.compute ? "compute" : "bandwidth"}, {"count", u.count}, {"utilization", num(u.utilization)}};
-    if (!u.compute) entry["bytes_per_step"] = num(u.bytes.value());
+    Json entry = {{"kind", u.compute ? "compute" : u.cores ? "cores" : "bandwidth"},
+                  {"count", u.count},
+                  {"utilization", num(u.utilization)}};
+    if (!u.compute && !u.cores) entry["bytes_per_step"] = num(u.bytes.value());
     utilization[u.resource_class] = std::move(entry);
   }
   Json& memory = doc["memory"] = Json::array();
@@ -205,9 +207,9 @@ void print_text(std::ostream& out, const RunReport& r) {
       << format_seconds(r.idle) << format_seconds(r.critical_idle) << "\n\n";
   out << "utilisation (resources that carried work)\n";
   for (const auto& u : r.utilization) {
-    out << "  " << std::left << std::setw(10) << u.resource_class << std::setw(10) << pct(u.utilization) << u.count
-        << (u.compute ? " engines" : " resources");
-    if (!u.compute) out << ", " << format_bytes(u.bytes) << " per step";
+    out << "  " << std::left << std::setw(18) << u.resource_class << std::setw(10) << pct(u.utilization) << u.count
+        << (u.compute ? " engines" : u.cores ? " core pools" : " resources");
+    if (!u.compute && !u.cores) out << ", " << format_bytes(u.bytes) << " per step";
     out << "\n";
   }
   out << "\nmemory (used / capacity; weights + optimiser state + cache + activations and dense replica)\n";

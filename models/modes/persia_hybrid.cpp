@@ -148,6 +148,9 @@ void build_persia_hybrid_steps(StepBuilder& b, int steps) {
       if (s > 0) load_deps.push_back(prev_load[i]);
       if (s > 1) load_deps.push_back(step_end[static_cast<std::size_t>(s) - 2]);
       prev_load[i] = b.load_batch(trainers[i], load_deps);
+      // The host dispatches step s into the input buffer step s-2 used: it never runs more
+      // than two steps ahead of its GPU.
+      if (s > 1) b.host_wait(trainers[i], step_end[static_cast<std::size_t>(s) - 2]);
       deps.push_back(prev_load[i]);
       copy[i] = b.input_copy(trainers[i], deps);
       b.host_operators(trainers[i], b.options().software.feature_operators * features);
