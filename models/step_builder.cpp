@@ -26,6 +26,7 @@ TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
                         ? CommunicationFidelity::per_pair
                         : CommunicationFidelity::aggregated;
   o.staleness = node.get_positive_or<int>("staleness", o.staleness, true);
+  if (node.has("averaging_period")) o.averaging_period = node.get_positive<int>("averaging_period");
   o.embedding_overlap = node.get_choice_or("embedding_overlap", {"serial", "concurrent"}, "serial") == "concurrent"
                             ? EmbeddingOverlap::concurrent
                             : EmbeddingOverlap::serial;

@@ -78,6 +78,9 @@ struct TrainingOptions {
   /// updates (0 = synchronous). Default 1 (assumption: one step of prefetch, Persia's
   /// "bounded staleness" with the smallest bound).
   int staleness = 1;
+  /// persia_async: steps between two averages of the dense parameters over the trainers
+  /// (required by that mode; no default: it is the experiment's main setting).
+  std::optional<int> averaging_period;
   /// Dense layers on CPU sockets: fraction of peak FLOP/s reached (no CPU profile exists;
   /// required when a mode runs dense layers on CPUs).
   std::optional<double> cpu_dense_efficiency;

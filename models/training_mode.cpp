@@ -25,6 +25,14 @@ constexpr std::array kModes{
                      "Persia: embedding workers and parameter servers update embeddings asynchronously with "
                      "bounded staleness; dense part synchronous with all-reduce",
                      false, kServerTiers, &build_persia_hybrid_steps},
+    TrainingModeInfo{"persia_sync",
+                     "Persia's roles fully synchronous: each step's embedding fetch waits for the previous "
+                     "step's updates (staleness 0); dense part synchronous with all-reduce",
+                     false, kServerTiers, &build_persia_sync_steps},
+    TrainingModeInfo{"persia_async",
+                     "Persia's roles fully asynchronous: embeddings within the staleness bound, dense "
+                     "parameters trained locally and averaged every training.averaging_period steps",
+                     false, kServerTiers, &build_persia_async_steps},
 };
 
 }  // namespace

@@ -19,6 +19,9 @@
 //                        back and update the servers asynchronously with bounded staleness; the
 //                        dense part trains synchronously with all-reduce; the embedding pipeline
 //                        of later steps overlaps the dense step.
+//  persia_sync           the same roles fully synchronous (staleness 0).
+//  persia_async          the same roles fully asynchronous: dense parameters averaged every
+//                        training.averaging_period steps instead of a per-step all-reduce.
 //
 // A mode builds warm-up + measured steps; the report takes the steady-state step time from
 // the measured ones.
@@ -51,5 +54,7 @@ const TrainingModeInfo& training_mode(std::string_view name);
 // The implementations (models/modes/*.cpp).
 void build_synchronous_steps(StepBuilder& builder, int steps);
 void build_persia_hybrid_steps(StepBuilder& builder, int steps);
+void build_persia_sync_steps(StepBuilder& builder, int steps);
+void build_persia_async_steps(StepBuilder& builder, int steps);
 
 }  // namespace dlrmsim::models

@@ -289,6 +289,32 @@ TEST_CASE("persia_hybrid with staleness is at least as fast as the synchronous s
   CHECK(hybrid_heavy.throughput_samples_per_s > 1.3 * sync_heavy.throughput_samples_per_s);
 }
 
+// The three modes Persia compares, on its 8-V100 Avazu benchmark job (all-reduce without P2P):
+//  - persia_sync is persia_hybrid with staleness 0, exactly (same graph);
+//  - persia_async with averaging every step moves fp32 parameters once per step instead of
+//    the gradients in buckets after the backward, so it is no faster than the hybrid here
+//    (the all-reduce cannot overlap the backward); averaging every 10 steps takes the
+//    all-reduce off 9 of 10 steps, so it is faster than the hybrid mode, whose step waits
+//    for an all-reduce through host memory every step;
+//  - persia_async without training.averaging_period is refused, naming the key.
+TEST_CASE("persia_sync, persia_hybrid and persia_async") {
+  const auto sync = run_scenario(shipped("persia_avazu_8v100", {"training.mode=persia_sync"}));
+  const auto stale0 = run_scenario(shipped("persia_avazu_8v100", {"training.staleness=0"}));
+  const auto hybrid = run_scenario(shipped("persia_avazu_8v100"));
+  CHECK(sync.step_time == stale0.step_time);
+  CHECK(hybrid.throughput_samples_per_s >= sync.throughput_samples_per_s);
+  const auto every_step = run_scenario(shipped("persia_avazu_8v100", {"training.mode=persia_async", "training.averaging_period=1"}));
+  const auto every_10 = run_scenario(
+      shipped("persia_avazu_8v100", {"training.mode=persia_async", "training.averaging_period=10", "run.steps=20"}));
+  CAPTURE(hybrid.throughput_samples_per_s);
+  CAPTURE(every_step.throughput_samples_per_s);
+  CAPTURE(every_10.throughput_samples_per_s);
+  CHECK(every_step.throughput_samples_per_s <= hybrid.throughput_samples_per_s * 1.001);
+  CHECK(every_10.throughput_samples_per_s > 1.5 * hybrid.throughput_samples_per_s);
+  CHECK_THROWS_WITH(run_scenario(shipped("persia_avazu_8v100", {"training.mode=persia_async"})),
+                    doctest::Contains("training.averaging_period"));
+}
+
 // Memory: every GPU's usage includes its tables' optimiser state and its replica of the dense
 // part with that part's optimiser state. Over the 8 GPUs of the DGX H100 the state adds up to
 // the model's row-wise Adagrad state (one fp32 per row) plus 8 x the dense Adagrad state (one

@@ -9,8 +9,8 @@
 using namespace dlrmsim::models;
 
 // The registry lists every implementation (an implementation missing from the list would be
-// silently unavailable): exactly the four modes of the specification, each with a description
-// and a build function, names unique.
+// silently unavailable): the four modes of the specification and Persia's synchronous and
+// asynchronous modes, each with a description and a build function, names unique.
 TEST_CASE("the registry lists every training mode") {
   std::set<std::string> names;
   for (const auto& m : training_modes()) {
@@ -18,8 +18,9 @@ TEST_CASE("the registry lists every training mode") {
     CHECK(!m.description.empty());
     CHECK(static_cast<bool>(m.build));
   }
-  CHECK(names == std::set<std::string>{"hybrid_parallel_sync", "cpu_only", "parameter_server", "persia_hybrid"});
-  CHECK(training_modes().size() == 4);
+  CHECK(names == std::set<std::string>{"hybrid_parallel_sync", "cpu_only", "parameter_server", "persia_hybrid",
+                                       "persia_sync", "persia_async"});
+  CHECK(training_modes().size() == 6);
 }
 
 TEST_CASE("modes are found by name; an unknown name lists the known ones") {

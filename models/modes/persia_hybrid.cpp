@@ -18,7 +18,15 @@
 //                                  update on PS
 // Asynchrony with bounded staleness k (training.staleness): the forward fetch of step s waits
 // only for the update of step s-1-k, so the embedding pipeline of later steps overlaps the
-// dense step; k = 0 is fully synchronous (the fetch waits for the previous update). The
+// dense step; k = 0 is fully synchronous (the fetch waits for the previous update).
+// The three modes Persia compares (KDD 2022, sec. 4 and the experiments):
+//   persia_hybrid  embeddings asynchronous within the staleness bound, dense synchronous
+//                  (bucketed all-reduce of the gradients every step);
+//   persia_sync    fully synchronous: the bound is 0 whatever training.staleness says;
+//   persia_async   fully asynchronous: embeddings as in the hybrid mode, and the dense part
+//                  asynchronous too: each trainer applies its own gradients and the trainers
+//                  average their fp32 dense parameters (one all-reduce) every
+//                  training.averaging_period steps instead of all-reducing gradients per step. The
 // forward and backward embedding pipelines run on separate streams of the worker and server
 // sockets (Persia runs them in separate thread pools).
 //
@@ -41,24 +49,29 @@ namespace dlrmsim::models {
 using placement::DeviceKind;
 using sim::ActivityId;
 
-void build_persia_hybrid_steps(StepBuilder& b, int steps) {
+namespace {
+
+/// The three Persia modes differ in what waits for what (see the header).
+enum class PersiaVariant { hybrid, synchronous, asynchronous };
+
+void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
   const auto& cat = b.categories();
   const auto& model = b.model();
   auto& trainers = const_cast<std::vector<SimDevice>&>(b.trainers());
   const std::size_t n = trainers.size();
   const auto ew_nodes = b.nodes_with_role(b.options().embedding_worker_role);
   if (ew_nodes.empty()) {
-    throw std::invalid_argument("persia_hybrid needs a platform group with role '" + b.options().embedding_worker_role +
+    throw std::invalid_argument(b.options().mode + " needs a platform group with role '" + b.options().embedding_worker_role +
                                 "' (the embedding workers)");
   }
   const auto servers = b.simulated_owners(DeviceKind::parameter_server);
   if (servers.empty()) {
-    throw std::invalid_argument("persia_hybrid needs the tables on parameter servers (placement tier remote_ps) "
+    throw std::invalid_argument(b.options().mode + " needs the tables on parameter servers (placement tier remote_ps) "
                                 "and a platform group with role '" + b.options().parameter_server_role + "'");
   }
   if (b.plan_uses(placement::Tier::gpu_hbm) || b.plan_uses(placement::Tier::uvm) ||
       b.plan_uses(placement::Tier::host_dram)) {
-    throw std::invalid_argument("persia_hybrid keeps every table on the parameter servers; the placement put some "
+    throw std::invalid_argument(b.options().mode + " keeps every table on the parameter servers; the placement put some "
                                 "elsewhere (use placement tiers: [remote_ps])");
   }
 
@@ -101,6 +114,15 @@ void build_persia_hybrid_steps(StepBuilder& b, int steps) {
   const std::uint16_t ps_cat = cat.parameter_server_traffic;
   const topo::DeviceId ew_dev = ew_fwd.front().device;
 
+  // Fully synchronous: the fetch of step s waits for the update of step s-1 (staleness 0).
+  const int staleness = variant == PersiaVariant::synchronous ? 0 : b.options().staleness;
+  int averaging_period = 1;
+  if (variant == PersiaVariant::asynchronous) {
+    if (!b.options().averaging_period) {
+      throw std::invalid_argument("persia_async averages the dense parameters every N steps: give training.averaging_period");
+    }
+    averaging_period = *b.options().averaging_period;
+  }
   std::vector<ActivityId> ps_update;  // per step
   std::vector<ActivityId> prev_copy(n), prev_load(n);
   const int features = static_cast<int>(model.table_count());
@@ -108,7 +130,7 @@ void build_persia_hybrid_steps(StepBuilder& b, int steps) {
   for (int s = 0; s < steps; ++s) {
     // --- embedding pipeline, forward ---
     std::vector<ActivityId> gate;
-    const int waited = s - 1 - b.options().staleness;
+    const int waited = s - 1 - staleness;
     if (waited >= 0) gate.push_back(ps_update[static_cast<std::size_t>(waited)]);
     const auto ids_out = b.send_egress(ew_dev, StepBuilder::index_bytes() * (samples_per_worker * lookups), gate, ps_cat);
     std::vector<ActivityId> gathered;
@@ -199,19 +221,31 @@ void build_persia_hybrid_steps(StepBuilder& b, int steps) {
     }
     ps_update.push_back(b.marker(updates));
 
-    // --- dense all-reduce and optimiser ---
-    const std::vector<ActivityId> reduced = b.reduce_dense_gradients(layer_bwd, last_bwd, cat.all_reduce);
+    // --- dense all-reduce and optimiser (asynchronous: local optimiser, then every
+    // averaging_period steps an all-reduce of the fp32 dense parameters) ---
+    const std::vector<ActivityId> reduced = variant == PersiaVariant::asynchronous
+                                                ? std::vector<ActivityId>{}
+                                                : b.reduce_dense_gradients(layer_bwd, last_bwd, cat.all_reduce);
     std::vector<ActivityId> ends;
     for (std::size_t i = 0; i < n; ++i) {
       std::vector<ActivityId> deps{last_bwd[i]};
       if (!reduced.empty()) deps.push_back(reduced[i]);
       ends.push_back(b.kernels(trainers[i], gpu_dense_optimizer_time(model, *trainers[i].profile, model.dense_parameters()),
                                1, deps, cat.dense_compute));
-      b.host_step_end(trainers[i], ends.back());
     }
+    if (variant == PersiaVariant::asynchronous && (s + 1) % averaging_period == 0) {
+      ends = b.all_reduce(element_size(Precision::fp32) * model.dense_parameters(), ends, cat.all_reduce);
+    }
+    for (std::size_t i = 0; i < n; ++i) b.host_step_end(trainers[i], ends[i]);
     step_end.push_back(b.marker(ends));
   }
   b.built().step_end = step_end;
 }
+
+}  // namespace
+
+void build_persia_hybrid_steps(StepBuilder& b, int steps) { build_persia_steps(b, steps, PersiaVariant::hybrid); }
+void build_persia_sync_steps(StepBuilder& b, int steps) { build_persia_steps(b, steps, PersiaVariant::synchronous); }
+void build_persia_async_steps(StepBuilder& b, int steps) { build_persia_steps(b, steps, PersiaVariant::asynchronous); }
 
 }  // namespace dlrmsim::models
