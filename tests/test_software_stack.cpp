@@ -154,6 +154,19 @@ TEST_CASE("a bad stack file is a located error") {
   CHECK(error_of("name: s\ndense: {precision: bf1}\n") ==
         "stack.yaml:2:20: dense.precision: 'bf1' is not one of 'model', 'fp32', 'tf32', 'bf16', 'fp16'; did you "
         "mean 'bf16'?");
+  // The host settings: a negative cost, a cost without a unit, a misspelt choice or key.
+  CHECK(error_of("name: s\nhost: {dispatch: -2 us}\n") ==
+        "stack.yaml:2:18: host.dispatch: value -2 us must be zero or positive");
+  CHECK(error_of("name: s\nhost: {dispatch: 2}\n") ==
+        "stack.yaml:2:18: host.dispatch: '2' has no unit; expected a time with a unit, such as '2 us' or '1.5 ms'");
+  CHECK(error_of("name: s\nhost: {sync: per_stp}\n") ==
+        "stack.yaml:2:14: host.sync: 'per_stp' is not one of 'none', 'per_step', 'per_feature'; did you mean "
+        "'per_step'?");
+  CHECK(error_of("name: s\nhost: {dispach: 2 us}\n") ==
+        "stack.yaml:2:8: host.dispach: unknown key 'dispach'; did you mean 'dispatch'?");
+  CHECK(error_of("name: s\nhost: {loader: {workers: 0}}\n") == "stack.yaml:2:26: host.loader.workers: value 0 must be positive");
+  CHECK(error_of("name: s\ncollectives: {launch_delay: -1 ms}\n") ==
+        "stack.yaml:2:29: collectives.launch_delay: value -1 ms must be zero or positive");
 }
 
 // System: the single-H200 step (every kernel on one in-order stream, nothing to communicate).
