@@ -1,4 +1,5 @@
 #include "tools/sweep.hpp"
+#include "common/data_paths.hpp"
 #include "common/text.hpp"
 #include "common/files.hpp"
 
@@ -92,8 +93,12 @@ std::vector<SweepAxis> read_axis(const ConfigNode& node, std::size_t group) {
 YAML::Node load_base(const ConfigNode& root, std::string& source) {
   const ConfigNode base = root.child("base");
   if (base.is_scalar()) {
-    const fs::path path = fs::path(root.source_dir()) / base.as<std::string>();
-    if (!path_exists(path)) base.fail("scenario file '" + path.string() + "' does not exist");
+    // Next to the sweep file, else in the data search path (common/data_paths.hpp).
+    const fs::path path = resolve_data_path(base.as<std::string>(), root.source_dir(), data_search_path());
+    if (!path_exists(path)) {
+      base.fail("scenario file '" + (fs::path(root.source_dir()) / base.as<std::string>()).string() +
+                "' does not exist");
+    }
     if (same_file(path, root.source())) {
       base.fail("the base scenario '" + path.string() + "' is this sweep file itself; expected a scenario file");
     }
