@@ -21,6 +21,7 @@ P=$tmp/prefix
 mkdir -p "$P"
 cmake --install "$build" --prefix "$P" >/dev/null
 [ -x "$P/bin/dlrmsim" ] || fail "no $P/bin/dlrmsim after install"
+grep -q 'complete .*-F _dlrmsim dlrmsim' "$P/share/bash-completion/completions/dlrmsim" || fail "no bash completion installed"
 
 # 1. From the root directory, the installed program on the installed scenario.
 installed=$(cd / && "$P/bin/dlrmsim" run "$P/share/dlrmsim/scenarios/default.yaml") || fail "installed run failed"
