@@ -8,10 +8,13 @@
 #     finds its parts in the installed tree (whose dgx-h100 platform is renamed here to tell
 #     it from the source tree's), and DLRMSIM_DATA comes before the installed tree;
 #  4. the Debian package (CPack) holds the same tree and runs where it is unpacked.
-# Usage: install.sh BUILD_DIR SOURCE_DIR
+#  5. with PYTHON given (the module was built), the installed module runs the installed
+#     scenario from `/` and finds the installed data next to itself.
+# Usage: install.sh BUILD_DIR SOURCE_DIR [PYTHON]
 set -euo pipefail
 build=$1
 src=$2
+python=${3:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -58,4 +61,19 @@ dpkg-deb -x "$deb" "$tmp/unpacked"
 out=$(cd / && "$tmp/unpacked/usr/bin/dlrmsim" run "$tmp/unpacked/usr/share/dlrmsim/scenarios/default.yaml") ||
   fail "the packaged program did not run"
 [ "$(grep '^throughput' <<<"$out")" = "$t_reference" ] || fail "packaged run: $(grep '^throughput' <<<"$out")"
+
+# 5. The Python module, installed beside the programs.
+if [ -n "$python" ]; then
+  module_dir=$P/lib/python3/dist-packages
+  [ -f "$module_dir/dlrmsim/__init__.py" ] || fail "no Python module under $module_dir"
+  t_python=$(cd / && PYTHONPATH=$module_dir "$python" -c '
+import sys, dlrmsim
+print(dlrmsim.run(sys.argv[1])["throughput_samples_per_s"])
+print(dlrmsim.run({"name": "x", "platform": "../platforms/dgx-h100.yaml", "model": "../models/dlrm_dcnv2_criteo_4tb.yaml",
+                   "training": {"mode": "hybrid_parallel_sync"}})["platform"])' "$P/share/dlrmsim/scenarios/default.yaml") ||
+    fail "the installed Python module did not run"
+  t_cli=$("$P/bin/dlrmsim" run "$P/share/dlrmsim/scenarios/default.yaml" --json - | "$python" -c 'import json,sys; print(json.load(sys.stdin)["throughput_samples_per_s"])')
+  [ "$(head -1 <<<"$t_python")" = "$t_cli" ] || fail "installed module: $(head -1 <<<"$t_python"), program: $t_cli"
+  [ "$(tail -1 <<<"$t_python")" = "dgx-h100-installed" ] || fail "the module's dict scenario did not find the installed platform: $t_python"
+fi
 echo "install: prefix and package run from / with $t_installed"
