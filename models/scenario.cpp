@@ -1,4 +1,5 @@
 #include "models/scenario.hpp"
+#include "common/data_paths.hpp"
 #include "common/files.hpp"
 
 #include <filesystem>
@@ -13,16 +14,6 @@ namespace dlrmsim::models {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string resolve(const std::string& path, const std::string& base_dir) {
-  const fs::path p(path);
-  if (p.is_absolute()) return path;
-  if (!base_dir.empty()) {
-    const fs::path candidate = fs::path(base_dir) / p;
-    if (path_exists(candidate)) return candidate.lexically_normal().string();
-  }
-  return path;
-}
 
 YAML::Node load_yaml_file(const std::string& path, const ConfigNode& referenced_from) {
   std::string text;
@@ -41,11 +32,12 @@ struct Part {
   bool from_file = false;
 };
 
-Part load_part(const ConfigNode& scenario, const std::string& key, const std::string& base_dir) {
+Part load_part(const ConfigNode& scenario, const std::string& key, const std::string& base_dir,
+               const std::vector<DataRoot>& data) {
   const auto node = scenario.child(key);
   Part part;
   if (node.is_scalar()) {
-    part.source = resolve(node.as<std::string>(), base_dir);
+    part.source = resolve_data_path(node.as<std::string>(), base_dir, data);
     part.yaml = load_yaml_file(part.source, node);
     part.from_file = true;
   } else if (node.is_map()) {
@@ -99,6 +91,7 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   if (!scenario.is_map()) scenario.fail("expected a scenario: a mapping with name, platform, model, training, run");
   Scenario s;
   s.source = source_name;
+  const std::vector<DataRoot> data = data_search_path();
   s.name = scenario.get<std::string>("name");
   s.description = scenario.get_or<std::string>("description", "");
   scenario.has("set");  // applied above
@@ -106,7 +99,7 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   // A referenced part: the content of its file with the overrides that reach into it applied,
   // or the scenario's inline mapping.
   auto part_node = [&](const std::string& key) {
-    Part part = load_part(scenario, key, base_dir);
+    Part part = load_part(scenario, key, base_dir, data);
     if (!part.from_file) return scenario.child(key);
     std::vector<OverrideOrigin> origins;
     for (const Assignment* a : part_overrides[key]) {
@@ -157,11 +150,8 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
     calibration = run->get_or<std::string>("calibration", calibration);
     run->finish();
   }
-  s.calibration_dir = resolve(calibration, base_dir);
-  if (!path_exists(s.calibration_dir)) {
-    // Fall back to the repository layout when run from its root.
-    if (path_exists("configs/calibration")) s.calibration_dir = "configs/calibration";
-  }
+  // Next to the scenario's folder, else in the data search path (common/data_paths.hpp).
+  s.calibration_dir = resolve_data_path(calibration, base_dir, data);
   scenario.finish();
   return s;
 }

@@ -23,6 +23,10 @@
 //     calibration: ../calibration              # device-profile directory (default: ../calibration
 //                                              # next to the scenario's folder)
 //
+// Referenced files and the calibration directory are found next to the scenario first, then
+// in the data search path (DLRMSIM_DATA, the installed share directory, the source tree:
+// common/data_paths.hpp), so a scenario copied anywhere still finds the shipped parts.
+//
 // Overrides (`--set key.path=value`) address any key of the scenario; when `model`,
 // `platform` or `software` is a path, `model.x.y=...` edits the referenced file's content (it is loaded
 // first), so every model and platform key can be swept without copying files. Errors keep

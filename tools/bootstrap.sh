@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make pkg-config libsimgrid-dev libyaml-cpp-dev libboost-graph-dev
           libboost-program-options-dev libeigen3-dev doctest-dev libopenmpi-dev openmpi-bin
-          nlohmann-json3-dev librsvg2-dev)
+          nlohmann-json3-dev librsvg2-dev dpkg-dev pybind11-dev python3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

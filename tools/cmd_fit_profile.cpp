@@ -17,6 +17,7 @@
 #include "models/device_profile.hpp"
 #include "tools/commands.hpp"
 #include "tools/fit_cpu_profile.hpp"
+#include "common/data_paths.hpp"
 #include "validation/calibration_fit.hpp"
 #include "validation/cpu/cpu_raw_measurements.hpp"
 #include "validation/raw_measurements.hpp"
@@ -25,7 +26,7 @@ namespace dlrmsim::tools {
 
 int cmd_fit_profile(const std::vector<std::string>& args) {
   namespace po = boost::program_options;
-  std::string raw_path, output, base_path = "auto", calibration_dir = "configs/calibration", holdout = "none";
+  std::string raw_path, output, base_path = "auto", calibration_dir = "auto", holdout = "none";
   double max_holdout_error = 0.10;
   po::options_description options("dlrmsim fit-profile RAW.yaml -o PROFILE.yaml: fit a device profile to calibration measurements");
   options.add_options()("help,h", "this help")
@@ -34,7 +35,8 @@ int cmd_fit_profile(const std::vector<std::string>& args) {
        "profile to write ('-': standard output, the report then goes to standard error)")
       ("base", po::value(&base_path)->default_value("auto"),
        "profile with the datasheet values of this GPU ('auto': found from the GPU name in --calibration-dir)")
-      ("calibration-dir", po::value(&calibration_dir)->default_value("configs/calibration"), "where --base auto looks")
+      ("calibration-dir", po::value(&calibration_dir)->default_value("auto"),
+       "where --base auto looks ('auto': the calibration folder of the data search path, see dlrmsim list --paths)")
       ("holdout", po::value(&holdout)->default_value("none"), "none, or odd: fit even-indexed measurements, predict odd")
       ("max-holdout-error", po::value(&max_holdout_error)->default_value(0.10),
        "with --holdout odd: exit 1 if a held-back prediction misses by more than this fraction");
@@ -64,6 +66,15 @@ int cmd_fit_profile(const std::vector<std::string>& args) {
     return fit_cpu_profile_file(root, raw_path, output);
   }
   const validation::RawMeasurements raw = validation::load_raw_measurements(raw_path);
+  if (calibration_dir == "auto") {
+    calibration_dir = "calibration";  // as written in messages when no data root holds one
+    for (const DataRoot& root : data_search_path()) {
+      if (root.exists && directory_exists(root.dir / "calibration")) {
+        calibration_dir = (root.dir / "calibration").string();
+        break;
+      }
+    }
+  }
   const std::string base_file =
       base_path == "auto" ? models::find_device_profile(models::gpu_model_from_device_name(raw.machine.gpu), calibration_dir)
                           : base_path;

@@ -1,13 +1,71 @@
+// dlrmsim list [--paths]: the registered implementations (engine backends, training modes,
+// placement policies), or with --paths the data search path (common/data_paths.hpp) and
+// what each of its directories holds.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
+#include <boost/program_options.hpp>
+
+#include "common/data_paths.hpp"
+#include "common/files.hpp"
 #include "models/training_mode.hpp"
 #include "placement/placement.hpp"
 #include "sim/backend.hpp"
 #include "tools/commands.hpp"
 
 namespace dlrmsim::tools {
+namespace {
 
-int cmd_list(const std::vector<std::string>& /*args*/) {
+namespace fs = std::filesystem;
+
+/// "12 scenarios, 24 platforms, ..." for the kinds of data a root holds.
+std::string root_contents(const fs::path& dir) {
+  std::string out;
+  for (const char* kind : {"scenarios", "platforms", "models", "software", "sweeps", "calibration"}) {
+    std::size_t n = 0;
+    std::error_code ec;
+    if (directory_exists(dir / kind)) {
+      for (const auto& e : fs::directory_iterator(dir / kind, ec)) {
+        if (e.path().extension() == ".yaml") ++n;
+      }
+    }
+    if (n == 0) continue;
+    out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
+  }
+  return out.empty() ? "no data files" : out;
+}
+
+void print_paths(std::ostream& out) {
+  out << "data search path (a scenario's own relative references first, then these, first match wins):\n";
+  const std::vector<DataRoot> roots = data_search_path();
+  for (const DataRoot& root : roots) {
+    out << "  " << root.origin << std::string(14 - root.origin.size(), ' ') << root.dir.string();
+    out << (root.exists ? "\n      " + root_contents(root.dir) : "  (missing: skipped)") << "\n";
+  }
+  if (std::none_of(roots.begin(), roots.end(), [](const DataRoot& r) { return r.origin == "installed"; })) {
+    out << "  (this dlrmsim does not run from an installed tree: no PREFIX/share/dlrmsim next to it)\n";
+  }
+  if (!std::getenv("DLRMSIM_DATA")) out << "  (DLRMSIM_DATA is not set; set it to DIR[:DIR...] to search your own data first)\n";
+}
+
+}  // namespace
+
+int cmd_list(const std::vector<std::string>& args) {
+  namespace po = boost::program_options;
+  po::options_description opts("dlrmsim list [--paths]");
+  opts.add_options()("help,h", "show this help")("paths", "show the data search path and what it holds");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(opts).run(), vm);
+  if (vm.count("help")) {
+    std::cout << opts;
+    return kExitOk;
+  }
+  if (vm.count("paths")) {
+    print_paths(std::cout);
+    return kExitOk;
+  }
   std::cout << "engine backends (run.backend):\n";
   for (const auto& b : sim::backends()) std::cout << "  " << b.name << ": " << b.description << "\n";
   std::cout << "\ntraining modes (training.mode):\n";

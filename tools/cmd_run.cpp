@@ -24,6 +24,7 @@
 #include "common/text.hpp"
 #include "placement/placement.hpp"
 #include "tools/commands.hpp"
+#include "tools/run_report.hpp"
 #include "tools/scenario_command.hpp"
 
 namespace dlrmsim::tools {
@@ -34,6 +35,8 @@ using models::RunReport;
 
 /// Numbers in the report carry 10 significant digits (more than any input is known to).
 Json num(double v) { return json_number(v, 10); }
+
+}  // namespace
 
 /// The report as JSON, keys in the documented order (the header of this file).
 std::string run_json(const RunReport& r) {
@@ -100,6 +103,8 @@ std::string run_json(const RunReport& r) {
                    {"wall_s", num(r.wall_seconds)}};
   return json_text(doc);
 }
+
+namespace {
 
 /// Chrome trace-event format (chrome://tracing, ui.perfetto.dev): one complete event ("X")
 /// per compute task and transfer; compute tasks under their engine (process) and stream

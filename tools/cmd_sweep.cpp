@@ -15,6 +15,7 @@
 #include "common/files.hpp"
 #include "tools/commands.hpp"
 #include "tools/plot.hpp"
+#include "tools/progress.hpp"
 #include "tools/scenario_runner.hpp"
 #include "tools/sweep.hpp"
 
@@ -113,6 +114,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
       "jobs,j", po::value<long long>()->default_value(1),
       ("points run at once on this machine (1 to " + std::to_string(kMaxSweepThreads) + ")").c_str())(
       "resume", "keep the rows already in the output and run only the missing points")(
+      "quiet,q", "no progress line on standard error (shown only when it is a terminal)")(
       "stop-after", po::value<std::size_t>(), "end abruptly after this many rows (to test --resume)");
   po::positional_options_description pos;
   pos.add("sweep", 1);
@@ -138,7 +140,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   refuse_output_over_inputs(options.output_path, inputs, "the result file (-o)");
   options.threads = static_cast<unsigned>(jobs);
   options.resume = vm.count("resume") > 0;
-  options.progress = ::isatty(STDERR_FILENO) != 0;
+  options.progress = progress_wanted(vm.count("quiet") > 0);
   if (vm.count("stop-after")) options.stop_after = vm["stop-after"].as<std::size_t>();
   if (under_mpi()) {
 #ifdef DLRMSIM_WITH_MPI

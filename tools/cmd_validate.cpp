@@ -8,6 +8,7 @@
 
 #include "common/files.hpp"
 #include "tools/commands.hpp"
+#include "tools/progress.hpp"
 #include "tools/validate.hpp"
 
 namespace po = boost::program_options;
@@ -19,7 +20,8 @@ int cmd_validate(const std::vector<std::string>& args) {
   opts.add_options()("help,h", "show this help")("dir", po::value<std::string>()->default_value("validation/cases"),
                                                   "directory of validation cases")(
       "json", po::value<std::string>(), "write the table as JSON to PATH ('-' for stdout)")(
-      "plot", po::value<std::string>(), "write predicted vs published (log-log) to PATH.svg or PATH.png");
+      "plot", po::value<std::string>(), "write predicted vs published (log-log) to PATH.svg or PATH.png")(
+      "quiet,q", "no progress line on standard error (shown only when it is a terminal)");
   po::positional_options_description pos;
   pos.add("dir", 1);
   po::variables_map vm;
@@ -28,7 +30,7 @@ int cmd_validate(const std::vector<std::string>& args) {
     std::cout << opts;
     return kExitOk;
   }
-  const auto results = run_validation_dir(vm["dir"].as<std::string>(), scenario_metric);
+  const auto results = run_validation_dir(vm["dir"].as<std::string>(), scenario_metric, progress_wanted(vm.count("quiet") > 0));
   const std::string json_path = vm.count("json") ? vm["json"].as<std::string>() : "";
   if (json_path != "-") std::cout << validation_table(results);
   if (!json_path.empty()) write_output_file(json_path, validation_json(results));

@@ -6,6 +6,7 @@
 // 4 an output could not be written (disk full, missing directory, no permission).
 #pragma once
 
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -37,5 +38,9 @@ int cmd_place(const std::vector<std::string>& args);
 int cmd_sweep(const std::vector<std::string>& args);
 int cmd_plot(const std::vector<std::string>& args);
 int cmd_validate(const std::vector<std::string>& args);
+int cmd_completion(const std::vector<std::string>& args);
+
+/// Every command, in the order `dlrmsim --help` lists them (main.cpp).
+std::span<const Command> command_table();
 
 }  // namespace dlrmsim::tools

@@ -25,6 +25,7 @@ constexpr std::array kCommands{
     Command{"sweep", "run many what-if points of a scenario (grid or zip of axes) into a CSV file", &cmd_sweep},
     Command{"plot", "draw a line or bar chart from a sweep's CSV file (SVG or PNG)", &cmd_plot},
     Command{"validate", "compare predictions with published results (validation/cases/)", &cmd_validate},
+    Command{"completion", "print a bash completion script: dlrmsim completion bash", &cmd_completion},
 };
 
 void usage(std::ostream& out) {
@@ -58,6 +59,9 @@ int dispatch(int argc, char** argv) {
 }
 
 }  // namespace
+
+std::span<const Command> command_table() { return kCommands; }
+
 }  // namespace dlrmsim::tools
 
 int main(int argc, char** argv) {

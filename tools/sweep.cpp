@@ -1,4 +1,6 @@
 #include "tools/sweep.hpp"
+#include "common/data_paths.hpp"
+#include "tools/progress.hpp"
 #include "common/text.hpp"
 #include "common/files.hpp"
 
@@ -92,8 +94,12 @@ std::vector<SweepAxis> read_axis(const ConfigNode& node, std::size_t group) {
 YAML::Node load_base(const ConfigNode& root, std::string& source) {
   const ConfigNode base = root.child("base");
   if (base.is_scalar()) {
-    const fs::path path = fs::path(root.source_dir()) / base.as<std::string>();
-    if (!path_exists(path)) base.fail("scenario file '" + path.string() + "' does not exist");
+    // Next to the sweep file, else in the data search path (common/data_paths.hpp).
+    const fs::path path = resolve_data_path(base.as<std::string>(), root.source_dir(), data_search_path());
+    if (!path_exists(path)) {
+      base.fail("scenario file '" + (fs::path(root.source_dir()) / base.as<std::string>()).string() +
+                "' does not exist");
+    }
     if (same_file(path, root.source())) {
       base.fail("the base scenario '" + path.string() + "' is this sweep file itself; expected a scenario file");
     }
@@ -524,7 +530,7 @@ std::size_t run_points(const Sweep& sweep, const std::vector<std::size_t>& todo,
   std::size_t written = 0;
   std::size_t failed = 0;
   int write_error = 0;  // errno of the first failed append
-  const auto t0 = std::chrono::steady_clock::now();
+  ProgressLine progress(todo.size(), "points", options.progress);
 
   auto worker = [&] {
     while (true) {
@@ -551,12 +557,7 @@ std::size_t run_points(const Sweep& sweep, const std::vector<std::size_t>& todo,
       }
       ++written;
       if (outcome.status != "ok") ++failed;
-      if (options.progress) {
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        const double rate = static_cast<double>(written) / std::max(elapsed, 1e-9);
-        const double left = static_cast<double>(todo.size() - written) / std::max(rate, 1e-9);
-        std::fprintf(stderr, "\r%zu/%zu points, %.1f points/s, %.0f s left   ", written, todo.size(), rate, left);
-      }
+      progress.advance();
       if (options.stop_after && written >= *options.stop_after) std::_Exit(99);  // a simulated interruption
     }
   };
@@ -566,7 +567,6 @@ std::size_t run_points(const Sweep& sweep, const std::vector<std::size_t>& todo,
   worker();
   for (auto& t : pool) t.join();
   const bool closed = std::fclose(out) == 0;
-  if (options.progress) std::fprintf(stderr, "\n");
   if (write_error || !closed) {
     throw OutputError(append_path + ": cannot write the output: " + std::strerror(write_error ? write_error : errno));
   }

@@ -130,7 +130,7 @@ struct SweepOptions {
   std::string output_path;
   unsigned threads = 1;
   bool resume = false;
-  bool progress = false;  // a progress line on stderr
+  bool progress = false;  // a progress line on stderr (tools/progress.hpp)
   /// For tests of interruption: end the process abruptly after this many new rows.
   std::optional<std::size_t> stop_after;
 };

@@ -1,4 +1,5 @@
 #include "tools/validate.hpp"
+#include "tools/progress.hpp"
 #include "common/files.hpp"
 #include "common/text.hpp"
 
@@ -160,7 +161,7 @@ ValidationResult run_validation_case(const std::string& path, const MetricFuncti
   return r;
 }
 
-std::vector<ValidationResult> run_validation_dir(const std::string& dir, const MetricFunction& metric) {
+std::vector<ValidationResult> run_validation_dir(const std::string& dir, const MetricFunction& metric, bool progress) {
   if (!directory_exists(dir)) throw ConfigError(dir + ": not a directory of validation cases");
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir)) {
@@ -169,7 +170,11 @@ std::vector<ValidationResult> run_validation_dir(const std::string& dir, const M
   std::sort(files.begin(), files.end());
   if (files.empty()) throw ConfigError(dir + ": no *.yaml validation cases");
   std::vector<ValidationResult> out;
-  for (const auto& f : files) out.push_back(run_validation_case(f.string(), metric));
+  ProgressLine line(files.size(), "cases", progress);
+  for (const auto& f : files) {
+    out.push_back(run_validation_case(f.string(), metric));
+    line.advance();
+  }
   return out;
 }
 

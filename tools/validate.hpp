@@ -67,8 +67,10 @@ std::optional<double> scenario_metric(const YAML::Node& scenario, const std::str
 
 /// Loads and evaluates one case file.
 ValidationResult run_validation_case(const std::string& path, const MetricFunction& metric);
-/// Every *.yaml in `dir`, sorted by file name.
-std::vector<ValidationResult> run_validation_dir(const std::string& dir, const MetricFunction& metric);
+/// Every *.yaml in `dir`, sorted by file name; `progress`: a progress line on stderr
+/// (tools/progress.hpp).
+std::vector<ValidationResult> run_validation_dir(const std::string& dir, const MetricFunction& metric,
+                                                 bool progress = false);
 
 struct ValidationSummary {
   std::size_t numeric_cases = 0;

@@ -1,0 +1,94 @@
+#include "common/data_paths.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+
+#include "common/files.hpp"
+
+namespace dlrmsim {
+namespace fs = std::filesystem;
+
+namespace {
+
+/// The file of the program or shared object that holds this code: the dlrmsim executable,
+/// or the Python extension module that links the same libraries.
+fs::path this_binary() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(&installed_data_dir), &info) == 0 || info.dli_fname == nullptr) return {};
+  std::error_code ec;
+  fs::path p = fs::canonical(info.dli_fname, ec);
+  return ec ? fs::path(info.dli_fname) : p;
+}
+
+/// `reference` without its leading "." and ".." parts: what it names inside a data root.
+fs::path inside_root(const fs::path& reference) {
+  fs::path rest;
+  bool leading = true;
+  for (const auto& part : reference) {
+    if (leading && (part == "." || part == "..")) continue;
+    leading = false;
+    rest /= part;
+  }
+  return rest;
+}
+
+}  // namespace
+
+fs::path installed_data_dir() {
+  const fs::path binary = this_binary();
+  if (binary.empty()) return {};
+  // Where PREFIX/share/dlrmsim lies relative to the folders the programs and the Python
+  // module are installed in (computed by CMake from the install layout).
+  for (const char* relative : {DLRMSIM_BIN_TO_DATA, DLRMSIM_PYTHON_TO_DATA}) {
+    const fs::path candidate = (binary.parent_path() / relative).lexically_normal();
+    if (directory_exists(candidate / "scenarios")) return candidate;
+  }
+  return {};
+}
+
+std::vector<DataRoot> data_search_path(std::optional<std::string_view> env, const fs::path& installed,
+                                       const fs::path& source_tree) {
+  std::vector<DataRoot> roots;
+  auto add = [&roots](std::string origin, const fs::path& dir) {
+    roots.push_back({std::move(origin), dir, directory_exists(dir)});
+  };
+  if (env) {
+    std::string_view rest = *env;
+    while (!rest.empty()) {
+      const auto colon = rest.find(':');
+      const std::string_view dir = rest.substr(0, colon);
+      if (!dir.empty()) add("DLRMSIM_DATA", fs::path(dir));
+      if (colon == std::string_view::npos) break;
+      rest.remove_prefix(colon + 1);
+    }
+  }
+  if (!installed.empty()) add("installed", installed);
+  if (!source_tree.empty()) add("source tree", source_tree);
+  return roots;
+}
+
+std::vector<DataRoot> data_search_path() {
+  const char* env = std::getenv("DLRMSIM_DATA");
+  return data_search_path(env ? std::optional<std::string_view>(env) : std::nullopt, installed_data_dir(),
+                          fs::path(DLRMSIM_SOURCE_DATA_DIR));
+}
+
+std::string resolve_data_path(const std::string& reference, const std::string& base_dir,
+                              const std::vector<DataRoot>& roots) {
+  const fs::path ref(reference);
+  if (reference.empty() || ref.is_absolute()) return reference;
+  const fs::path own = base_dir.empty() ? ref : fs::path(base_dir) / ref;
+  if (path_exists(own)) return own.lexically_normal().string();
+  const fs::path inside = inside_root(ref);
+  if (!inside.empty()) {
+    for (const DataRoot& root : roots) {
+      if (!root.exists) continue;
+      const fs::path candidate = root.dir / inside;
+      if (path_exists(candidate)) return candidate.lexically_normal().string();
+    }
+  }
+  return reference;
+}
+
+}  // namespace dlrmsim

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The progress line of `dlrmsim sweep` and `dlrmsim validate` (tools/progress.hpp):
+#  - standard error redirected to a file receives no progress text at all (logs and scripts
+#    see only the final summary);
+#  - on a terminal (a pseudo-terminal made by util-linux `script`), a sweep that runs for
+#    more than a second shows "N/6 points ... points/s";
+#  - on the same terminal, --quiet silences it.
+# Usage: progress_cli.sh DLRMSIM SOURCE_DIR
+set -euo pipefail
+dlrmsim=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# 6 points of the default scenario with 1000 measured steps each, one at a time: about half a
+# second a point on this project's machines, so over kProgressDelay (1 s) anywhere.
+cat >"$tmp/sweep.yaml" <<YAML
+base: $src/configs/scenarios/default.yaml
+axes:
+  - key: model.global_batch_size
+    values: [6912, 13824, 27648, 41472, 55296, 69120]
+  - key: run.steps
+    values: [1000]
+YAML
+
+# Not a terminal: nothing but the summary line.
+"$dlrmsim" sweep "$tmp/sweep.yaml" -j 1 -o "$tmp/a.csv" 2>"$tmp/err"
+[ "$(cat "$tmp/err")" = "6 points, 0 failed; results in $tmp/a.csv" ] || fail "redirected stderr got: $(cat -A "$tmp/err")"
+"$dlrmsim" validate "$src/validation/cases" >/dev/null 2>"$tmp/err" || [ $? -eq 1 ]
+grep -q 'cases/s' "$tmp/err" && fail "validate wrote progress to a file: $(cat -A "$tmp/err")"
+
+# A terminal: the progress line shows, and --quiet removes it.
+command -v script >/dev/null || fail "util-linux 'script' is needed for the terminal case"
+script -qec "'$dlrmsim' sweep '$tmp/sweep.yaml' -j 1 -o '$tmp/b.csv'" "$tmp/tty.log" >/dev/null
+grep -qE '[0-9]+/6 points  [0-9.]+ points/s' "$tmp/tty.log" || fail "no progress on a terminal: $(cat -A "$tmp/tty.log")"
+script -qec "'$dlrmsim' sweep '$tmp/sweep.yaml' -j 1 -o '$tmp/c.csv' --quiet" "$tmp/quiet.log" >/dev/null
+grep -q 'points/s' "$tmp/quiet.log" && fail "--quiet still shows progress: $(cat -A "$tmp/quiet.log")"
+grep -q '6 points, 0 failed' "$tmp/quiet.log" || fail "--quiet lost the summary: $(cat -A "$tmp/quiet.log")"
+cmp -s "$tmp/a.csv" "$tmp/b.csv" || fail "the result differs with progress shown"
+echo "progress: silent when redirected and with --quiet, shown on a terminal"

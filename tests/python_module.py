@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""The Python module against the command line (python/module.cpp, python/dlrmsim/__init__.py).
+
+System: the `dlrmsim` package built in this tree and the `dlrmsim` program of the same build.
+Expected, each because both go through the same library code and the same JSON writer:
+  - for every shipped scenario (configs/scenarios/*.yaml), run()'s report equals `dlrmsim run
+    --json -`'s document key for key (engine wall-clock statistics aside), so in particular
+    throughput_samples_per_s is identical;
+  - a scenario given as a dict runs like the same scenario file;
+  - sweep() yields the rows of `dlrmsim sweep`'s CSV file, in order, with 1 and 2 threads;
+  - bad input raises BadInput and an infeasible job Infeasible, each with the message the
+    command prints after "error: " / "infeasible: ";
+  - the GIL is released while simulating: a Python thread keeps counting during run().
+Usage: python_module.py DLRMSIM SOURCE_DIR   (PYTHONPATH must reach the built package)
+"""
+import csv
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+
+import dlrmsim
+
+cli, src = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def cli_run(*args):
+    return subprocess.run([cli, *args], capture_output=True, text=True, cwd=src)
+
+
+def without_engine(doc):
+    return {k: v for k, v in doc.items() if k != "engine"}
+
+
+# Every shipped scenario: the same document, the same throughput.
+scenarios = sorted(glob.glob(os.path.join(src, "configs", "scenarios", "*.yaml")))
+check(len(scenarios) >= 10, "found %d shipped scenarios" % len(scenarios))
+for path in scenarios:
+    done = cli_run("run", path, "--json", "-")
+    check(done.returncode == 0, "%s: dlrmsim run exited %d: %s" % (path, done.returncode, done.stderr))
+    expected = json.loads(done.stdout)
+    got = dlrmsim.run(path)
+    check(got["throughput_samples_per_s"] == expected["throughput_samples_per_s"],
+          "%s: Python %r, command line %r samples/s" % (os.path.basename(path), got["throughput_samples_per_s"],
+                                                       expected["throughput_samples_per_s"]))
+    check(without_engine(got) == without_engine(expected), "%s: the reports differ" % os.path.basename(path))
+print("run: %d shipped scenarios, Python equals the command line" % len(scenarios))
+
+# Overrides, and a dict scenario with the default scenario's content.
+default = os.path.join(src, "configs", "scenarios", "default.yaml")
+with_set = cli_run("run", default, "--set", "model.global_batch_size=27648", "--json", "-")
+check(dlrmsim.run(default, set=["model.global_batch_size=27648"])["throughput_samples_per_s"] ==
+      json.loads(with_set.stdout)["throughput_samples_per_s"], "--set and set= differ")
+as_dict = {
+    "name": "dict_scenario",
+    "platform": os.path.join(src, "configs", "platforms", "dgx-a100.yaml"),
+    "model": os.path.join(src, "configs", "models", "dlrm_mlperf_criteo_1tb.yaml"),
+    "training": {"mode": "hybrid_parallel_sync"},
+    "placement": {"policy": "cost_greedy", "tiers": ["gpu_hbm"]},
+    "run": {"warmup_steps": 1, "steps": 2},
+}
+with tempfile.TemporaryDirectory() as tmp:
+    as_file = os.path.join(tmp, "scenario.yaml")
+    with open(as_file, "w") as f:
+        json.dump(as_dict, f)  # JSON is YAML
+    from_file = json.loads(cli_run("run", as_file, "--json", "-").stdout)
+check(without_engine(dlrmsim.run(as_dict)) == without_engine(from_file), "a dict scenario differs from its file")
+
+# Sweeps: the CSV rows of the command line, with 1 and 2 threads.
+sweep_file = os.path.join(src, "tests", "data", "sweep_nine_points.yaml")
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "rows.csv")
+    done = cli_run("sweep", sweep_file, "-o", out)
+    check(done.returncode == 0, "dlrmsim sweep exited %d: %s" % (done.returncode, done.stderr))
+    with open(out, newline="") as f:
+        expected_rows = list(csv.DictReader(f))
+expected_rows = [{k: (v if k in ("label", "status", "error") else dlrmsim._value(v)) for k, v in row.items()}
+                 for row in expected_rows]
+for jobs in (1, 2):
+    rows = list(dlrmsim.sweep(sweep_file, jobs=jobs))
+    check(rows == expected_rows, "sweep with %d thread(s): rows differ from the CSV file" % jobs)
+print("sweep: %d rows equal the CSV file's with 1 and 2 threads" % len(expected_rows))
+
+# Errors: the kind and the command line's message.
+bad = cli_run("run", default, "--set", "model.global_batch_size=-1")
+try:
+    dlrmsim.run(default, set=["model.global_batch_size=-1"])
+    check(False, "a negative batch did not raise")
+except dlrmsim.BadInput as e:
+    check(bad.returncode == e.exit_status == 2, "bad input: exit %d, Python %d" % (bad.returncode, e.exit_status))
+    check(bad.stderr == "error: %s\n" % e, "bad input message: CLI %r, Python %r" % (bad.stderr, str(e)))
+infeasible_file = os.path.join(src, "tests", "errors", "scenario_infeasible.yaml")
+infeasible = cli_run("run", infeasible_file)
+try:
+    dlrmsim.run(infeasible_file)
+    check(False, "an infeasible job did not raise")
+except dlrmsim.Infeasible as e:
+    check(infeasible.returncode == e.exit_status == 1, "infeasible: exit %d" % infeasible.returncode)
+    check(infeasible.stderr == "infeasible: %s\n" % e, "infeasible message: CLI %r, Python %r" % (infeasible.stderr, str(e)))
+    check(isinstance(e, dlrmsim.Error) and e.kind == "infeasible", "Infeasible is an Error of kind 'infeasible'")
+try:
+    dlrmsim.run(os.path.join(src, "no", "such.yaml"))
+    check(False, "a missing file did not raise")
+except dlrmsim.BadInput as e:
+    check("such.yaml" in str(e), "a missing file's message names it: %s" % e)
+
+# The GIL is released: a counting thread runs while run() simulates a 512-node scenario.
+count = [0]
+stop = threading.Event()
+
+
+def counter():
+    while not stop.is_set():
+        count[0] += 1
+
+
+t = threading.Thread(target=counter)
+t.start()
+before = count[0]
+dlrmsim.run(os.path.join(src, "configs", "scenarios", "dcnv2_superpod_4096gpu.yaml"))
+during = count[0] - before
+stop.set()
+t.join()
+check(during > 1000, "a Python thread counted only %d times during run(): the GIL is held" % during)
+print("errors and GIL: checked (a thread counted %d times during one run)" % during)
+
+if failures:
+    print("%d checks failed" % len(failures))
+    sys.exit(1)
+print("python module: all checks passed")

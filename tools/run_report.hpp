@@ -1,0 +1,14 @@
+// The JSON form of a run's report, shared by `dlrmsim run --json` (tools/cmd_run.cpp, which
+// documents the keys) and the Python module's run().
+#pragma once
+
+#include <string>
+
+#include "models/simulation.hpp"
+
+namespace dlrmsim::tools {
+
+/// The report as JSON text, keys in the documented order, numbers to 10 significant digits.
+std::string run_json(const models::RunReport& report);
+
+}  // namespace dlrmsim::tools
