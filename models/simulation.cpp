@@ -308,6 +308,10 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
     rep.graph = b.graph;
     rep.result = result;
   }
+  if (sc.goodput) {
+    rep.goodput = evaluate_goodput(*sc.goodput,
+                                   goodput_inputs(*sc.goodput, sc.model, sc.platform, rep.throughput_samples_per_s));
+  }
   rep.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return rep;
 }

@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "models/goodput.hpp"
 #include "models/scenario.hpp"
 #include "placement/placement.hpp"
 #include "sim/activity_graph.hpp"
@@ -107,6 +108,10 @@ struct RunReport {
   std::vector<MemoryEntry> memory;
   std::string placement_policy;
   std::vector<TablePlacementEntry> placement;
+
+  /// Failures, checkpoints and goodput over a training run, when the scenario asks for it
+  /// (models/goodput.hpp).
+  std::optional<GoodputReport> goodput;
 
   // Engine figures.
   std::size_t activities = 0;
