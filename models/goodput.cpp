@@ -128,8 +128,11 @@ GoodputOptions GoodputOptions::from_config(const ConfigNode& node) {
   if (auto cp = node.optional_child("checkpoint")) {
     if (!cp->is_map()) cp->fail("expected a mapping with interval and embedding_fraction_written");
     if (auto interval = cp->optional_child("interval")) {
-      if (interval->is_scalar() && interval->as<std::string>() == "best") {
+      const std::string text = interval->is_scalar() ? interval->as<std::string>() : "";
+      if (text == "best") {
         o.checkpoint_interval.reset();
+      } else if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text.front())) || text.front() == '.')) {
+        interval->fail("expected 'best' or a time such as '30 min'");
       } else {
         const auto t = interval->as<Seconds>();
         interval->check_positive(t.value(), false);

@@ -288,6 +288,10 @@ void print_goodput(std::ostream& out, const models::GoodputReport& g) {
     out << "; at the best interval " << fmt_rate(g.best.goodput_samples_per_s) << " ("
         << pct(g.best.goodput_samples_per_s / g.throughput_samples_per_s) << ")";
   }
+  if (g.restart_time > g.job_mtbf) {
+    out << "\n  warning: a restart (" << fmt_duration(g.restart_time) << ") takes longer than the job's MTBF ("
+        << fmt_duration(g.job_mtbf) << "): the run barely progresses";
+  }
   out << "\n  against checkpoint interval:";
   for (const auto& p : g.curve) {
     out << " " << fmt_duration(p.interval) << " " << pct(p.goodput_samples_per_s / g.throughput_samples_per_s) << ";";
