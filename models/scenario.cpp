@@ -153,6 +153,7 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
               "{checkpoint_bandwidth: ...}` to the platform (or --set platform.storage.checkpoint_bandwidth=...)");
     }
   }
+  if (auto st = scenario.optional_child("stragglers")) s.stragglers = StragglerOptions::from_config(*st, s.platform);
   std::string calibration = "../calibration";
   if (auto run = scenario.optional_child("run")) {
     s.warmup_steps = run->get_positive_or<int>("warmup_steps", s.warmup_steps, true);

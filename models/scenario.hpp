@@ -20,6 +20,8 @@
 //                                              # optional: failures, checkpoints and goodput over a
 //                                              # training run (models/goodput.hpp); needs the
 //                                              # platform's storage.checkpoint_bandwidth
+//   stragglers: {slowdown: {dgx3: 2}, random: {per: node, distribution: bernoulli, probability: 0.01,
+//                slowdown: 2, seed: 1}}        # optional: slow members (models/stragglers.hpp)
 //   run:
 //     warmup_steps: 2                          # steps simulated before measuring (default 2)
 //     steps: 3                                 # measured steps (default 3)
@@ -39,6 +41,7 @@
 
 #include "common/config.hpp"
 #include "models/goodput.hpp"
+#include "models/stragglers.hpp"
 #include "models/model_spec.hpp"
 #include "models/step_builder.hpp"
 #include "placement/placement.hpp"
@@ -59,6 +62,7 @@ struct Scenario {
   std::string backend = "native";
   std::string calibration_dir;
   std::optional<GoodputOptions> goodput;  // the scenario's `goodput:` section, if any
+  std::optional<StragglerOptions> stragglers;  // the scenario's `stragglers:` section, if any
 };
 
 /// Reads a scenario file, applying `overrides` ("a.b.c=value") first.

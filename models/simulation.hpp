@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "models/goodput.hpp"
+#include "models/stragglers.hpp"
 #include "models/scenario.hpp"
 #include "placement/placement.hpp"
 #include "sim/activity_graph.hpp"
@@ -112,6 +113,9 @@ struct RunReport {
   /// Failures, checkpoints and goodput over a training run, when the scenario asks for it
   /// (models/goodput.hpp).
   std::optional<GoodputReport> goodput;
+  /// Step-time distribution and who was waited for, when the scenario has stragglers
+  /// (models/stragglers.hpp).
+  std::optional<StragglerReport> stragglers;
 
   // Engine figures.
   std::size_t activities = 0;

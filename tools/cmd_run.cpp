@@ -1,4 +1,5 @@
-// `dlrmsim run SCENARIO.yaml [--json PATH|-] [--trace PATH|-] [--goodput-csv PATH|-] [--set key.path=value]...`
+// `dlrmsim run SCENARIO.yaml [--json PATH|-] [--trace PATH|-] [--goodput-csv PATH|-] [--steps-csv PATH|-]
+//   [--set key.path=value]...`
 //
 // Simulates a scenario and prints the report (models/simulation.hpp defines every number):
 // throughput, step time, breakdown (busy, exposed and critical-path time per category), utilisation per resource
@@ -7,7 +8,9 @@
 // placement; --trace writes a Chrome / Perfetto trace (traceEvents) of the simulated steps.
 // With a `goodput:` section in the scenario the report gains a goodput part (text and the
 // JSON key `goodput`; models/goodput.hpp) and --goodput-csv writes goodput against
-// checkpoint interval. Each is written whole or not at all (common/files.hpp); '-' is standard output, which then
+// checkpoint interval. With a `stragglers:` section it gains the step-time distribution and
+// who was waited for (JSON key `stragglers`; models/stragglers.hpp), and --steps-csv writes
+// every measured step. Each is written whole or not at all (common/files.hpp); '-' is standard output, which then
 // carries that JSON document alone (no text summary).
 #include <algorithm>
 #include <cmath>
@@ -92,6 +95,17 @@ std::string goodput_csv(const models::GoodputReport& g) {
   return out;
 }
 
+/// The measured steps with stragglers as CSV (for `dlrmsim plot`).
+std::string steps_csv(const models::StragglerReport& st) {
+  std::string out = "step,step_time_ms,waited_for,slowest_factor_on_path\n";
+  for (std::size_t k = 0; k < st.step_times.size(); ++k) {
+    out += std::to_string(k) + "," + format_number(st.step_times[k].value() * 1e3, 6) + "," +
+           (st.waited_for[k].empty() ? std::string("-") : st.waited_for[k]) + "," + format_number(st.waited_factor[k], 6) +
+           "\n";
+  }
+  return out;
+}
+
 /// The report as JSON, keys in the documented order (the header of this file).
 std::string run_json(const RunReport& r) {
   Json doc;
@@ -149,6 +163,23 @@ std::string run_json(const RunReport& r) {
     tables.push_back(std::move(entry));
   }
   doc["placement"] = {{"policy", r.placement_policy}, {"tables", std::move(tables)}};
+  if (r.stragglers) {
+    const auto& st = *r.stragglers;
+    Json steps = Json::array();
+    for (std::size_t k = 0; k < st.step_times.size(); ++k) {
+      Json e = {{"step_time_s", num(st.step_times[k].value())}, {"slowest_factor_on_path", num(st.waited_factor[k])}};
+      e["waited_for"] = st.waited_for[k].empty() ? Json() : Json(st.waited_for[k]);
+      steps.push_back(std::move(e));
+    }
+    Json counts = Json::object();
+    for (const auto& [who, c] : st.waited_counts) counts[who] = c;
+    doc["stragglers"] = {{"step_time_p50_s", num(st.p50.value())},
+                         {"step_time_p99_s", num(st.p99.value())},
+                         {"step_time_max_s", num(st.max.value())},
+                         {"step_time_mean_s", num(st.mean.value())},
+                         {"waited_for_steps", std::move(counts)},
+                         {"steps", std::move(steps)}};
+  }
   if (r.goodput) doc["goodput"] = goodput_json(*r.goodput);
   doc["engine"] = {{"activities", r.activities},
                    {"events", r.events},
@@ -308,7 +339,7 @@ void print_text(std::ostream& out, const RunReport& r) {
   out << "trainers    " << r.trainers << " (" << r.simulated_trainers << " simulated: " << r.fidelity << ")\n\n";
   out << "throughput  " << fmt_rate(r.throughput_samples_per_s) << "\n";
   out << "step time   " << format_seconds(r.step_time);
-  if (r.step_time_spread > 0.02) {
+  if (r.step_time_spread > 0.02 && !r.stragglers) {  // with stragglers, steps differ by design
     out << "  (measured steps differ by " << pct(r.step_time_spread) << ": not yet steady, raise run.warmup_steps)";
   }
   out << "\n\n";
@@ -355,6 +386,21 @@ void print_text(std::ostream& out, const RunReport& r) {
     out << "\n";
   }
   if (r.placement.size() > tables) out << "  ... " << r.placement.size() - tables << " more tables\n";
+  if (r.stragglers) {
+    const auto& st = *r.stragglers;
+    out << "\nstragglers over " << st.step_times.size() << " measured steps: step time p50 " << format_seconds(st.p50)
+        << ", p99 " << format_seconds(st.p99) << ", max " << format_seconds(st.max) << ", mean "
+        << format_seconds(st.mean) << "\n";
+    std::size_t nobody = 0;
+    for (const auto& w : st.waited_for) nobody += w.empty() ? 1 : 0;
+    out << "  waited for (steps whose critical path ran through a slowed member):";
+    const std::size_t shown = std::min<std::size_t>(st.waited_counts.size(), 8);
+    for (std::size_t i = 0; i < shown; ++i) {
+      out << " " << st.waited_counts[i].first << " " << st.waited_counts[i].second << ";";
+    }
+    if (st.waited_counts.size() > shown) out << " ... " << st.waited_counts.size() - shown << " more;";
+    out << " nobody slow " << nobody << "\n";
+  }
   if (r.goodput) print_goodput(out, *r.goodput);
   out << "\nengine: " << r.activities << " activities, " << r.events << " events, " << std::fixed
       << std::setprecision(3) << r.wall_seconds << " s wall\n";
@@ -364,11 +410,13 @@ void print_text(std::ostream& out, const RunReport& r) {
 
 int cmd_run(const std::vector<std::string>& args) {
   po::options_description desc("dlrmsim run SCENARIO.yaml [options]");
-  std::string json_path, trace_path, goodput_path;
+  std::string json_path, trace_path, goodput_path, steps_path;
   desc.add_options()("json", po::value(&json_path), "write the report as JSON to PATH ('-' for standard output)")(
       "trace", po::value(&trace_path), "write a Chrome/Perfetto trace of the simulated steps to PATH ('-' for standard output)")(
       "goodput-csv", po::value(&goodput_path),
-      "write goodput against checkpoint interval as CSV to PATH ('-' for standard output; needs the scenario's goodput section)");
+      "write goodput against checkpoint interval as CSV to PATH ('-' for standard output; needs the scenario's goodput section)")(
+      "steps-csv", po::value(&steps_path),
+      "write each measured step's time and who it waited for as CSV to PATH ('-' for standard output; needs the scenario's stragglers section)");
   const ScenarioArguments cli = parse_scenario_arguments(args, desc, "dlrmsim run SCENARIO.yaml");
   if (cli.help()) {
     std::cout << desc
@@ -384,16 +432,25 @@ int cmd_run(const std::vector<std::string>& args) {
 
   {
     int to_stdout = 0;
-    for (const std::string* p : {&json_path, &trace_path, &goodput_path}) to_stdout += *p == "-" ? 1 : 0;
-    if (to_stdout > 1) throw ConfigError("more than one of --json, --trace and --goodput-csv name standard output ('-')");
-    if (!goodput_path.empty() && goodput_path != "-" && (goodput_path == json_path || goodput_path == trace_path)) {
+    for (const std::string* p : {&json_path, &trace_path, &goodput_path, &steps_path}) to_stdout += *p == "-" ? 1 : 0;
+    if (to_stdout > 1) {
+      throw ConfigError("more than one of --json, --trace, --goodput-csv and --steps-csv name standard output ('-')");
+    }
+    if (!goodput_path.empty() && goodput_path != "-" &&
+        (goodput_path == json_path || goodput_path == trace_path || goodput_path == steps_path)) {
       throw ConfigError(goodput_path + ": --goodput-csv names the same file as another output; give each its own");
+    }
+    if (!steps_path.empty() && steps_path != "-" && (steps_path == json_path || steps_path == trace_path)) {
+      throw ConfigError(steps_path + ": --steps-csv names the same file as another output; give each its own");
     }
   }
 
   const auto sc = models::load_scenario(cli.scenario, cli.overrides);
   if (!goodput_path.empty() && !sc.goodput) {
     throw ConfigError(cli.scenario + ": --goodput-csv needs the scenario's goodput section (models/goodput.hpp)");
+  }
+  if (!steps_path.empty() && !sc.stragglers) {
+    throw ConfigError(cli.scenario + ": --steps-csv needs the scenario's stragglers section (models/stragglers.hpp)");
   }
   models::RunOptions options;
   options.keep_graph = !trace_path.empty();
@@ -404,9 +461,10 @@ int cmd_run(const std::vector<std::string>& args) {
     throw InfeasibleJob(infeasible_placement_message(e, "the job does not fit"));
   }
   // Standard output carries the text summary, unless a JSON output goes there instead.
-  if (json_path != "-" && trace_path != "-" && goodput_path != "-") print_text(std::cout, report);
+  if (json_path != "-" && trace_path != "-" && goodput_path != "-" && steps_path != "-") print_text(std::cout, report);
   if (!json_path.empty()) write_output_file(json_path, run_json(report));
   if (!goodput_path.empty()) write_output_file(goodput_path, goodput_csv(*report.goodput));
+  if (!steps_path.empty()) write_output_file(steps_path, steps_csv(*report.stragglers));
   if (!trace_path.empty()) write_output_file(trace_path, trace_json(report));
   return kExitOk;
 }

@@ -105,6 +105,7 @@ void build_persia_hybrid_steps(StepBuilder& b, int steps) {
   std::vector<ActivityId> prev_copy(n);
   std::vector<ActivityId> step_end;
   for (int s = 0; s < steps; ++s) {
+    b.begin_step(s);
     // --- embedding pipeline, forward ---
     std::vector<ActivityId> gate;
     const int waited = s - 1 - b.options().staleness;

@@ -57,6 +57,7 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
   std::vector<ActivityId> prev_copy(n);
   std::vector<ActivityId> step_end;
   for (int s = 0; s < steps; ++s) {
+    b.begin_step(s);
     // 1. Input copies.
     std::vector<ActivityId> copy(n);
     for (std::size_t i = 0; i < n; ++i) {
