@@ -139,6 +139,14 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   if (auto p = scenario.optional_child("placement")) {
     s.placement = placement::PlacementOptions::from_config(*p);
   }
+  if (auto g = scenario.optional_child("goodput")) {
+    s.goodput = GoodputOptions::from_config(*g);
+    if (!s.platform.storage()) {
+      g->fail("platform '" + s.platform.name() + "' gives no storage to checkpoint to; add `storage: "
+              "{checkpoint_bandwidth: ...}` to the platform (or --set platform.storage.checkpoint_bandwidth=...)");
+    }
+  }
+  if (auto st = scenario.optional_child("stragglers")) s.stragglers = StragglerOptions::from_config(*st, s.platform);
   std::string calibration = "../calibration";
   if (auto run = scenario.optional_child("run")) {
     s.warmup_steps = run->get_positive_or<int>("warmup_steps", s.warmup_steps, true);

@@ -16,6 +16,12 @@
 //     roles: {trainer: trainer, parameter_server: parameter_server, embedding_worker: embedding_worker}
 //   placement: {policy: cost_greedy, ...}      # read by placement::PlacementOptions::from_config
 //   set: ["model.global_batch_size=65536"]   # optional overrides applied before the command line's
+//   goodput: {samples: 4.0e12, failure_rates: {preset: llama3_16k_h100}, restart: 10 min}
+//                                              # optional: failures, checkpoints and goodput over a
+//                                              # training run (models/goodput.hpp); needs the
+//                                              # platform's storage.checkpoint_bandwidth
+//   stragglers: {slowdown: {dgx3: 2}, random: {per: node, distribution: bernoulli, probability: 0.01,
+//                slowdown: 2, seed: 1}}        # optional: slow members (models/stragglers.hpp)
 //   run:
 //     warmup_steps: 2                          # steps simulated before measuring (default 2)
 //     steps: 3                                 # measured steps (default 3)
@@ -33,10 +39,13 @@
 // naming the file (scenario or referenced) and line.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/config.hpp"
+#include "models/goodput.hpp"
+#include "models/stragglers.hpp"
 #include "models/model_spec.hpp"
 #include "models/step_builder.hpp"
 #include "placement/placement.hpp"
@@ -56,6 +65,8 @@ struct Scenario {
   int steps = 3;
   std::string backend = "native";
   std::string calibration_dir;
+  std::optional<GoodputOptions> goodput;  // the scenario's `goodput:` section, if any
+  std::optional<StragglerOptions> stragglers;  // the scenario's `stragglers:` section, if any
 };
 
 /// Reads a scenario file, applying `overrides` ("a.b.c=value") first.

@@ -93,6 +93,8 @@ placement::PlacementOptions options_for_mode(const Scenario& sc, const TrainingM
 struct Built {
   std::shared_ptr<sim::ActivityGraph> graph;
   BuiltSteps steps;
+  std::shared_ptr<const Slowdowns> slowdowns;  // the scenario's stragglers, if any
+  bool representative = false;
 };
 
 Built build(const Scenario& sc, const TrainingModeInfo& mode, const placement::PlacementProblem& problem,
@@ -100,9 +102,14 @@ Built build(const Scenario& sc, const TrainingModeInfo& mode, const placement::P
   Built b;
   b.graph = std::make_shared<sim::ActivityGraph>();
   StepBuilder builder(sc.model, sc.platform, problem, plan, profiles, sc.training, *b.graph);
+  if (sc.stragglers) {
+    b.slowdowns = std::make_shared<const Slowdowns>(*sc.stragglers, sc.platform);
+    builder.set_slowdowns(b.slowdowns.get());
+  }
   builder.select_trainers(mode.cpu_trainers);
   mode.build(builder, total_steps);
   b.steps = builder.built();
+  b.representative = builder.representative();
   return b;
 }
 
@@ -307,6 +314,14 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
   if (options.keep_graph) {
     rep.graph = b.graph;
     rep.result = result;
+  }
+  if (b.slowdowns) {
+    rep.stragglers = straggler_report(g, r, b.steps.step_end, sc.warmup_steps, sc.steps, *b.slowdowns, sc.platform,
+                                      b.representative);
+  }
+  if (sc.goodput) {
+    rep.goodput = evaluate_goodput(*sc.goodput,
+                                   goodput_inputs(*sc.goodput, sc.model, sc.platform, rep.throughput_samples_per_s));
   }
   rep.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return rep;

@@ -38,6 +38,8 @@
 #include <string>
 #include <vector>
 
+#include "models/goodput.hpp"
+#include "models/stragglers.hpp"
 #include "models/scenario.hpp"
 #include "placement/placement.hpp"
 #include "sim/activity_graph.hpp"
@@ -108,6 +110,13 @@ struct RunReport {
   std::vector<MemoryEntry> memory;
   std::string placement_policy;
   std::vector<TablePlacementEntry> placement;
+
+  /// Failures, checkpoints and goodput over a training run, when the scenario asks for it
+  /// (models/goodput.hpp).
+  std::optional<GoodputReport> goodput;
+  /// Step-time distribution and who was waited for, when the scenario has stragglers
+  /// (models/stragglers.hpp).
+  std::optional<StragglerReport> stragglers;
 
   // Engine figures.
   std::size_t activities = 0;

@@ -420,6 +420,9 @@ SimDevice* StepBuilder::owner_device(std::uint32_t owner) {
 // ---- activities -----------------------------------------------------------------------------
 
 ActivityId StepBuilder::compute(SimDevice& d, Seconds t, std::span<const ActivityId> deps, std::uint16_t category) {
+  if (slowdowns_) {
+    t = t * (representative_ ? slowdowns_->largest_stood_for(step_, d.device).factor : slowdowns_->own(step_, d.device));
+  }
   return graph_.add_compute(d.stream, t, deps, category);
 }
 

@@ -55,6 +55,7 @@
 #include "models/device_profile.hpp"
 #include "models/model_spec.hpp"
 #include "models/software_stack.hpp"
+#include "models/stragglers.hpp"
 #include "placement/placement.hpp"
 #include "sim/activity_graph.hpp"
 #include "topologies/engine_export.hpp"
@@ -216,6 +217,13 @@ class StepBuilder {
   /// CPU sockets of `node` as simulated devices (created on first use).
   std::vector<SimDevice*> sockets_of(topo::NodeId node);
 
+  /// Straggler slowdowns (models/stragglers.hpp): every compute task of a device in step s
+  /// takes its factor times its cost (representative mode: the largest factor of the devices
+  /// it stands for). None by default; the object must outlive the building.
+  void set_slowdowns(const Slowdowns* slowdowns) { slowdowns_ = slowdowns; }
+  /// The step being built (0 = the first warm-up step); modes call it at each step's start.
+  void begin_step(int step) { step_ = step; }
+
   // --- activities --------------------------------------------------------------------------
   sim::ActivityId compute(SimDevice& d, Seconds t, std::span<const sim::ActivityId> deps, std::uint16_t category);
   /// `launches` kernels that take `t` together on d's stream (on a CPU device: compute()). A
@@ -375,6 +383,8 @@ class StepBuilder {
   std::optional<sim::ResourceId> launch_delay_;          // collective_launch's resource
   BuiltSteps built_;
   Bytes dp_gradient_bytes_;
+  const Slowdowns* slowdowns_ = nullptr;
+  int step_ = 0;
 };
 
 }  // namespace dlrmsim::models

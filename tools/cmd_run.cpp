@@ -1,11 +1,16 @@
-// `dlrmsim run SCENARIO.yaml [--json PATH|-] [--trace PATH|-] [--set key.path=value]...`
+// `dlrmsim run SCENARIO.yaml [--json PATH|-] [--trace PATH|-] [--goodput-csv PATH|-] [--steps-csv PATH|-]
+//   [--set key.path=value]...`
 //
 // Simulates a scenario and prints the report (models/simulation.hpp defines every number):
 // throughput, step time, breakdown (busy, exposed and critical-path time per category), utilisation per resource
 // class, memory against capacity per device, and the placement. --json writes the same with
 // the stable keys throughput_samples_per_s, step_time_s, breakdown, utilization, memory,
 // placement; --trace writes a Chrome / Perfetto trace (traceEvents) of the simulated steps.
-// Each is written whole or not at all (common/files.hpp); '-' is standard output, which then
+// With a `goodput:` section in the scenario the report gains a goodput part (text and the
+// JSON key `goodput`; models/goodput.hpp) and --goodput-csv writes goodput against
+// checkpoint interval. With a `stragglers:` section it gains the step-time distribution and
+// who was waited for (JSON key `stragglers`; models/stragglers.hpp), and --steps-csv writes
+// every measured step. Each is written whole or not at all (common/files.hpp); '-' is standard output, which then
 // carries that JSON document alone (no text summary).
 #include <algorithm>
 #include <cmath>
@@ -35,6 +40,72 @@ using models::RunReport;
 
 /// Numbers in the report carry 10 significant digits (more than any input is known to).
 Json num(double v) { return json_number(v, 10); }
+
+Json goodput_point_json(const models::GoodputPoint& p) {
+  return {{"checkpoint_interval_s", num(p.interval.value())},
+          {"expected_time_s", num(p.expected_time.value())},
+          {"goodput_samples_per_s", num(p.goodput_samples_per_s)}};
+}
+
+/// The goodput part of the report (models/goodput.hpp defines every number).
+Json goodput_json(const models::GoodputReport& g) {
+  Json doc;
+  doc["samples"] = num(g.samples);
+  doc["throughput_samples_per_s"] = num(g.throughput_samples_per_s);
+  doc["failure_free_time_s"] = num(g.failure_free_time.value());
+  Json& components = doc["components"] = Json::array();
+  for (const auto& c : g.components) {
+    components.push_back({{"component", c.name},
+                          {"count", num(c.count)},
+                          {"failures_per_hour_each", num(c.rate.value() * 3600.0)},
+                          {"job_failures_per_hour", num(c.job_rate.value() * 3600.0)},
+                          {"source", c.source}});
+  }
+  doc["job_failures_per_hour"] = num(g.job_failure_rate.value() * 3600.0);
+  doc["job_mtbf_s"] = num(g.job_mtbf.value());
+  doc["checkpoint"] = {{"full_bytes", num(g.checkpoint_full_bytes.value())},
+                       {"written_bytes", num(g.checkpoint_written_bytes.value())},
+                       {"storage_bandwidth_bytes_per_s", num(g.storage_bandwidth.value())},
+                       {"checkpoint_time_s", num(g.checkpoint_time.value())},
+                       {"restart_time_s", num(g.restart_time.value())}};
+  doc["interval_given"] = g.interval_given;
+  doc["chosen"] = goodput_point_json(g.chosen);
+  doc["best"] = goodput_point_json(g.best);
+  doc["young_interval_s"] = num(g.young_interval.value());
+  doc["goodput_samples_per_s"] = num(g.chosen.goodput_samples_per_s);
+  doc["goodput_fraction"] = num(g.chosen.goodput_samples_per_s / g.throughput_samples_per_s);
+  doc["expected_time_s"] = num(g.chosen.expected_time.value());
+  doc["expected_failures"] = num(g.expected_failures);
+  Json& curve = doc["curve"] = Json::array();
+  for (const auto& p : g.curve) curve.push_back(goodput_point_json(p));
+  return doc;
+}
+
+/// Goodput against checkpoint interval as CSV (for `dlrmsim plot`).
+std::string goodput_csv(const models::GoodputReport& g) {
+  // lost_fraction = 1 - goodput / throughput: the share of the run spent on checkpoints,
+  // restarts and redone work.
+  std::string out =
+      "storage_bandwidth,checkpoint_interval_h,expected_time_h,goodput_samples_per_s,goodput_fraction,lost_fraction\n";
+  for (const auto& p : g.curve) {
+    const double fraction = p.goodput_samples_per_s / g.throughput_samples_per_s;
+    out += format_rate(g.storage_bandwidth) + "," + format_number(p.interval.value() / 3600.0, 6) + "," +
+           format_number(p.expected_time.value() / 3600.0, 6) + "," + format_number(p.goodput_samples_per_s, 6) + "," +
+           format_number(fraction, 6) + "," + format_number(1.0 - fraction, 6) + "\n";
+  }
+  return out;
+}
+
+/// The measured steps with stragglers as CSV (for `dlrmsim plot`).
+std::string steps_csv(const models::StragglerReport& st) {
+  std::string out = "step,step_time_ms,waited_for,slowest_factor_on_path\n";
+  for (std::size_t k = 0; k < st.step_times.size(); ++k) {
+    out += std::to_string(k) + "," + format_number(st.step_times[k].value() * 1e3, 6) + "," +
+           (st.waited_for[k].empty() ? std::string("-") : st.waited_for[k]) + "," + format_number(st.waited_factor[k], 6) +
+           "\n";
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -97,6 +168,24 @@ std::string run_json(const RunReport& r) {
     tables.push_back(std::move(entry));
   }
   doc["placement"] = {{"policy", r.placement_policy}, {"tables", std::move(tables)}};
+  if (r.stragglers) {
+    const auto& st = *r.stragglers;
+    Json steps = Json::array();
+    for (std::size_t k = 0; k < st.step_times.size(); ++k) {
+      Json e = {{"step_time_s", num(st.step_times[k].value())}, {"slowest_factor_on_path", num(st.waited_factor[k])}};
+      e["waited_for"] = st.waited_for[k].empty() ? Json() : Json(st.waited_for[k]);
+      steps.push_back(std::move(e));
+    }
+    Json counts = Json::object();
+    for (const auto& [who, c] : st.waited_counts) counts[who] = c;
+    doc["stragglers"] = {{"step_time_p50_s", num(st.p50.value())},
+                         {"step_time_p99_s", num(st.p99.value())},
+                         {"step_time_max_s", num(st.max.value())},
+                         {"step_time_mean_s", num(st.mean.value())},
+                         {"waited_for_steps", std::move(counts)},
+                         {"steps", std::move(steps)}};
+  }
+  if (r.goodput) doc["goodput"] = goodput_json(*r.goodput);
   doc["engine"] = {{"activities", r.activities},
                    {"events", r.events},
                    {"simulated_time_s", num(r.simulated_time.value())},
@@ -188,6 +277,66 @@ std::string fmt_rate(double samples_per_s) {
   return s.str();
 }
 
+/// A duration for people: seconds, minutes, hours or days, 3 significant digits.
+std::string fmt_duration(Seconds t) {
+  const double v = t.value();
+  if (!std::isfinite(v)) return "never";
+  char buf[64];
+  if (v < 120.0) {
+    std::snprintf(buf, sizeof buf, "%.3g s", v);
+  } else if (v < 7200.0) {
+    std::snprintf(buf, sizeof buf, "%.3g min", v / 60.0);
+  } else if (v < 172800.0) {
+    std::snprintf(buf, sizeof buf, "%.3g h", v / 3600.0);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.4g days", v / 86400.0);
+  }
+  return buf;
+}
+
+std::string fmt_general(double v, int digits = 3) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+void print_goodput(std::ostream& out, const models::GoodputReport& g) {
+  out << "\ngoodput over " << fmt_general(g.samples) << " samples (failures, checkpoints, restarts)\n";
+  out << "  failure-free time   " << fmt_duration(g.failure_free_time) << " at " << fmt_rate(g.throughput_samples_per_s)
+      << "\n";
+  out << "  failures            component  count     per unit and hour  job per hour  source\n";
+  for (const auto& c : g.components) {
+    out << "                      " << std::left << std::setw(11) << c.name << std::setw(10) << fmt_general(c.count, 6)
+        << std::setw(19) << fmt_general(c.rate.value() * 3600.0) << std::setw(14)
+        << fmt_general(c.job_rate.value() * 3600.0) << c.source << "\n";
+  }
+  out << "  job MTBF            " << fmt_duration(g.job_mtbf) << " (" << fmt_general(g.job_failure_rate.value() * 3600.0)
+      << " failures per hour)\n";
+  out << "  checkpoint          " << format_bytes(g.checkpoint_written_bytes) << " written (full state "
+      << format_bytes(g.checkpoint_full_bytes) << ") at " << format_rate(g.storage_bandwidth) << ": "
+      << fmt_duration(g.checkpoint_time) << "; restart " << fmt_duration(g.restart_time) << " (relaunch + read back)\n";
+  out << "  best interval       " << fmt_duration(g.best.interval) << " (Young/Daly sqrt(2 C MTBF): "
+      << fmt_duration(g.young_interval) << ")\n";
+  if (g.interval_given) out << "  scenario interval   " << fmt_duration(g.chosen.interval) << "\n";
+  out << "  expected time       " << fmt_duration(g.chosen.expected_time) << ", " << fmt_general(g.expected_failures)
+      << " failures expected\n";
+  out << "  goodput             " << fmt_rate(g.chosen.goodput_samples_per_s) << " ("
+      << pct(g.chosen.goodput_samples_per_s / g.throughput_samples_per_s) << " of throughput)";
+  if (g.interval_given) {
+    out << "; at the best interval " << fmt_rate(g.best.goodput_samples_per_s) << " ("
+        << pct(g.best.goodput_samples_per_s / g.throughput_samples_per_s) << ")";
+  }
+  if (g.restart_time > g.job_mtbf) {
+    out << "\n  warning: a restart (" << fmt_duration(g.restart_time) << ") takes longer than the job's MTBF ("
+        << fmt_duration(g.job_mtbf) << "): the run barely progresses";
+  }
+  out << "\n  against checkpoint interval:";
+  for (const auto& p : g.curve) {
+    out << " " << fmt_duration(p.interval) << " " << pct(p.goodput_samples_per_s / g.throughput_samples_per_s) << ";";
+  }
+  out << "\n";
+}
+
 void print_text(std::ostream& out, const RunReport& r) {
   out << "scenario    " << r.scenario << "\n";
   out << "model       " << r.model << " (global batch " << r.global_batch << ")\n";
@@ -197,7 +346,7 @@ void print_text(std::ostream& out, const RunReport& r) {
   out << "trainers    " << r.trainers << " (" << r.simulated_trainers << " simulated: " << r.fidelity << ")\n\n";
   out << "throughput  " << fmt_rate(r.throughput_samples_per_s) << "\n";
   out << "step time   " << format_seconds(r.step_time);
-  if (r.step_time_spread > 0.02) {
+  if (r.step_time_spread > 0.02 && !r.stragglers) {  // with stragglers, steps differ by design
     out << "  (measured steps differ by " << pct(r.step_time_spread) << ": not yet steady, raise run.warmup_steps)";
   }
   out << "\n\n";
@@ -244,6 +393,22 @@ void print_text(std::ostream& out, const RunReport& r) {
     out << "\n";
   }
   if (r.placement.size() > tables) out << "  ... " << r.placement.size() - tables << " more tables\n";
+  if (r.stragglers) {
+    const auto& st = *r.stragglers;
+    out << "\nstragglers over " << st.step_times.size() << " measured steps: step time p50 " << format_seconds(st.p50)
+        << ", p99 " << format_seconds(st.p99) << ", max " << format_seconds(st.max) << ", mean "
+        << format_seconds(st.mean) << "\n";
+    std::size_t nobody = 0;
+    for (const auto& w : st.waited_for) nobody += w.empty() ? 1 : 0;
+    out << "  waited for (steps whose critical path ran through a slowed member):";
+    const std::size_t shown = std::min<std::size_t>(st.waited_counts.size(), 8);
+    for (std::size_t i = 0; i < shown; ++i) {
+      out << " " << st.waited_counts[i].first << " " << st.waited_counts[i].second << ";";
+    }
+    if (st.waited_counts.size() > shown) out << " ... " << st.waited_counts.size() - shown << " more;";
+    out << " nobody slow " << nobody << "\n";
+  }
+  if (r.goodput) print_goodput(out, *r.goodput);
   out << "\nengine: " << r.activities << " activities, " << r.events << " events, " << std::fixed
       << std::setprecision(3) << r.wall_seconds << " s wall\n";
 }
@@ -252,9 +417,13 @@ void print_text(std::ostream& out, const RunReport& r) {
 
 int cmd_run(const std::vector<std::string>& args) {
   po::options_description desc("dlrmsim run SCENARIO.yaml [options]");
-  std::string json_path, trace_path;
+  std::string json_path, trace_path, goodput_path, steps_path;
   desc.add_options()("json", po::value(&json_path), "write the report as JSON to PATH ('-' for standard output)")(
-      "trace", po::value(&trace_path), "write a Chrome/Perfetto trace of the simulated steps to PATH ('-' for standard output)");
+      "trace", po::value(&trace_path), "write a Chrome/Perfetto trace of the simulated steps to PATH ('-' for standard output)")(
+      "goodput-csv", po::value(&goodput_path),
+      "write goodput against checkpoint interval as CSV to PATH ('-' for standard output; needs the scenario's goodput section)")(
+      "steps-csv", po::value(&steps_path),
+      "write each measured step's time and who it waited for as CSV to PATH ('-' for standard output; needs the scenario's stragglers section)");
   const ScenarioArguments cli = parse_scenario_arguments(args, desc, "dlrmsim run SCENARIO.yaml");
   if (cli.help()) {
     std::cout << desc
@@ -268,7 +437,28 @@ int cmd_run(const std::vector<std::string>& args) {
     throw ConfigError(json_path + ": --json and --trace name the same file; give each its own");
   }
 
+  {
+    int to_stdout = 0;
+    for (const std::string* p : {&json_path, &trace_path, &goodput_path, &steps_path}) to_stdout += *p == "-" ? 1 : 0;
+    if (to_stdout > 1) {
+      throw ConfigError("more than one of --json, --trace, --goodput-csv and --steps-csv name standard output ('-')");
+    }
+    if (!goodput_path.empty() && goodput_path != "-" &&
+        (goodput_path == json_path || goodput_path == trace_path || goodput_path == steps_path)) {
+      throw ConfigError(goodput_path + ": --goodput-csv names the same file as another output; give each its own");
+    }
+    if (!steps_path.empty() && steps_path != "-" && (steps_path == json_path || steps_path == trace_path)) {
+      throw ConfigError(steps_path + ": --steps-csv names the same file as another output; give each its own");
+    }
+  }
+
   const auto sc = models::load_scenario(cli.scenario, cli.overrides);
+  if (!goodput_path.empty() && !sc.goodput) {
+    throw ConfigError(cli.scenario + ": --goodput-csv needs the scenario's goodput section (models/goodput.hpp)");
+  }
+  if (!steps_path.empty() && !sc.stragglers) {
+    throw ConfigError(cli.scenario + ": --steps-csv needs the scenario's stragglers section (models/stragglers.hpp)");
+  }
   models::RunOptions options;
   options.keep_graph = !trace_path.empty();
   RunReport report;
@@ -278,8 +468,10 @@ int cmd_run(const std::vector<std::string>& args) {
     throw InfeasibleJob(infeasible_placement_message(e, "the job does not fit"));
   }
   // Standard output carries the text summary, unless a JSON output goes there instead.
-  if (json_path != "-" && trace_path != "-") print_text(std::cout, report);
+  if (json_path != "-" && trace_path != "-" && goodput_path != "-" && steps_path != "-") print_text(std::cout, report);
   if (!json_path.empty()) write_output_file(json_path, run_json(report));
+  if (!goodput_path.empty()) write_output_file(goodput_path, goodput_csv(*report.goodput));
+  if (!steps_path.empty()) write_output_file(steps_path, steps_csv(*report.stragglers));
   if (!trace_path.empty()) write_output_file(trace_path, trace_json(report));
   return kExitOk;
 }

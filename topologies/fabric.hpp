@@ -56,4 +56,14 @@ struct FabricSpec {
   int rails = 0;                   // 0: the NIC count of the nodes (which must all be equal)
 };
 
+/// The storage a platform writes checkpoints to and restarts from (platform key `storage`):
+/// a platform resource outside the simulated step. Only the goodput model reads it
+/// (models/goodput.hpp); the step graph does not route traffic to it.
+struct StorageSpec {
+  /// Sustained bandwidth of the whole job to its checkpoint storage, per direction (writes
+  /// for checkpoints, reads for restarts).
+  BytesPerSecond checkpoint_bandwidth;
+  std::string description;  // free text: what the storage is and where its figure comes from
+};
+
 }  // namespace dlrmsim::topo

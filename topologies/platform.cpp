@@ -103,6 +103,7 @@ DirectedLink Platform::directed_link(DirectedLinkId d) const {
 }
 
 const std::optional<FabricSpec>& Platform::fabric() const { return data_->fabric; }
+const std::optional<StorageSpec>& Platform::storage() const { return data_->storage; }
 
 std::span<const DeviceId> Platform::all_gpus() const { return data_->all_gpus; }
 std::span<const DeviceId> Platform::all_cpus() const { return data_->all_cpus; }

@@ -147,6 +147,8 @@ class Platform {
   [[nodiscard]] std::size_t directed_link_count() const { return links().size() * 2; }
   [[nodiscard]] DirectedLink directed_link(DirectedLinkId d) const;
   [[nodiscard]] const std::optional<FabricSpec>& fabric() const;  // nullopt for a single node
+  /// Checkpoint storage (the platform's `storage` key); nullopt when the file gives none.
+  [[nodiscard]] const std::optional<StorageSpec>& storage() const;
 
   // --- per-node device lists and typed specs ---------------------------------------------
   [[nodiscard]] std::span<const DeviceId> gpus(NodeId n) const { return node(n).gpus; }

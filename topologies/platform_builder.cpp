@@ -219,12 +219,14 @@ void PlatformBuilder::add_group(std::string group_name, const std::string& templ
 }
 
 void PlatformBuilder::set_fabric(FabricSpec fabric) { fabric_ = std::move(fabric); }
+void PlatformBuilder::set_storage(StorageSpec storage) { storage_ = std::move(storage); }
 
 Platform PlatformBuilder::build() && {
   auto data = std::make_shared<detail::PlatformData>();
   data->name = name_;
   data->description = description_;
   data->source = source_;
+  data->storage = storage_;
 
   const bool single_implicit_node = groups_.empty();
   if (single_implicit_node) {

@@ -70,6 +70,7 @@ class PlatformBuilder {
   /// duplicate group name or count < 1.
   void add_group(std::string group_name, const std::string& template_name, int count, std::string role = {});
   void set_fabric(FabricSpec fabric);
+  void set_storage(StorageSpec storage);
 
   /// A platform with no group gets one node of its only template (PlatformError if there
   /// are several templates and no group).
@@ -88,6 +89,7 @@ class PlatformBuilder {
   std::vector<NodeTemplate> templates_;
   std::vector<Group> groups_;
   std::optional<FabricSpec> fabric_;
+  std::optional<StorageSpec> storage_;
 };
 
 }  // namespace dlrmsim::topo

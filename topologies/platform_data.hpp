@@ -66,6 +66,7 @@ struct PlatformData {
   std::vector<NodeGroup> groups;
   std::vector<Link> links;
   std::optional<FabricSpec> fabric;
+  std::optional<StorageSpec> storage;
   std::vector<DeviceId> all_gpus;
   std::vector<DeviceId> all_cpus;
   std::vector<std::uint32_t> template_of_node;  // index into templates

@@ -486,6 +486,13 @@ Platform load_platform(const ConfigNode& node) {
     if (auto f = cluster->optional_child("fabric")) builder.set_fabric(read_fabric(*f));
     cluster->finish();
   }
+  if (auto st = node.optional_child("storage")) {
+    StorageSpec storage;
+    storage.checkpoint_bandwidth = st->get_positive<BytesPerSecond>("checkpoint_bandwidth");
+    storage.description = st->get_or<std::string>("description", "");
+    st->finish();
+    builder.set_storage(std::move(storage));
+  }
   node.finish();
   try {
     return std::move(builder).build();

@@ -128,6 +128,7 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
   const int features = static_cast<int>(model.table_count());
   std::vector<ActivityId> step_end;
   for (int s = 0; s < steps; ++s) {
+    b.begin_step(s);
     // --- embedding pipeline, forward ---
     std::vector<ActivityId> gate;
     const int waited = s - 1 - staleness;

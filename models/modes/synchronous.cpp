@@ -59,6 +59,7 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
   std::vector<ActivityId> prev_copy(n), prev_load(n);
   std::vector<ActivityId> step_end;
   for (int s = 0; s < steps; ++s) {
+    b.begin_step(s);
     // 1. Loading (on the host's cores) and input copies; then the host's per-feature loop.
     std::vector<ActivityId> copy(n);
     for (std::size_t i = 0; i < n; ++i) {
