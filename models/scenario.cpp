@@ -146,6 +146,7 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   if (auto p = scenario.optional_child("placement")) {
     s.placement = placement::PlacementOptions::from_config(*p);
   }
+  if (auto c = scenario.optional_child("cost")) s.cost = CostOptions::from_config(*c);
   std::string calibration = "../calibration";
   if (auto run = scenario.optional_child("run")) {
     s.warmup_steps = run->get_positive_or<int>("warmup_steps", s.warmup_steps, true);

@@ -16,6 +16,7 @@
 //     roles: {trainer: trainer, parameter_server: parameter_server, embedding_worker: embedding_worker}
 //   placement: {policy: cost_greedy, ...}      # read by placement::PlacementOptions::from_config
 //   set: ["model.global_batch_size=65536"]   # optional overrides applied before the command line's
+//   cost: {pue: 1.2, energy_price: 0.12 USD/kWh, training_samples: 4e9}   # optional (models/cost.hpp)
 //   run:
 //     warmup_steps: 2                          # steps simulated before measuring (default 2)
 //     steps: 3                                 # measured steps (default 3)
@@ -33,6 +34,7 @@
 #include <vector>
 
 #include "common/config.hpp"
+#include "models/cost.hpp"
 #include "models/model_spec.hpp"
 #include "models/step_builder.hpp"
 #include "placement/placement.hpp"
@@ -52,6 +54,7 @@ struct Scenario {
   int steps = 3;
   std::string backend = "native";
   std::string calibration_dir;
+  CostOptions cost;  // `cost:` (models/cost.hpp): PUE, energy price, samples of a training run
 };
 
 /// Reads a scenario file, applying `overrides` ("a.b.c=value") first.

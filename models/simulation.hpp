@@ -28,6 +28,7 @@
 //  - utilisation: per resource class (link kinds, hbm, dram), bytes moved / (capacity x
 //    simulated time) over the resources that carried traffic; per compute engine kind (gpu,
 //    cpu), busy time / simulated time over the engines that ran work.
+//  - power, cost: models/power.hpp and models/cost.hpp, over the measured window.
 //  - memory: the placement's accounting per device (weights, optimiser state, UVM cache,
 //    activations and the dense replica) against capacity.
 #pragma once
@@ -38,6 +39,8 @@
 #include <string>
 #include <vector>
 
+#include "models/cost.hpp"
+#include "models/power.hpp"
 #include "models/scenario.hpp"
 #include "placement/placement.hpp"
 #include "sim/activity_graph.hpp"
@@ -107,6 +110,8 @@ struct RunReport {
   std::vector<MemoryEntry> memory;
   std::string placement_policy;
   std::vector<TablePlacementEntry> placement;
+  PowerReport power;  // power and energy (models/power.hpp)
+  CostReport cost;    // money and time to train (models/cost.hpp)
 
   // Engine figures.
   std::size_t activities = 0;

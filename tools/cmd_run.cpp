@@ -24,6 +24,7 @@
 #include "common/text.hpp"
 #include "placement/placement.hpp"
 #include "tools/commands.hpp"
+#include "tools/power_report.hpp"
 #include "tools/scenario_command.hpp"
 
 namespace dlrmsim::tools {
@@ -92,6 +93,8 @@ std::string run_json(const RunReport& r) {
     tables.push_back(std::move(entry));
   }
   doc["placement"] = {{"policy", r.placement_policy}, {"tables", std::move(tables)}};
+  doc["power"] = power_json(r.power);
+  doc["cost"] = cost_json(r.cost);
   doc["engine"] = {{"activities", r.activities},
                    {"events", r.events},
                    {"simulated_time_s", num(r.simulated_time.value())},
@@ -237,6 +240,7 @@ void print_text(std::ostream& out, const RunReport& r) {
     out << "\n";
   }
   if (r.placement.size() > tables) out << "  ... " << r.placement.size() - tables << " more tables\n";
+  print_power_and_cost(out, r);
   out << "\nengine: " << r.activities << " activities, " << r.events << " events, " << std::fixed
       << std::setprecision(3) << r.wall_seconds << " s wall\n";
 }
