@@ -37,5 +37,6 @@ int cmd_place(const std::vector<std::string>& args);
 int cmd_sweep(const std::vector<std::string>& args);
 int cmd_plot(const std::vector<std::string>& args);
 int cmd_validate(const std::vector<std::string>& args);
+int cmd_compare(const std::vector<std::string>& args);
 
 }  // namespace dlrmsim::tools
