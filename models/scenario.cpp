@@ -147,6 +147,7 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
     }
   }
   if (auto st = scenario.optional_child("stragglers")) s.stragglers = StragglerOptions::from_config(*st, s.platform);
+  if (auto c = scenario.optional_child("cost")) s.cost = CostOptions::from_config(*c);
   std::string calibration = "../calibration";
   if (auto run = scenario.optional_child("run")) {
     s.warmup_steps = run->get_positive_or<int>("warmup_steps", s.warmup_steps, true);

@@ -22,6 +22,7 @@
 //                                              # platform's storage.checkpoint_bandwidth
 //   stragglers: {slowdown: {dgx3: 2}, random: {per: node, distribution: bernoulli, probability: 0.01,
 //                slowdown: 2, seed: 1}}        # optional: slow members (models/stragglers.hpp)
+//   cost: {pue: 1.2, energy_price: 0.12 USD/kWh, training_samples: 4e9}   # optional (models/cost.hpp)
 //   run:
 //     warmup_steps: 2                          # steps simulated before measuring (default 2)
 //     steps: 3                                 # measured steps (default 3)
@@ -46,6 +47,7 @@
 #include "common/config.hpp"
 #include "models/goodput.hpp"
 #include "models/stragglers.hpp"
+#include "models/cost.hpp"
 #include "models/model_spec.hpp"
 #include "models/step_builder.hpp"
 #include "placement/placement.hpp"
@@ -67,6 +69,7 @@ struct Scenario {
   std::string calibration_dir;
   std::optional<GoodputOptions> goodput;  // the scenario's `goodput:` section, if any
   std::optional<StragglerOptions> stragglers;  // the scenario's `stragglers:` section, if any
+  CostOptions cost;  // `cost:` (models/cost.hpp): PUE, energy price, samples of a training run
 };
 
 /// Reads a scenario file, applying `overrides` ("a.b.c=value") first.

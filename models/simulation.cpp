@@ -308,6 +308,19 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
     rep.placement.push_back(e);
   }
 
+  {
+    PowerWindow window;
+    window.begin_ps = w0;
+    window.end_ps = w1;
+    window.measured_steps = sc.steps;
+    window.global_batch = sc.model.global_batch_size;
+    window.representative = b.steps.simulated_trainers < b.steps.total_trainers;
+    window.pue = sc.cost.pue;
+    window.training_samples = sc.cost.training_samples;
+    rep.power = estimate_power(sc.platform, g, r, window);
+    rep.cost = estimate_cost(sc.platform, rep.power, rep.throughput_samples_per_s, sc.cost);
+  }
+
   rep.activities = g.activity_count();
   rep.events = r.events;
   rep.simulated_time = r.makespan.seconds();

@@ -28,6 +28,7 @@
 //  - utilisation: per resource class (link kinds, hbm, dram), bytes moved / (capacity x
 //    simulated time) over the resources that carried traffic; per compute engine kind (gpu,
 //    cpu), busy time / simulated time over the engines that ran work.
+//  - power, cost: models/power.hpp and models/cost.hpp, over the measured window.
 //  - memory: the placement's accounting per device (weights, optimiser state, UVM cache,
 //    activations and the dense replica) against capacity.
 #pragma once
@@ -40,6 +41,8 @@
 
 #include "models/goodput.hpp"
 #include "models/stragglers.hpp"
+#include "models/cost.hpp"
+#include "models/power.hpp"
 #include "models/scenario.hpp"
 #include "placement/placement.hpp"
 #include "sim/activity_graph.hpp"
@@ -110,6 +113,8 @@ struct RunReport {
   std::vector<MemoryEntry> memory;
   std::string placement_policy;
   std::vector<TablePlacementEntry> placement;
+  PowerReport power;  // power and energy (models/power.hpp)
+  CostReport cost;    // money and time to train (models/cost.hpp)
 
   /// Failures, checkpoints and goodput over a training run, when the scenario asks for it
   /// (models/goodput.hpp).

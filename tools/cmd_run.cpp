@@ -30,6 +30,7 @@
 #include "placement/placement.hpp"
 #include "tools/commands.hpp"
 #include "tools/run_report.hpp"
+#include "tools/power_report.hpp"
 #include "tools/scenario_command.hpp"
 
 namespace dlrmsim::tools {
@@ -186,6 +187,8 @@ std::string run_json(const RunReport& r) {
                          {"steps", std::move(steps)}};
   }
   if (r.goodput) doc["goodput"] = goodput_json(*r.goodput);
+  doc["power"] = power_json(r.power);
+  doc["cost"] = cost_json(r.cost);
   doc["engine"] = {{"activities", r.activities},
                    {"events", r.events},
                    {"simulated_time_s", num(r.simulated_time.value())},
@@ -409,6 +412,7 @@ void print_text(std::ostream& out, const RunReport& r) {
     out << " nobody slow " << nobody << "\n";
   }
   if (r.goodput) print_goodput(out, *r.goodput);
+  print_power_and_cost(out, r);
   out << "\nengine: " << r.activities << " activities, " << r.events << " events, " << std::fixed
       << std::setprecision(3) << r.wall_seconds << " s wall\n";
 }

@@ -32,6 +32,11 @@ std::vector<std::string> make_columns() {
   }
   cols.emplace_back("placement.policy");
   cols.emplace_back("placement.tables_per_tier");
+  // Power, energy and cost (models/power.hpp, models/cost.hpp); empty where not modelled.
+  for (const char* c : {"power.job_average_w", "power.job_peak_w", "energy.per_sample_j", "cost.per_sample",
+                        "cost.currency"}) {
+    cols.emplace_back(c);
+  }
   return cols;
 }
 
@@ -69,6 +74,15 @@ std::map<std::string, std::string> report_columns(const models::RunReport& repor
   std::string summary;
   for (const auto& [tier, n] : tiers) summary += (summary.empty() ? "" : ";") + tier + ":" + std::to_string(n);
   out["placement.tables_per_tier"] = summary;
+  if (report.power.modelled) {
+    out["power.job_average_w"] = format_number(report.power.job_average.value(), 6);
+    out["power.job_peak_w"] = format_number(report.power.job_peak.value(), 6);
+    out["energy.per_sample_j"] = format_number(report.power.energy_per_sample.value(), 6);
+  }
+  if (report.cost.available) {
+    out["cost.per_sample"] = format_number(report.cost.per_sample.amount, 6);
+    out["cost.currency"] = report.cost.currency;
+  }
   return out;
 }
 

@@ -28,6 +28,7 @@
 #include <string_view>
 #include <variant>
 
+#include "common/energy.hpp"
 #include "common/units.hpp"
 
 namespace dlrmsim::topo {
@@ -125,6 +126,20 @@ struct NetworkSwitchSpec {
   std::string model;            // e.g. "Quantum-2 QM9700"
   int ports = 0;                // radix (0: unspecified)
   BytesPerSecond port_bandwidth;  // per port, per direction
+};
+
+/// A device's electrical power, from the optional `power: {idle: 70 W, max: 700 W}` of a
+/// platform file's device (models/power.hpp turns it into a power draw from the simulated
+/// activity): `idle` with nothing to do, `max` at full activity (the datasheet's TDP or
+/// maximum power). A CPU socket may add the power of its DRAM (`dram_idle`, `dram_max`, the
+/// DIMMs attached to the socket). `given` is false when the file says nothing: the device
+/// then draws 0 W and the report lists it as having no power figures.
+struct DevicePower {
+  Watts idle;
+  Watts max;
+  Watts dram_idle;  // CPU sockets: the DRAM attached to the socket
+  Watts dram_max;
+  bool given = false;
 };
 
 using DeviceSpec = std::variant<GpuSpec, CpuSocketSpec, PcieSwitchSpec, NicSpec, NvSwitchSpec, NetworkSwitchSpec>;

@@ -47,6 +47,7 @@ struct FabricSpec {
   std::optional<Seconds> link_latency;
   /// The switches used for leaves and spines.
   NetworkSwitchSpec switch_spec;
+  DevicePower switch_power;  // per switch (leaf or spine): `switch: {power: {idle, max}}`
 
   // fat_tree and rail_optimized:
   int hosts_per_leaf = 0;          // fat_tree: NIC ports per leaf; rail_optimized: nodes per rail leaf

@@ -71,6 +71,22 @@ struct Device {
   NodeId node{kNoIndex};   // kNoIndex for fabric switches
   std::uint32_t local_index = 0;  // position in its node template (fabric switches: in the fabric)
   DeviceSpec spec;
+  DevicePower power;       // electrical power figures (not given: 0 W)
+};
+
+/// What one node costs (a node template's optional `price:`; models/cost.hpp uses it). Either
+/// a cloud list price per node-hour, read on a date in a region, or an owned node's purchase
+/// price amortised over `years` of use (energy is then paid separately, at the scenario's
+/// energy price). `source` says where the figure comes from or that it is an assumption.
+struct NodePrice {
+  enum class Kind { cloud, owned };
+  Kind kind = Kind::cloud;
+  Money per_hour;          // cloud
+  std::string read;        // cloud: the date the list price was read
+  std::string region;      // cloud
+  Money purchase;          // owned
+  double years = 0.0;      // owned: amortisation period
+  std::string source;
 };
 
 struct Node {
@@ -86,6 +102,7 @@ struct Node {
   std::vector<DeviceId> gpus;  // in template order
   std::vector<DeviceId> cpus;
   std::vector<DeviceId> nics;
+  std::optional<NodePrice> price;  // from the node template
 };
 
 struct NodeGroup {

@@ -158,12 +158,12 @@ BytesPerSecond nic_bandwidth(const DeviceSpec& spec) { return std::get<NicSpec>(
 
 }  // namespace
 
-std::uint32_t NodeTemplate::add_device(std::string device_name, DeviceSpec spec) {
+std::uint32_t NodeTemplate::add_device(std::string device_name, DeviceSpec spec, DevicePower power) {
   if (device_name.empty()) throw PlatformError("node template " + quoted(name) + ": a device has no name");
   if (find(device_name)) {
     throw PlatformError("node template " + quoted(name) + ": two devices are named " + quoted(device_name));
   }
-  devices.push_back(TemplateDevice{std::move(device_name), std::move(spec)});
+  devices.push_back(TemplateDevice{std::move(device_name), std::move(spec), power});
   return static_cast<std::uint32_t>(devices.size() - 1);
 }
 
@@ -303,6 +303,7 @@ Platform PlatformBuilder::build() && {
       node.device_count = static_cast<std::uint32_t>(t.devices.size());
       node.first_link = LinkId{static_cast<std::uint32_t>(data->links.size())};
       node.link_count = static_cast<std::uint32_t>(t.links.size());
+      node.price = t.price;
       for (std::uint32_t i = 0; i < t.devices.size(); ++i) {
         Device d;
         d.id = DeviceId{static_cast<std::uint32_t>(data->devices.size())};
@@ -312,6 +313,7 @@ Platform PlatformBuilder::build() && {
         d.node = node.id;
         d.local_index = i;
         d.spec = t.devices[i].spec;
+        d.power = t.devices[i].power;
         if (d.kind == DeviceKind::gpu) {
           node.gpus.push_back(d.id);
           data->all_gpus.push_back(d.id);
@@ -447,6 +449,7 @@ Platform PlatformBuilder::build() && {
       d.kind = DeviceKind::network_switch;
       d.local_index = index;
       d.spec = f.switch_spec;
+      d.power = f.switch_power;
       data->devices.push_back(d);
       return d.id;
     };

@@ -33,6 +33,7 @@ namespace dlrmsim::topo {
 struct TemplateDevice {
   std::string name;  // unique in the template: "gpu0"
   DeviceSpec spec;
+  DevicePower power;
 };
 
 struct TemplateLink {
@@ -49,9 +50,10 @@ struct NodeTemplate {
   std::string name;
   std::vector<TemplateDevice> devices;
   std::vector<TemplateLink> links;
+  std::optional<NodePrice> price{};  // `price:` of the template (models/cost.hpp)
 
   /// Adds a device and returns its index; PlatformError if the name is taken.
-  std::uint32_t add_device(std::string device_name, DeviceSpec spec);
+  std::uint32_t add_device(std::string device_name, DeviceSpec spec, DevicePower power = {});
   /// Adds a link; PlatformError for a bad index, a self-loop, a non-positive count or bandwidth,
   /// or an ethernet / infiniband link without a bandwidth.
   void add_link(std::uint32_t a, std::uint32_t b, LinkKind kind, int count = 1,

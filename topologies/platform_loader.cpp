@@ -301,6 +301,54 @@ void read_link(const ConfigNode& l, NodeTemplate& t) {
   l.finish();
 }
 
+/// `power: {idle: 70 W, max: 700 W}` (a CPU socket may add `dram_idle`, `dram_max`).
+DevicePower read_device_power(const ConfigNode& p, bool cpu) {
+  DevicePower power;
+  power.given = true;
+  power.idle = read_watts(p.child("idle"));
+  power.max = read_watts(p.child("max"));
+  if (power.max < power.idle) p.child("max").fail("the maximum power is below the idle power");
+  if (cpu) {
+    if (auto d = p.optional_child("dram_idle")) power.dram_idle = read_watts(*d);
+    if (auto d = p.optional_child("dram_max")) power.dram_max = read_watts(*d);
+    if (power.dram_max < power.dram_idle) p.child("dram_max").fail("the DRAM maximum power is below its idle power");
+  }
+  p.finish();
+  return power;
+}
+
+/// `price: {per_hour: 98.32 USD/h, read: 2023-07-26, region: us-east-1, source: "..."}` (a
+/// cloud list price per node-hour) or `price: {purchase: 300000 USD, years: 4, source: "..."}`.
+NodePrice read_node_price(const ConfigNode& p) {
+  NodePrice price;
+  const bool cloud = p.has("per_hour");
+  const bool owned = p.has("purchase");
+  if (cloud == owned) {
+    p.fail("expected either 'per_hour' (a cloud list price such as '98.32 USD/h') or 'purchase' (an owned node's "
+           "price such as '300000 USD', with 'years' of amortisation)");
+  }
+  if (cloud) {
+    const ConfigNode c = p.child("per_hour");
+    const Price v = read_price(c);
+    if (v.unit != PriceUnit::per_hour) c.fail("expected a price per hour of use, such as '98.32 USD/h'");
+    price.kind = NodePrice::Kind::cloud;
+    price.per_hour = Money{v.amount, v.currency};
+    price.read = p.get<std::string>("read");
+    price.region = p.get<std::string>("region");
+  } else {
+    const ConfigNode c = p.child("purchase");
+    const Price v = read_price(c);
+    if (v.unit != PriceUnit::amount) c.fail("expected a purchase price without a time unit, such as '300000 USD'");
+    price.kind = NodePrice::Kind::owned;
+    price.purchase = Money{v.amount, v.currency};
+    price.years = p.get_positive<double>("years");
+    if (price.years > 100.0) p.child("years").fail("an amortisation period of at most 100 years is expected");
+  }
+  price.source = p.get<std::string>("source");
+  p.finish();
+  return price;
+}
+
 NodeTemplate read_template_body(const std::string& name, const ConfigNode& node) {
   NodeTemplate t;
   t.name = name;
@@ -318,12 +366,14 @@ NodeTemplate read_template_body(const std::string& name, const ConfigNode& node)
     }
     MappingReader reader(d);
     const DeviceSpec spec = read_device_spec(d, kind, reader);
+    const DevicePower power =
+        d.has("power") ? read_device_power(d.child("power"), kind == DeviceKind::cpu) : DevicePower{};
     reader.finish();
     try {
       if (count == 0) {
-        t.add_device(device_name, spec);
+        t.add_device(device_name, spec, power);
       } else {
-        for (int i = 0; i < count; ++i) t.add_device(device_name + std::to_string(i), spec);
+        for (int i = 0; i < count; ++i) t.add_device(device_name + std::to_string(i), spec, power);
       }
     } catch (const PlatformError& e) {
       d.fail(e.what());
@@ -332,6 +382,7 @@ NodeTemplate read_template_body(const std::string& name, const ConfigNode& node)
   if (auto links = node.optional_child("links")) {
     for (const ConfigNode& l : links->elements()) read_link(l, t);
   }
+  if (auto p = node.optional_child("price")) t.price = read_node_price(*p);
   node.finish();
   return t;
 }
@@ -414,6 +465,7 @@ FabricSpec read_fabric(const ConfigNode& f) {
     spec.switch_spec.model = s->get_or<std::string>("model", "");
     spec.switch_spec.ports = s->get_positive_or<int>("ports", 0, true);
     spec.switch_spec.port_bandwidth = s->get_positive<BytesPerSecond>("port_bandwidth");
+    if (auto p = s->optional_child("power")) spec.switch_power = read_device_power(*p, false);
     s->finish();
   }
   if (spec.kind != FabricKind::single_switch) {

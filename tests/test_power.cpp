@@ -1,0 +1,142 @@
+// Tests of the power and energy model (models/power.hpp) and of the energy and power units
+// (common/energy.hpp).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "common/energy.hpp"
+#include "models/scenario.hpp"
+#include "models/simulation.hpp"
+
+using namespace dlrmsim;
+using namespace dlrmsim::models;
+
+namespace {
+
+const std::string kRoot = DLRMSIM_SOURCE_DIR;
+
+// One H200 on PCIe with one CPU socket and one NIC (the h200-server design, inline), with
+// power figures on the GPU (80 W idle, 700 W max) and the NIC (10 W idle, 16 W max) only:
+// the CPU socket has none and must count as 0 W. Tables in host DRAM, so that the GPU waits
+// for the CPU's gathers and is busy only part of the step (a hand sum that exercises both
+// the idle and the active term).
+const std::string kOneGpu = R"(
+name: one_gpu_power
+platform:
+  name: one-h200
+  node_templates:
+    box:
+      devices:
+        - {name: gpu0, kind: gpu, model: H200-141GB, hbm_capacity: 141 GB, hbm_bandwidth: 4.8 TB/s,
+           peak_flops: {fp32: 67 TFLOP/s, tf32: 494.5 TFLOP/s, bf16: 989.5 TFLOP/s, fp16: 989.5 TFLOP/s},
+           sm_count: 132, power: {idle: 80 W, max: 700 W}}
+        - {name: cpu0, kind: cpu, model: Xeon Platinum 8480+, cores: 56, clock: 2.0 GHz, dram_capacity: 512 GB,
+           dram_bandwidth: 307.2 GB/s, memory_channels: 8, gather_bandwidth_per_core: 9 GB/s,
+           peak_flops: {fp32: 7.17 TFLOP/s}}
+        - {name: nic0, kind: nic, bandwidth: 100 Gbit/s, power: {idle: 10 W, max: 16 W}}
+      links:
+        - {kind: pcie5x16, between: [gpu0, cpu0]}
+        - {kind: pcie5x16, between: [nic0, cpu0]}
+model: ../models/dle_dlrm_small.yaml
+training: {mode: hybrid_parallel_sync}
+placement: {tiers: [host_dram]}
+)";
+
+Scenario one_gpu(const std::vector<std::string>& overrides = {}) {
+  return load_scenario_text(kOneGpu + "run: {warmup_steps: 1, steps: 2, calibration: " + kRoot + "/configs/calibration}\n",
+                            "one-gpu.yaml", kRoot + "/configs/scenarios", overrides);
+}
+
+std::int64_t to_ps(Seconds s) { return std::llround(s.value() * 1e12); }
+
+/// Busy picoseconds of the engine named `name` inside [w0, w1): the union of its tasks.
+std::int64_t engine_busy(const RunReport& r, const std::string& name, std::int64_t w0, std::int64_t w1) {
+  const auto& g = *r.graph;
+  const auto& res = *r.result;
+  std::vector<std::pair<std::int64_t, std::int64_t>> iv;
+  for (std::size_t a = 0; a < g.activity_count(); ++a) {
+    const auto& act = g.activity(sim::ActivityId{static_cast<std::uint32_t>(a)});
+    if (act.kind != sim::ActivityKind::compute) continue;
+    if (g.engine(g.stream(sim::StreamId{act.stream}).engine).name != name) continue;
+    const auto s = std::max(res.start[a].ps(), w0);
+    const auto e = std::min(res.end[a].ps(), w1);
+    if (e > s) iv.emplace_back(s, e);
+  }
+  std::sort(iv.begin(), iv.end());
+  std::int64_t busy = 0, end = w0;
+  for (const auto& [s, e] : iv) {
+    const auto from = std::max(s, end);
+    if (e > from) busy += e - from;
+    end = std::max(end, e);
+  }
+  return busy;
+}
+
+}  // namespace
+
+TEST_CASE("energy of a one-GPU step is the hand sum of idle and active power x time") {
+  // System: the one-GPU box above, 1 warm-up + 2 measured steps, PUE 1.25.
+  // Expected, by hand from the simulated schedule: over the measured window of length W
+  // (2 steps), the GPU draws 80 W all the time and 620 W more while a kernel runs (busy time
+  // B, the union of its tasks), the NIC 10 W (it carries nothing: one node), the CPU 0 W (no
+  // figures). IT energy per step = (80 W x W + 620 W x B + 10 W x W) / 2; facility energy =
+  // x 1.25; per sample = / global batch. The model bins time, but a bin's busy time is the
+  // exact overlap of the busy intervals with it, so the sums agree to rounding.
+  const Scenario sc = one_gpu({"cost.pue=1.25"});
+  RunOptions opt;
+  opt.keep_graph = true;
+  const RunReport r = run_scenario(sc, opt);
+  const std::int64_t w0 = to_ps(r.step_ends[0]);
+  const std::int64_t w1 = to_ps(r.step_ends[2]);
+  const double window = static_cast<double>(w1 - w0) * 1e-12;
+  const double busy = static_cast<double>(engine_busy(r, "gpu0", w0, w1)) * 1e-12;
+  REQUIRE(busy > 0.05 * window);   // the GPU works part of the time ...
+  REQUIRE(busy < 0.95 * window);   // ... and waits part of it, so both terms matter
+  const double it_per_step = (80.0 * window + 620.0 * busy + 10.0 * window) / 2.0;
+  CHECK(r.power.it_energy_per_step.value() == doctest::Approx(it_per_step).epsilon(1e-9));
+  CHECK(r.power.energy_per_step.value() == doctest::Approx(1.25 * it_per_step).epsilon(1e-9));
+  CHECK(r.power.energy_per_sample.value() ==
+        doctest::Approx(1.25 * it_per_step / static_cast<double>(r.global_batch)).epsilon(1e-9));
+  CHECK(r.power.energy_per_training_run.value() ==
+        doctest::Approx(1.25 * it_per_step / static_cast<double>(r.global_batch) * kDefaultTrainingSamples).epsilon(1e-9));
+  CHECK(r.power.devices_without_figures == 1);  // cpu0
+  // Average IT power: energy over time; the peak bin lies between the average and the max.
+  CHECK(r.power.job_average.value() == doctest::Approx(it_per_step / (window / 2.0)).epsilon(1e-9));
+  CHECK(r.power.job_peak >= r.power.job_average);
+  CHECK(r.power.job_peak.value() <= 716.0 + 1e-9);
+  REQUIRE(r.power.nodes.size() == 1);
+  CHECK(r.power.nodes[0].idle.value() == doctest::Approx(90.0));
+  CHECK(r.power.nodes[0].max.value() == doctest::Approx(716.0));
+}
+
+TEST_CASE("power is idle power for devices that do nothing and grows with activity") {
+  // The same box with the tables in GPU HBM: the GPU is busy all the time (no host gathers
+  // to wait for), so it draws close to its 700 W maximum; with host DRAM it waits, and draws
+  // less. Both include the NIC's 10 W idle, which carries nothing.
+  const RunReport hbm = run_scenario(one_gpu({"placement.tiers=[gpu_hbm]"}));
+  const RunReport host = run_scenario(one_gpu());
+  CHECK(hbm.power.job_average.value() > host.power.job_average.value());
+  CHECK(hbm.power.job_average.value() <= 710.0 + 1e-9);
+  CHECK(host.power.job_average.value() >= 90.0);
+}
+
+TEST_CASE("power and price texts carry their units") {
+  // Watts with SI prefixes; prices with a three-letter currency and an optional per-unit.
+  CHECK(parse_watts("700 W").value() == 700.0);
+  CHECK(parse_watts("1.2 kW").value() == doctest::Approx(1200.0));
+  CHECK_THROWS_AS(parse_watts("700"), UnitError);      // no unit
+  CHECK_THROWS_AS(parse_watts("700 J"), UnitError);    // not a power
+  const Price hourly = parse_price("98.32 USD/h");
+  CHECK(hourly.unit == PriceUnit::per_hour);
+  CHECK(hourly.currency == "USD");
+  CHECK(parse_price("120 EUR/MWh").amount == doctest::Approx(0.12));  // converted to per kWh
+  CHECK(parse_price("120 EUR/MWh").unit == PriceUnit::per_kilowatt_hour);
+  CHECK_THROWS_AS(parse_price("98.32"), UnitError);      // no currency
+  CHECK_THROWS_AS(parse_price("98.32 usd/h"), UnitError);  // not a currency code
+  CHECK_THROWS_AS(parse_price("98.32 USD/day"), UnitError);  // unknown unit
+  CHECK((Watts(700.0) * Seconds(2.0)).value() == 1400.0);
+  CHECK(format_joules(Joules(3.6e6)) == "1 kWh");
+}
