@@ -38,5 +38,6 @@ int cmd_sweep(const std::vector<std::string>& args);
 int cmd_plot(const std::vector<std::string>& args);
 int cmd_validate(const std::vector<std::string>& args);
 int cmd_compare(const std::vector<std::string>& args);
+int cmd_plan(const std::vector<std::string>& args);
 
 }  // namespace dlrmsim::tools
