@@ -4,7 +4,7 @@
 // throughput, step time, breakdown (busy, exposed and critical-path time per category), utilisation per resource
 // class, memory against capacity per device, and the placement. --json writes the same with
 // the stable keys throughput_samples_per_s, step_time_s, breakdown, utilization, memory,
-// placement; --trace writes a Chrome / Perfetto trace (traceEvents) of the simulated steps.
+// placement, power and cost (tools/power_report.hpp); --trace writes a Chrome / Perfetto trace (traceEvents) of the simulated steps.
 // Each is written whole or not at all (common/files.hpp); '-' is standard output, which then
 // carries that JSON document alone (no text summary).
 #include <algorithm>
