@@ -17,6 +17,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "common/config.hpp"
 #include "common/energy.hpp"
 #include "common/files.hpp"
 #include "common/text.hpp"
@@ -153,7 +154,7 @@ int cmd_plan(const std::vector<std::string>& args) {
     write_chart(chart, vm["chart"].as<std::string>());
   }
   if (r.winner) {
-    std::cout << "cheapest    " << r.winner->label << ": " << objective_text(*r.winner, options.objective) << " per run, "
+    std::cout << (options.objective == PlanObjective::cost ? "cheapest    " : "least energy ") << r.winner->label << ": " << objective_text(*r.winner, options.objective) << " per run, "
               << rate_text(r.winner->throughput) << ", " << format_duration(Seconds(r.winner->time_to_train_s))
               << " to train\n";
     return kExitOk;
@@ -162,7 +163,15 @@ int cmd_plan(const std::vector<std::string>& args) {
                                       " pruned by memory, " + std::to_string(r.failed) + " failed; see " +
                                       sweep.output_path + ")");
   if (r.fastest->throughput >= options.target_samples_per_s) {
-    throw InfeasibleJob("the points that meet the target have no " + objective + " figure; see the lines above");
+    // Points meet the target but none has the objective's figure: the inputs lack prices or
+    // power figures (bad input, not an infeasible job).
+    throw ConfigError(vm["space"].as<std::string>() + ": " +
+                      (options.objective == PlanObjective::cost
+                          ? "no point that meets the target has a cost: the platform files need node prices "
+                            "('price:' of each node template) and owned nodes the scenario's cost.energy_price; "
+                            "or plan with --objective energy"
+                          : "no point that meets the target has an energy figure: the platform files need device "
+                            "power figures ('power:')"));
   }
   char miss[64];
   std::snprintf(miss, sizeof miss, "%.1f %%", 100.0 * (1.0 - r.fastest->throughput / options.target_samples_per_s));
