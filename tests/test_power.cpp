@@ -140,3 +140,32 @@ TEST_CASE("power and price texts carry their units") {
   CHECK((Watts(700.0) * Seconds(2.0)).value() == 1400.0);
   CHECK(format_joules(Joules(3.6e6)) == "1 kWh");
 }
+
+TEST_CASE("a representative-node run gives every node of the template the representative's power") {
+  // System: 4 DGX H100 on a fat tree (configs/platforms/dgx-cluster-plan.yaml), DCNv2,
+  // training.nodes=representative: one trainer node is simulated and stands for all four.
+  // Expected: the four nodes report the same average and peak power (the others take the
+  // representative's activity bin by bin), above their idle power (the GPUs work); the fabric
+  // is reported as its own entry whose switches draw at least their idle power (500 W each).
+  const Scenario sc = load_scenario(kRoot + "/configs/scenarios/default.yaml",
+                                    {"platform=../platforms/dgx-cluster-plan.yaml", "platform.cluster.groups.0.count=4",
+                                     "training.nodes=representative", "run.warmup_steps=1", "run.steps=1"});
+  const RunReport r = run_scenario(sc);
+  REQUIRE(r.simulated_trainers < r.trainers);
+  std::size_t nodes = 0, switches = 0;
+  for (const auto& d : sc.platform.devices()) switches += d.kind == topo::DeviceKind::network_switch ? 1 : 0;
+  const NodePowerEntry* first = nullptr;
+  for (const auto& n : r.power.nodes) {
+    if (n.node == "fabric") {
+      CHECK(n.average.value() >= 500.0 * static_cast<double>(switches) - 1e-6);
+      continue;
+    }
+    ++nodes;
+    if (!first) first = &n;
+    CHECK(n.average.value() == doctest::Approx(first->average.value()));
+    CHECK(n.peak.value() == doctest::Approx(first->peak.value()));
+    CHECK(n.average.value() > n.idle.value() * 1.5);
+  }
+  CHECK(nodes == 4);
+  CHECK(switches > 0);
+}

@@ -26,7 +26,10 @@
 //  - persia_100t_s: the 100-trillion-parameter persia_hybrid run on the Google Cloud cluster;
 //  - place_5000_tables_s: cost_greedy planning of 5,000 tables over 64 GPUs;
 //  - sweep_10000_points_s: configs/sweeps/hbm_bandwidth_x_batch.yaml (10,000 points of a
-//    single-server scenario) on 2 threads.
+//    single-server scenario) on 2 threads;
+//  - plan_1000_points_s: `dlrmsim plan`'s search (pruning by memory, simulation, selection
+//    of the winner and the Pareto front) over configs/sweeps/plan_1000_points.yaml (1,000
+//    points of 1 to 5 DGX H100/H200 servers) on 2 threads.
 // For the last two, both backends run the same graph; completion times are compared
 // activity by activity (largest relative difference) and speedup_vs_simgrid is reported.
 #include <algorithm>
@@ -51,6 +54,7 @@
 #include "sim/native_engine.hpp"
 #include "sim/simgrid_backend.hpp"
 #include "tools/scenario_runner.hpp"
+#include "tools/plan.hpp"
 #include "tools/sweep.hpp"
 
 namespace po = boost::program_options;
@@ -204,7 +208,7 @@ int main(int argc, char** argv) {
       "no-simgrid", "skip the SimGrid reference runs")("no-sweep", "skip the 10,000-point sweep")(
       "only", po::value<std::vector<std::string>>()->multitoken(),
       "run only these workloads (activities all_to_all staggered ring dcnv2_step persia place sweep "
-      "cluster_64 cluster_512 cluster_per_pair)")(
+      "cluster_64 cluster_512 cluster_per_pair plan)")(
       "configs", po::value<std::string>()->default_value(DLRMSIM_SOURCE_DIR "/configs"), "the configs/ directory");
   po::variables_map vm;
   try {
@@ -219,7 +223,7 @@ int main(int argc, char** argv) {
   }
   const std::vector<std::string> workloads{"activities", "all_to_all", "staggered",  "ring",       "dcnv2_step",
                                            "persia",     "place",      "sweep",      "cluster_64", "cluster_512",
-                                           "cluster_per_pair"};
+                                           "cluster_per_pair", "plan"};
   std::vector<std::string> only;
   if (vm.count("only")) {
     only = vm["only"].as<std::vector<std::string>>();
@@ -306,6 +310,28 @@ int main(int argc, char** argv) {
     figures.add("sweep_points", static_cast<double>(sweep.size()));
     figures.add("sweep_failed_points", static_cast<double>(failed));
     figures.add("sweep_10000_points_s", sweep_s);
+  }
+  if (selected("plan")) {
+    const tools::Sweep space = tools::load_sweep(configs + "/sweeps/plan_1000_points.yaml");
+    const std::string csv = "/tmp/dlrmsim_bench_plan_" + std::to_string(::getpid()) + ".csv";
+    double plan_s = 0.0;
+    std::size_t simulated = 0;
+    timed(
+        [&] {
+          const auto& outputs = tools::scenario_output_columns();
+          tools::run_sweep(space, tools::run_plan_point, outputs, tools::SweepOptions{csv, 2, false, false, {}});
+          tools::PlanOptions po;
+          po.target_samples_per_s = 50e6;
+          po.training_samples = models::kDefaultTrainingSamples;
+          const auto rows = tools::read_result_rows(csv, space, outputs);
+          simulated = tools::select_plan(rows.rows, tools::sweep_columns(space, outputs), po).simulated;
+          return simulated;
+        },
+        plan_s);
+    std::remove(csv.c_str());
+    figures.add("plan_points", static_cast<double>(space.size()));
+    figures.add("plan_simulated_points", static_cast<double>(simulated));
+    figures.add("plan_1000_points_s", plan_s);
   }
 
   // Six significant digits: the figures are wall times, which vary by more between runs.

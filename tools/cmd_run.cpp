@@ -5,7 +5,7 @@
 // throughput, step time, breakdown (busy, exposed and critical-path time per category), utilisation per resource
 // class, memory against capacity per device, and the placement. --json writes the same with
 // the stable keys throughput_samples_per_s, step_time_s, breakdown, utilization, memory,
-// placement; --trace writes a Chrome / Perfetto trace (traceEvents) of the simulated steps.
+// placement, power and cost (tools/power_report.hpp); --trace writes a Chrome / Perfetto trace (traceEvents) of the simulated steps.
 // With a `goodput:` section in the scenario the report gains a goodput part (text and the
 // JSON key `goodput`; models/goodput.hpp) and --goodput-csv writes goodput against
 // checkpoint interval. With a `stragglers:` section it gains the step-time distribution and

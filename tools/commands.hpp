@@ -43,5 +43,6 @@ int cmd_completion(const std::vector<std::string>& args);
 /// Every command, in the order `dlrmsim --help` lists them (main.cpp).
 std::span<const Command> command_table();
 int cmd_compare(const std::vector<std::string>& args);
+int cmd_plan(const std::vector<std::string>& args);
 
 }  // namespace dlrmsim::tools

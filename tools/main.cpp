@@ -25,6 +25,7 @@ constexpr std::array kCommands{
     Command{"sweep", "run many what-if points of a scenario (grid or zip of axes) into a CSV file", &cmd_sweep},
     Command{"plot", "draw a line or bar chart from a sweep's CSV file (SVG or PNG)", &cmd_plot},
     Command{"compare", "run two scenarios side by side: throughput, breakdown, memory, power, cost, verdict", &cmd_compare},
+    Command{"plan", "search a space for the cheapest configuration meeting a throughput target; Pareto front", &cmd_plan},
     Command{"validate", "compare predictions with published results (validation/cases/)", &cmd_validate},
     Command{"completion", "print a bash completion script: dlrmsim completion bash", &cmd_completion},
 };
