@@ -25,6 +25,7 @@ constexpr std::array kCommands{
     Command{"sweep", "run many what-if points of a scenario (grid or zip of axes) into a CSV file", &cmd_sweep},
     Command{"plot", "draw a line or bar chart from a sweep's CSV file (SVG or PNG)", &cmd_plot},
     Command{"validate", "compare predictions with published results (validation/cases/)", &cmd_validate},
+    Command{"report", "write a self-contained HTML page of a run: charts of time, utilisation, memory; placement", &cmd_report},
     Command{"completion", "print a bash completion script: dlrmsim completion bash", &cmd_completion},
 };
 
