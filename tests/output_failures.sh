@@ -105,6 +105,15 @@ expect_write_failure "$stdout" /dev/full fit-profile $raw -o -
 expect_write_failure "$stdout" /dev/full fit-profile $raw -o "$tmp/p.yaml"
 expect_write_failure "$stdout" /dev/full fit-profile --help
 
+# report: the page (to the full disk, into a missing directory, to standard output), its help,
+# and the completion script.
+expect_write_failure /dev/full /dev/null report $scenario -o /dev/full
+expect_write_failure "$missing/page.html" /dev/null report $scenario -o "$missing/page.html"
+expect_write_failure "$stdout" /dev/full report $scenario -o -
+expect_write_failure "$stdout" /dev/full report --help
+expect_write_failure "$stdout" /dev/full completion bash
+expect_write_failure "$stdout" /dev/full list --paths
+
 # A failed write leaves nothing behind: no temporary file beside the target.
 leftovers=$(find "$tmp" -name '*.tmp*')
 if [ -n "$leftovers" ]; then

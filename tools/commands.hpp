@@ -39,6 +39,7 @@ int cmd_sweep(const std::vector<std::string>& args);
 int cmd_plot(const std::vector<std::string>& args);
 int cmd_validate(const std::vector<std::string>& args);
 int cmd_completion(const std::vector<std::string>& args);
+int cmd_report(const std::vector<std::string>& args);
 
 /// Every command, in the order `dlrmsim --help` lists them (main.cpp).
 std::span<const Command> command_table();

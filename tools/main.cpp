@@ -27,6 +27,7 @@ constexpr std::array kCommands{
     Command{"compare", "run two scenarios side by side: throughput, breakdown, memory, power, cost, verdict", &cmd_compare},
     Command{"plan", "search a space for the cheapest configuration meeting a throughput target; Pareto front", &cmd_plan},
     Command{"validate", "compare predictions with published results (validation/cases/)", &cmd_validate},
+    Command{"report", "write a self-contained HTML page of a run: charts of time, utilisation, memory; placement", &cmd_report},
     Command{"completion", "print a bash completion script: dlrmsim completion bash", &cmd_completion},
 };
 

@@ -1,0 +1,25 @@
+// `dlrmsim report`: one self-contained HTML page of a run (no network access, no external
+// file: styles, charts and the one small script are inline).
+//
+// The page is drawn from the run's JSON document (`dlrmsim run --json`, tools/cmd_run.cpp),
+// so a report from a scenario and a report from a saved run's JSON are the same page. It
+// holds: the run's identity and headline figures; the step-time breakdown per category
+// (busy, exposed, critical path) as an inline SVG bar chart; utilisation per resource class;
+// memory per device against its capacity; and the placement table. Numbers are printed with
+// their units; every text from the input is HTML-escaped.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace dlrmsim::tools {
+
+/// The HTML page of a run document. A ConfigError (naming `source`) when the document lacks
+/// a key the page needs or holds one of the wrong type.
+std::string report_html(const nlohmann::json& run, const std::string& source);
+
+/// `text` with &, <, >, " and ' escaped for HTML text and attribute values.
+std::string html_escape(const std::string& text);
+
+}  // namespace dlrmsim::tools
