@@ -19,6 +19,15 @@ std::uint64_t mix(std::uint64_t x) {
 /// A uniform number in [0, 1) from the top 53 bits.
 double unit(std::uint64_t x) { return static_cast<double>(x >> 11) * 0x1.0p-53; }
 
+/// The largest slowdown a factor may give: a member 1000x slower is a failure, not a
+/// straggler (models/goodput.hpp models failures); it also keeps task times within the
+/// engine's range.
+constexpr double kMaxFactor = 1000.0;
+
+void check_factor(const ConfigNode& node, double f) {
+  if (!(f <= kMaxFactor)) node.fail("expected a slowdown factor of at most 1000 (a member 1000x slower has failed)");
+}
+
 std::optional<topo::NodeId> find_node(const topo::Platform& platform, const std::string& name) {
   for (const auto& n : platform.nodes()) {
     if (n.name == name) return n.id;
@@ -36,7 +45,7 @@ StragglerOptions StragglerOptions::from_config(const ConfigNode& node, const top
     for (const auto& [name, value] : fixed->entries()) {
       const double f = value.as<double>();
       value.check_positive(f, false);
-      if (!std::isfinite(f)) value.fail("expected a finite slowdown factor");
+      check_factor(value, f);
       if (!find_node(platform, name) && !platform.find_device(name)) {
         std::vector<std::string> names;
         for (const auto& n : platform.nodes()) names.push_back(n.name);
@@ -61,15 +70,19 @@ StragglerOptions StragglerOptions::from_config(const ConfigNode& node, const top
       r.probability = p.as<double>();
       if (!(r.probability >= 0.0 && r.probability <= 1.0)) p.fail("expected a probability in [0, 1]");
       r.slowdown = rnd->get_positive<double>("slowdown");
+      check_factor(rnd->child("slowdown"), r.slowdown);
     } else if (dist == "uniform") {
       r.distribution = Random::Distribution::uniform;
       r.min = rnd->get_positive<double>("min");
       r.max = rnd->get_positive<double>("max");
       if (r.max < r.min) rnd->child("max").fail("max is below min; expected min <= max");
+      check_factor(rnd->child("max"), r.max);
     } else {
       r.distribution = Random::Distribution::lognormal;
       r.sigma = rnd->get_positive<double>("sigma", true);
       r.median = rnd->get_positive_or<double>("median", 1.0);
+      if (r.sigma > 2.0) rnd->child("sigma").fail("expected sigma of at most 2 (a factor of e^2 = 7.4 per standard deviation)");
+      if (r.median > kMaxFactor) check_factor(rnd->child("median"), r.median);
     }
     for (double v : {r.slowdown, r.min, r.max, r.sigma, r.median}) {
       if (!std::isfinite(v)) rnd->fail("expected finite parameters");
@@ -119,7 +132,7 @@ double Slowdowns::drawn(int step, topo::DeviceId d) const {
     case StragglerOptions::Random::Distribution::lognormal: {
       const double u2 = unit(mix(key ^ 0x5bd1e995ull));
       const double z = std::sqrt(-2.0 * std::log1p(-u1)) * std::cos(2.0 * std::numbers::pi * u2);
-      return r.median * std::exp(r.sigma * z);
+      return std::clamp(r.median * std::exp(r.sigma * z), 1.0 / kMaxFactor, kMaxFactor);
     }
   }
   return 1.0;

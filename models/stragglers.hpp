@@ -6,12 +6,14 @@
 // s = 2 runs that member at half speed. Transfers on links are not slowed (assumption: a
 // straggler is a slow device - thermal throttling, a noisy neighbour, a failing HBM stack -
 // not a slow cable). Factors come from
+// Factors are at most 1000 (a member 1000x slower has failed: models/goodput.hpp).
 //  - `slowdown`: fixed factors by node name ("dgx3": every GPU and CPU socket of the node) or
 //    device name ("dgx3.gpu5"), applied in every step; a node's and its device's multiply;
 //  - `random`: a factor drawn for every member (node or GPU) in every step, from
 //      bernoulli  {probability p, slowdown s}: s with probability p, else 1 (rare slow steps)
 //      uniform    {min, max}: uniform in [min, max]
-//      lognormal  {sigma, median (default 1)}: median x exp(sigma x z), z standard normal
+//      lognormal  {sigma <= 2, median (default 1)}: median x exp(sigma x z), z standard
+//                 normal, clamped to [1/1000, 1000]
 //    with a seed. Draws are a counter-based hash (SplitMix64 of seed, step and member) turned
 //    into uniforms with 53 bits and normals by Box-Muller: every run, on every platform and
 //    standard library, draws the same factors, independent of the order the step graph is

@@ -318,8 +318,17 @@ void print_goodput(std::ostream& out, const models::GoodputReport& g) {
   out << "  checkpoint          " << format_bytes(g.checkpoint_written_bytes) << " written (full state "
       << format_bytes(g.checkpoint_full_bytes) << ") at " << format_rate(g.storage_bandwidth) << ": "
       << fmt_duration(g.checkpoint_time) << "; restart " << fmt_duration(g.restart_time) << " (relaunch + read back)\n";
-  out << "  best interval       " << fmt_duration(g.best.interval) << " (Young/Daly sqrt(2 C MTBF): "
-      << fmt_duration(g.young_interval) << ")\n";
+  out << "  best interval       ";
+  if (g.job_failure_rate.value() <= 0.0) {
+    out << "none: no failures to recover from";
+  } else if (g.best.interval >= g.failure_free_time) {
+    out << "none: checkpoints cost more than they save in a run this short";
+  } else {
+    out << fmt_duration(g.best.interval);
+  }
+  out << " (Young/Daly sqrt(2 C MTBF): "
+      << (std::isfinite(g.young_interval.value()) ? fmt_duration(g.young_interval) : std::string("none, no failures"))
+      << ")\n";
   if (g.interval_given) out << "  scenario interval   " << fmt_duration(g.chosen.interval) << "\n";
   out << "  expected time       " << fmt_duration(g.chosen.expected_time) << ", " << fmt_general(g.expected_failures)
       << " failures expected\n";
