@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `dlrmsim report` in a real browser (Debian's chromium, headless): the page of the default
-# scenario and the page of a saved run's JSON load with no console message (no script error,
+# `dlrmsim report` in a real browser (Debian's chromium, headless): the pages of the default
+# scenario, of a saved run's JSON and of a sweep's CSV file load with no console message (no script error,
 # no blocked resource: the page is self-contained), the page's script ran (it marks <body
 # data-rendered="yes">), and a screenshot is not blank (tests/png_not_blank.py). The checks
 # are shown to fail: a copy of the page with a script error, and a blank page, are refused.
@@ -37,14 +37,18 @@ check_page() {
 "$dlrmsim" report "$src/configs/scenarios/default.yaml" -o "$tmp/scenario.html" || fail "report of a scenario"
 "$dlrmsim" run "$src/configs/scenarios/persia_criteo_8v100.yaml" --json "$tmp/run.json" >/dev/null || fail "run --json"
 "$dlrmsim" report "$tmp/run.json" -o "$tmp/saved_run.html" || fail "report of a saved run"
+"$dlrmsim" sweep "$src/tests/data/sweep_nine_points.yaml" -o "$tmp/sweep.csv" 2>/dev/null || fail "sweep"
+"$dlrmsim" report "$tmp/sweep.csv" --x model.global_batch_size --y throughput_samples_per_s --y step_time_s \
+  --group platform.node_templates.dgx-h100.devices.0.hbm_bandwidth -o "$tmp/sweep.html" || fail "report of a sweep"
 grep -q '<svg' "$tmp/scenario.html" || fail "no inline SVG chart in the page"
 grep -Eq '(src|href)="(https?:)?//' "$tmp/scenario.html" && fail "the page refers to the network"
 check_page "$tmp/scenario.html" || fail "the scenario's page"
 check_page "$tmp/saved_run.html" || fail "the saved run's page"
+check_page "$tmp/sweep.html" || fail "the sweep's page"
 
 # The checks can fail: a script error, and a page that draws nothing.
 sed 's|document.body.setAttribute|undefinedFunction(); document.body.setAttribute|' "$tmp/scenario.html" >"$tmp/broken.html"
 check_page "$tmp/broken.html" >/dev/null 2>&1 && fail "a page with a script error passed"
 printf '<!DOCTYPE html><html><body data-rendered="yes"></body></html>\n' >"$tmp/blank.html"
 check_page "$tmp/blank.html" >/dev/null 2>&1 && fail "a blank page passed"
-echo "report: both pages load without console messages, run their script and are not blank"
+echo "report: the three pages load without console messages, run their script and are not blank"

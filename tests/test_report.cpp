@@ -2,6 +2,9 @@
 // document that is not a run report.
 #include <doctest/doctest.h>
 
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -63,4 +66,18 @@ TEST_CASE("a document that is not a run report is refused naming the key") {
   run["step_time_s"] = "fast";
   CHECK_THROWS_WITH_AS(report_html(run, "saved.json"), "saved.json: key 'step_time_s': expected a number, found \"fast\"",
                        ConfigError);
+}
+
+// System: a sweep result file of 3 points (2 ok, 1 error) with columns x, y1, y2. Expected:
+// one inline SVG chart per asked-for column (2), and the status counts "2 ok" and "1 error"
+// in the headline (std::map order: error first).
+TEST_CASE("a sweep's page has one chart per chosen column and the points per status") {
+  const auto path = std::filesystem::temp_directory_path() / "dlrmsim_test_report_sweep.csv";
+  std::ofstream(path) << "point,label,x,status,error,y1,y2\n0,a,1,ok,,10,5\n1,b,2,ok,,20,4\n2,c,3,error,bad,,\n";
+  const std::string page = sweep_report_html(path.string(), "x", {"y1", "y2"}, "");
+  std::filesystem::remove(path);
+  std::size_t svgs = 0;
+  for (auto at = page.find("<svg"); at != std::string::npos; at = page.find("<svg", at + 1)) ++svgs;
+  CHECK(svgs == 2);
+  CHECK(page.find("1 error &nbsp; 2 ok") != std::string::npos);
 }

@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 #include <vector>
 
 #include "common/config.hpp"
 #include "common/text.hpp"
+#include "common/files.hpp"
 #include "common/units.hpp"
+#include "tools/plot.hpp"
+#include "tools/sweep.hpp"
 
 namespace dlrmsim::tools {
 namespace {
@@ -97,7 +101,57 @@ std::string text(const json& object, const std::string& key, const std::string& 
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
+/// The page's head and the opening of its body: no resource may come from outside the page
+/// (the Content-Security-Policy forbids it, so a mistake shows as a console error).
+std::string page_head(const std::string& title) {
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+         "script-src 'unsafe-inline'; img-src data:\">\n<title>dlrmsim report: " +
+         html_escape(title) +
+         "</title>\n<style>\nbody{font-family:sans-serif;margin:2em;color:#222;max-width:1000px}\n"
+         "svg text{font:12px sans-serif;fill:#222}\nsvg .chart-title{font-weight:bold;font-size:14px}\n"
+         "table{border-collapse:collapse;font-size:13px}\ntd,th{border:1px solid #ccc;padding:2px 8px;text-align:left}\n"
+         ".headline{font-size:1.4em}\n</style>\n</head>\n<body>\n";
+}
+
+/// The closing script (marks the page rendered: the browser test looks for it) and tags.
+std::string page_end(const std::string& source) {
+  return "<script>\ndocument.body.setAttribute('data-rendered', 'yes');\n</script>\n<p><small>dlrmsim report of " +
+         html_escape(source) + "</small></p>\n</body>\n</html>\n";
+}
+
 }  // namespace
+
+std::string sweep_report_html(const std::string& csv_path, const std::string& x_key,
+                              const std::vector<std::string>& y_keys, const std::string& group_key) {
+  std::ostringstream h;
+  h << page_head(csv_path) << "<h1>Sweep " << html_escape(csv_path) << "</h1>\n";
+  // Points per status, from the status column (rows are read as `dlrmsim plot` reads them).
+  std::map<std::string, std::size_t> statuses;
+  {
+    std::istringstream lines(read_input_file(csv_path));
+    std::string line;
+    std::getline(lines, line);
+    const auto header = csv_split(line);
+    const auto status_column = std::find(header.begin(), header.end(), "status") - header.begin();
+    while (std::getline(lines, line)) {
+      const auto fields = csv_split(line);
+      if (static_cast<std::size_t>(status_column) < fields.size()) ++statuses[fields[status_column]];
+    }
+  }
+  h << "<p class=\"headline\">";
+  for (const auto& [status, n] : statuses) h << n << " " << html_escape(status) << " &nbsp; ";
+  h << "</p>\n";
+  for (const std::string& y : y_keys) {
+    Chart chart = chart_from_csv(csv_path, x_key, y, group_key);
+    h << "<h2>" << html_escape(y) << "</h2>\n" << render_svg(chart) << "\n";
+    if (chart.skipped_non_finite > 0) {
+      h << "<p>" << chart.skipped_non_finite << " rows with a value that is not a finite number are not drawn.</p>\n";
+    }
+  }
+  h << page_end(csv_path);
+  return h.str();
+}
 
 std::string html_escape(const std::string& in) {
   std::string out;
@@ -144,15 +198,7 @@ std::string report_html(const json& run, const std::string& source) {
   }
 
   std::ostringstream h;
-  h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-    << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-       "script-src 'unsafe-inline'; img-src data:\">\n"
-    << "<title>dlrmsim report: " << html_escape(text(run, "scenario", source)) << "</title>\n"
-    << "<style>\nbody{font-family:sans-serif;margin:2em;color:#222;max-width:1000px}\n"
-       "svg text{font:12px sans-serif;fill:#222}\nsvg .chart-title{font-weight:bold;font-size:14px}\n"
-       "table{border-collapse:collapse;font-size:13px}\ntd,th{border:1px solid #ccc;padding:2px 8px;text-align:left}\n"
-       ".headline{font-size:1.4em}\n</style>\n</head>\n<body>\n"
-    << "<h1>" << html_escape(text(run, "scenario", source)) << "</h1>\n"
+  h << page_head(text(run, "scenario", source)) << "<h1>" << html_escape(text(run, "scenario", source)) << "</h1>\n"
     << "<p class=\"headline\"><b>" << format_number(throughput / 1e6, 5) << " M samples/s</b>, step time "
     << duration(step) << "</p>\n<table>\n";
   for (const char* key : {"model", "platform", "software", "training_mode", "backend", "fidelity", "global_batch_size",
@@ -186,9 +232,8 @@ std::string report_html(const json& run, const std::string& source) {
        "  });\n"
        "  document.getElementById('tiers').textContent = 'tables per tier: ' +\n"
        "    Object.keys(counts).map(function (k) { return k + ' ' + counts[k]; }).join(', ');\n"
-       "  document.body.setAttribute('data-rendered', 'yes');\n"
        "})();\n</script>\n"
-    << "<p><small>dlrmsim report of " << html_escape(source) << "</small></p>\n</body>\n</html>\n";
+    << page_end(source);
   return h.str();
 }
 

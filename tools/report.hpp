@@ -6,10 +6,12 @@
 // holds: the run's identity and headline figures; the step-time breakdown per category
 // (busy, exposed, critical path) as an inline SVG bar chart; utilisation per resource class;
 // memory per device against its capacity; and the placement table. Numbers are printed with
-// their units; every text from the input is HTML-escaped.
+// their units; every text from the input is HTML-escaped. A sweep's result file gives a page
+// with one chart per chosen output key.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +20,12 @@ namespace dlrmsim::tools {
 /// The HTML page of a run document. A ConfigError (naming `source`) when the document lacks
 /// a key the page needs or holds one of the wrong type.
 std::string report_html(const nlohmann::json& run, const std::string& source);
+
+/// The HTML page of a sweep's result file (`dlrmsim sweep`'s CSV): one inline SVG chart per
+/// key of `y_keys` against `x_key` (one line or bar group per value of `group_key`, as
+/// `dlrmsim plot` draws them, tools/plot.hpp), and the count of points per status.
+std::string sweep_report_html(const std::string& csv_path, const std::string& x_key,
+                              const std::vector<std::string>& y_keys, const std::string& group_key);
 
 /// `text` with &, <, >, " and ' escaped for HTML text and attribute values.
 std::string html_escape(const std::string& text);
