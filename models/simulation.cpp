@@ -8,57 +8,21 @@
 #include "models/training_mode.hpp"
 #include "placement/problem.hpp"
 #include "sim/backend.hpp"
+#include "sim/critical_path.hpp"
 
 namespace dlrmsim::models {
 namespace {
 
 // Per category, the picoseconds of the critical path that ends at `end` and runs back to
-// `from` (the start of the measured window). An activity's predecessor is whichever of its
-// dependencies and its stream predecessor (the task added to the same stream before it)
-// finished last; markers carry no time of their own.
+// `from` (the start of the measured window), walked with sim::WaitGraph.
 std::vector<std::int64_t> critical_path_by_category(const sim::ActivityGraph& g, const sim::SimResult& r,
                                                     sim::ActivityId end, std::int64_t from) {
-  const std::size_t n = g.activity_count();
-  // Predecessor lists in compressed form (offsets, then ids), from the successor lists.
-  std::vector<std::uint32_t> offset(n + 1, 0);
-  for (std::size_t a = 0; a < n; ++a) {
-    g.for_each_successor(sim::ActivityId{static_cast<std::uint32_t>(a)}, [&](sim::ActivityId s) { ++offset[s.index + 1]; });
-  }
-  for (std::size_t a = 0; a < n; ++a) offset[a + 1] += offset[a];
-  std::vector<std::uint32_t> preds(offset[n]);
-  {
-    std::vector<std::uint32_t> fill(offset.begin(), offset.end() - 1);
-    for (std::size_t a = 0; a < n; ++a) {
-      g.for_each_successor(sim::ActivityId{static_cast<std::uint32_t>(a)},
-                           [&](sim::ActivityId s) { preds[fill[s.index]++] = static_cast<std::uint32_t>(a); });
-    }
-  }
-  constexpr std::uint32_t kNone = 0xffffffffu;
-  std::vector<std::uint32_t> stream_previous(n, kNone);
-  {
-    std::vector<std::uint32_t> last(g.stream_count(), kNone);
-    for (std::size_t a = 0; a < n; ++a) {
-      const auto& act = g.activity(sim::ActivityId{static_cast<std::uint32_t>(a)});
-      if (act.kind != sim::ActivityKind::compute || act.stream == sim::Stream::kNone) continue;
-      stream_previous[a] = last[act.stream];
-      last[act.stream] = static_cast<std::uint32_t>(a);
-    }
-  }
   std::vector<std::int64_t> per_category(g.categories().size(), 0);
-  std::uint32_t current = end.index;
-  while (current != kNone && r.end[current].ps() > from) {
-    const auto& act = g.activity(sim::ActivityId{current});
-    const std::int64_t start = std::max(r.start[current].ps(), from);
-    if (act.kind != sim::ActivityKind::marker && r.end[current].ps() > start) {
-      per_category[act.category] += r.end[current].ps() - start;
-    }
-    std::uint32_t best = stream_previous[current];
-    for (std::uint32_t k = offset[current]; k < offset[current + 1]; ++k) {
-      const std::uint32_t p = preds[k];
-      if (best == kNone || r.end[p].ps() > r.end[best].ps()) best = p;
-    }
-    current = best;
-  }
+  sim::WaitGraph(g).walk_back(end, from, r, [&](std::uint32_t a) {
+    const auto& act = g.activity(sim::ActivityId{a});
+    const std::int64_t start = std::max(r.start[a].ps(), from);
+    if (act.kind != sim::ActivityKind::marker && r.end[a].ps() > start) per_category[act.category] += r.end[a].ps() - start;
+  });
   return per_category;
 }
 

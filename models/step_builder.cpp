@@ -507,16 +507,34 @@ void StepBuilder::host_step_end(const SimDevice& d, ActivityId step_end) {
   if (options_.software.sync != SoftwareStack::HostSync::none) host_wait(d, step_end);
 }
 
-ActivityId StepBuilder::load_batch(const SimDevice& d, std::span<const ActivityId> deps) {
+ActivityId StepBuilder::step_input(std::size_t i, int s, std::span<const ActivityId> step_end) {
+  SimDevice& d = trainers_.at(i);
+  prev_copy_.resize(trainers_.size());
+  prev_load_.resize(trainers_.size());
+  std::vector<ActivityId> after;  // the previous step's counterpart and the end of step s-2
+  if (s > 1) after.push_back(step_end[static_cast<std::size_t>(s) - 2]);
+  // Loading on the node's cores: the local batch split evenly over the loader threads
+  // (PyTorch DataLoader workers each assemble whole batches; the split is the steady-state
+  // rate of that round robin).
+  std::vector<ActivityId> load_deps = after;
+  if (s > 0) load_deps.push_back(prev_load_[i]);
   const Seconds per_sample = options_.software.loader_per_sample;
-  if (!d.is_gpu || per_sample.value() <= 0.0) return marker(deps);
-  HostThread& h = host_thread(d);
-  // The local batch split evenly over the loader threads (PyTorch DataLoader workers each
-  // assemble whole batches; the split is the steady-state rate of that round robin).
-  const Seconds each = per_sample * (static_cast<double>(local_batch()) / static_cast<double>(h.loader_routes.size()));
-  std::vector<ActivityId> parts;
-  for (const auto& route : h.loader_routes) parts.push_back(graph_.add_cpu_work(each, route, deps, cat_.host_work));
-  return marker(parts);
+  if (d.is_gpu && per_sample.value() > 0.0) {
+    HostThread& h = host_thread(d);
+    const Seconds each = per_sample * (static_cast<double>(local_batch()) / static_cast<double>(h.loader_routes.size()));
+    std::vector<ActivityId> parts;
+    for (const auto& route : h.loader_routes) parts.push_back(graph_.add_cpu_work(each, route, load_deps, cat_.host_work));
+    prev_load_[i] = marker(parts);
+  } else {
+    prev_load_[i] = marker(load_deps);
+  }
+  if (s > 1) host_wait(d, step_end[static_cast<std::size_t>(s) - 2]);
+  std::vector<ActivityId> copy_deps = after;
+  if (s > 0) copy_deps.push_back(prev_copy_[i]);
+  copy_deps.push_back(prev_load_[i]);
+  prev_copy_[i] = input_copy(d, copy_deps);
+  host_operators(d, options_.software.feature_operators * static_cast<int>(model_.table_count()));
+  return prev_copy_[i];
 }
 
 ActivityId StepBuilder::transfer(Bytes bytes, std::span<const sim::ResourceId> route, std::span<const ActivityId> deps,

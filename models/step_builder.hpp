@@ -244,9 +244,14 @@ class StepBuilder {
   void host_operators(const SimDevice& d, int count);
   /// The stack's sync points of one step on trainer d: per step, after its end (software.host.sync).
   void host_step_end(const SimDevice& d, sim::ActivityId step_end);
-  /// Loading trainer d's next local batch on its node's cores (software.host.loader), after
-  /// `deps`; returns its completion (a marker when the stack loads at no cost).
-  sim::ActivityId load_batch(const SimDevice& d, std::span<const sim::ActivityId> deps);
+  /// The input side of step s on simulated trainer i, the same in every mode: loading its
+  /// batch on the node's cores (software.host.loader) and the host-to-device copy, both after
+  /// their step s-1 counterparts and the end of step s-2 (two input buffers, as TorchRec's
+  /// TrainPipelineSparseDist); the host dispatches step s into the buffer step s-2 used, so it
+  /// never runs more than two steps ahead of its GPU; then the host's per-feature loop
+  /// (software.host.feature_operators). `step_end` holds the ends of the steps built so far.
+  /// Returns the input copy.
+  sim::ActivityId step_input(std::size_t i, int s, std::span<const sim::ActivityId> step_end);
   sim::ActivityId marker(std::span<const sim::ActivityId> deps);
   /// A transfer along the platform route from a to b (a == b: a marker).
   sim::ActivityId send(topo::DeviceId a, topo::DeviceId b, Bytes bytes, std::span<const sim::ActivityId> deps,
@@ -381,6 +386,7 @@ class StepBuilder {
   std::map<std::uint32_t, HostThread> host_threads_;    // by GPU device index
   std::map<std::uint32_t, sim::ResourceId> node_cores_;  // by node index
   std::optional<sim::ResourceId> launch_delay_;          // collective_launch's resource
+  std::vector<sim::ActivityId> prev_copy_, prev_load_;   // step_input's previous step, per trainer
   BuiltSteps built_;
   Bytes dp_gradient_bytes_;
   const Slowdowns* slowdowns_ = nullptr;

@@ -1,4 +1,5 @@
 #include "models/stragglers.hpp"
+#include "sim/critical_path.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -183,33 +184,8 @@ StragglerReport straggler_report(const sim::ActivityGraph& g, const sim::SimResu
   for (const auto& t : rep.step_times) sum += t;
   rep.mean = sum / static_cast<double>(rep.step_times.size());
 
-  // Critical path of each measured step (the rule of simulation.hpp: an activity waited for
-  // whichever of its dependencies and its stream predecessor finished last).
-  const std::size_t n = g.activity_count();
-  std::vector<std::uint32_t> offset(n + 1, 0);
-  for (std::size_t a = 0; a < n; ++a) {
-    g.for_each_successor(sim::ActivityId{static_cast<std::uint32_t>(a)}, [&](sim::ActivityId s) { ++offset[s.index + 1]; });
-  }
-  for (std::size_t a = 0; a < n; ++a) offset[a + 1] += offset[a];
-  std::vector<std::uint32_t> preds(offset[n]);
-  {
-    std::vector<std::uint32_t> fill(offset.begin(), offset.end() - 1);
-    for (std::size_t a = 0; a < n; ++a) {
-      g.for_each_successor(sim::ActivityId{static_cast<std::uint32_t>(a)},
-                           [&](sim::ActivityId s) { preds[fill[s.index]++] = static_cast<std::uint32_t>(a); });
-    }
-  }
-  constexpr std::uint32_t kNone = 0xffffffffu;
-  std::vector<std::uint32_t> stream_previous(n, kNone);
-  {
-    std::vector<std::uint32_t> last(g.stream_count(), kNone);
-    for (std::size_t a = 0; a < n; ++a) {
-      const auto& act = g.activity(sim::ActivityId{static_cast<std::uint32_t>(a)});
-      if (act.kind != sim::ActivityKind::compute || act.stream == sim::Stream::kNone) continue;
-      stream_previous[a] = last[act.stream];
-      last[act.stream] = static_cast<std::uint32_t>(a);
-    }
-  }
+  // Critical path of each measured step (sim/critical_path.hpp).
+  const sim::WaitGraph waits(g);
   // Engine -> platform device (engines are named after their devices).
   std::vector<std::optional<topo::DeviceId>> device_of_engine(g.engine_count());
   for (std::size_t e = 0; e < g.engine_count(); ++e) {
@@ -220,25 +196,16 @@ StragglerReport straggler_report(const sim::ActivityGraph& g, const sim::SimResu
     const std::int64_t from = k > 0 ? r.end[step_end[static_cast<std::size_t>(k) - 1].index].ps() : 0;
     Slowdowns::Largest worst{1.0, topo::DeviceId{}};
     bool any = false;
-    std::uint32_t current = step_end[static_cast<std::size_t>(k)].index;
-    while (current != kNone && r.end[current].ps() > from) {
-      const auto& act = g.activity(sim::ActivityId{current});
-      if (act.kind == sim::ActivityKind::compute && act.stream != sim::Stream::kNone) {
-        const auto& dev = device_of_engine[g.stream(sim::StreamId{act.stream}).engine.index];
-        if (dev) {
-          const Slowdowns::Largest f = representative ? slowdowns.largest_stood_for(k, *dev)
-                                                      : Slowdowns::Largest{slowdowns.own(k, *dev), *dev};
-          if (!any || f.factor > worst.factor) worst = f;
-          any = true;
-        }
-      }
-      std::uint32_t best = stream_previous[current];
-      for (std::uint32_t q = offset[current]; q < offset[current + 1]; ++q) {
-        const std::uint32_t p = preds[q];
-        if (best == kNone || r.end[p].ps() > r.end[best].ps()) best = p;
-      }
-      current = best;
-    }
+    waits.walk_back(step_end[static_cast<std::size_t>(k)], from, r, [&](std::uint32_t a) {
+      const auto& act = g.activity(sim::ActivityId{a});
+      if (act.kind != sim::ActivityKind::compute || act.stream == sim::Stream::kNone) return;
+      const auto& dev = device_of_engine[g.stream(sim::StreamId{act.stream}).engine.index];
+      if (!dev) return;
+      const Slowdowns::Largest f = representative ? slowdowns.largest_stood_for(k, *dev)
+                                                  : Slowdowns::Largest{slowdowns.own(k, *dev), *dev};
+      if (!any || f.factor > worst.factor) worst = f;
+      any = true;
+    });
     if (any && worst.factor > 1.0) {
       const std::string who = slowdowns.member_name(worst.device);
       rep.waited_for.push_back(who);

@@ -19,7 +19,9 @@ bash -n "$tmp/dlrmsim.bash" || fail "the script is not valid bash"
 commands=$("$dlrmsim" --help | sed -n 's/^  \([a-z][-a-z]*\) .*/\1/p')
 [ "$(wc -l <<<"$commands")" -ge 9 ] || fail "could not read the commands from dlrmsim --help: $commands"
 
-# complete WORDS...: the candidates bash offers for the last word (may be empty).
+# complete WORDS...: the candidates bash offers for the last word (may be empty). Its output
+# is captured before grep reads it: `complete_words ... | grep -q` would fail now and then
+# under pipefail, when grep exits at its match before the writer is done (SIGPIPE).
 complete_words() {
   bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _dlrmsim; printf "%s\n" "${COMPREPLY[@]}"' \
     _ "$tmp/dlrmsim.bash" "$@"
@@ -28,10 +30,10 @@ first=$(complete_words dlrmsim "")
 for c in $commands; do grep -qx "$c" <<<"$first" || fail "command '$c' is not completed: $first"; done
 [ "$(complete_words dlrmsim sw)" = "sweep" ] || fail "'sw' does not complete to sweep"
 [ "$(complete_words dlrmsim sweep --re)" = "--resume" ] || fail "sweep --re: $(complete_words dlrmsim sweep --re)"
-complete_words dlrmsim sweep - | grep -qx -- "-j" || fail "sweep's short -j is not offered"
-complete_words dlrmsim run --s | grep -qx -- "--set" || fail "run --s does not offer --set"
-complete_words dlrmsim list --p | grep -qx -- "--paths" || fail "list --paths is not offered"
-complete_words dlrmsim validate --q | grep -qx -- "--quiet" || fail "validate --quiet is not offered"
+grep -qx -- "-j" <<<"$(complete_words dlrmsim sweep -)" || fail "sweep's short -j is not offered"
+grep -qx -- "--set" <<<"$(complete_words dlrmsim run --s)" || fail "run --s does not offer --set"
+grep -qx -- "--paths" <<<"$(complete_words dlrmsim list --p)" || fail "list --paths is not offered"
+grep -qx -- "--quiet" <<<"$(complete_words dlrmsim validate --q)" || fail "validate --quiet is not offered"
 [ "$(complete_words dlrmsim completion b)" = "bash" ] || fail "completion b does not complete to bash"
 # File names: for a positional argument and for an option's value.
 mkdir "$tmp/d" && touch "$tmp/d/scenario.yaml"

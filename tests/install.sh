@@ -56,7 +56,7 @@ grep -q "^  DLRMSIM_DATA  $tmp/missing  (missing: skipped)$" <<<"$paths" || fail
 # 4. The Debian package, unpacked anywhere (the share directory is found next to the program).
 cpack -G DEB --config "$build/CPackConfig.cmake" -B "$tmp/deb" >"$tmp/cpack.log" 2>&1 || { cat "$tmp/cpack.log"; fail "cpack"; }
 deb=$(ls "$tmp"/deb/dlrmsim_*.deb)
-dpkg-deb -f "$deb" Depends | grep -q libsimgrid || fail "the package does not depend on SimGrid"
+grep -q libsimgrid <<<"$(dpkg-deb -f "$deb" Depends)" || fail "the package does not depend on SimGrid"
 dpkg-deb -x "$deb" "$tmp/unpacked"
 out=$(cd / && "$tmp/unpacked/usr/bin/dlrmsim" run "$tmp/unpacked/usr/share/dlrmsim/scenarios/default.yaml") ||
   fail "the packaged program did not run"

@@ -124,7 +124,6 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
     averaging_period = *b.options().averaging_period;
   }
   std::vector<ActivityId> ps_update;  // per step
-  std::vector<ActivityId> prev_copy(n), prev_load(n);
   const int features = static_cast<int>(model.table_count());
   std::vector<ActivityId> step_end;
   for (int s = 0; s < steps; ++s) {
@@ -164,19 +163,7 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
     std::vector<std::vector<ActivityId>> layer_bwd(n, std::vector<ActivityId>(costs.size()));  // [trainer][layer]
     using Layers = StepBuilder::DenseLayers;
     for (std::size_t i = 0; i < n; ++i) {
-      std::vector<ActivityId> deps;
-      if (s > 0) deps.push_back(prev_copy[i]);
-      if (s > 1) deps.push_back(step_end[static_cast<std::size_t>(s) - 2]);
-      std::vector<ActivityId> load_deps;
-      if (s > 0) load_deps.push_back(prev_load[i]);
-      if (s > 1) load_deps.push_back(step_end[static_cast<std::size_t>(s) - 2]);
-      prev_load[i] = b.load_batch(trainers[i], load_deps);
-      // The host dispatches step s into the input buffer step s-2 used: it never runs more
-      // than two steps ahead of its GPU.
-      if (s > 1) b.host_wait(trainers[i], step_end[static_cast<std::size_t>(s) - 2]);
-      deps.push_back(prev_load[i]);
-      copy[i] = b.input_copy(trainers[i], deps);
-      b.host_operators(trainers[i], b.options().software.feature_operators * features);
+      copy[i] = b.step_input(i, s, step_end);
       const ActivityId bottom = b.dense_forward(trainers[i], Layers::bottom_mlp, copy[i]);
       const auto in = b.send_ingress(trainers[i].device, pooled_per_sample * local, pdep, ps_cat);
       const std::array<ActivityId, 2> received{in, ew_out};
@@ -196,7 +183,6 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
       last = b.dense_backward(trainers[i], Layers::bottom_mlp, last, layer_bwd[i]);
       last_bwd[i] = last;
     }
-    prev_copy = copy;
 
     // --- embedding pipeline, backward (asynchronous: nothing of the dense step waits for it) ---
     std::vector<ActivityId> grads_out;

@@ -55,29 +55,12 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
   const Seconds zero{0.0};
 
   const auto& stack = b.options().software;
-  const int features = static_cast<int>(model.table_count());
-  std::vector<ActivityId> prev_copy(n), prev_load(n);
   std::vector<ActivityId> step_end;
   for (int s = 0; s < steps; ++s) {
     b.begin_step(s);
     // 1. Loading (on the host's cores) and input copies; then the host's per-feature loop.
     std::vector<ActivityId> copy(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      std::vector<ActivityId> deps;
-      if (s > 0) deps.push_back(prev_copy[i]);
-      if (s > 1) deps.push_back(step_end[static_cast<std::size_t>(s) - 2]);
-      std::vector<ActivityId> load_deps;
-      if (s > 0) load_deps.push_back(prev_load[i]);
-      if (s > 1) load_deps.push_back(step_end[static_cast<std::size_t>(s) - 2]);
-      prev_load[i] = b.load_batch(trainers[i], load_deps);
-      // The host dispatches step s into the input buffer step s-2 used: it never runs more
-      // than two steps ahead of its GPU.
-      if (s > 1) b.host_wait(trainers[i], step_end[static_cast<std::size_t>(s) - 2]);
-      deps.push_back(prev_load[i]);
-      copy[i] = b.input_copy(trainers[i], deps);
-      b.host_operators(trainers[i], stack.feature_operators * features);
-    }
-    prev_copy = copy;
+    for (std::size_t i = 0; i < n; ++i) copy[i] = b.step_input(i, s, step_end);
 
     // 2-3. Ids to the owners, then the forward lookups.
     std::map<DeviceKind, std::map<std::uint32_t, ActivityId>> lookup_done;
