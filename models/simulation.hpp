@@ -86,12 +86,21 @@ struct TablePlacementEntry {
   double hit_rate = 0.0;            // uvm: mean expected cache hit rate over shards
 };
 
+/// A device profile the run used, and whether its numbers were measured (its provenance
+/// says "measured") or come from datasheets, published figures and assumptions.
+struct DeviceProfileEntry {
+  std::string name;
+  bool measured = false;
+  std::string provenance;
+};
+
 struct RunReport {
   std::string scenario;
   std::string model;
   std::string platform;
   std::string mode;
   std::string software;  // the software stack's name
+  std::vector<DeviceProfileEntry> device_profiles;  // the GPU profiles the step's costs came from
   std::string backend;
   std::string fidelity;
   std::int64_t global_batch = 0;

@@ -69,6 +69,14 @@ void DeviceProfileSet::add(const std::string& gpu_model, DeviceProfile profile) 
   cache_[gpu_model] = std::make_shared<DeviceProfile>(std::move(profile));
 }
 
+std::vector<const DeviceProfile*> DeviceProfileSet::loaded() const {
+  std::map<std::string, const DeviceProfile*> by_name;
+  for (const auto& [key, p] : cache_) by_name.emplace(p->name, p.get());
+  std::vector<const DeviceProfile*> out;
+  for (const auto& [name, p] : by_name) out.push_back(p);
+  return out;
+}
+
 // ---- construction ---------------------------------------------------------------------------
 
 StepBuilder::StepBuilder(const ModelSpec& model, const topo::Platform& platform,

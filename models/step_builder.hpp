@@ -125,6 +125,8 @@ class DeviceProfileSet {
   const DeviceProfile& get(const topo::GpuSpec& gpu) const;
   /// Adds a profile directly (tests).
   void add(const std::string& gpu_model, DeviceProfile profile);
+  /// The profiles loaded so far (one per profile name, in name order).
+  [[nodiscard]] std::vector<const DeviceProfile*> loaded() const;
 
  private:
   std::string dir_;

@@ -374,3 +374,14 @@ TEST_CASE("every shipped scenario runs") {
     CHECK(!r.placement.empty());
   }
 }
+
+// The report names the GPU profiles the costs came from and whether they were measured: the
+// default scenario (DGX H100) uses the H100 profile, whose provenance says it is built from
+// datasheets and published figures, not measured.
+TEST_CASE("the report lists the device profiles used and whether they were measured") {
+  const auto r = run_scenario(shipped("default"));
+  REQUIRE(r.device_profiles.size() == 1);
+  CHECK(r.device_profiles[0].name == "H100-SXM5-80GB");
+  CHECK_FALSE(r.device_profiles[0].measured);
+  CHECK(r.device_profiles[0].provenance.find("not measured here") != std::string::npos);
+}

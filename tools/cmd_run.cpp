@@ -5,7 +5,8 @@
 // throughput, step time, breakdown (busy, exposed and critical-path time per category), utilisation per resource
 // class, memory against capacity per device, and the placement. --json writes the same with
 // the stable keys throughput_samples_per_s, step_time_s, breakdown, utilization, memory,
-// placement, power and cost (tools/power_report.hpp); --trace writes a Chrome / Perfetto trace (traceEvents) of the simulated steps.
+// placement, power and cost (tools/power_report.hpp), device_profiles (each GPU profile the costs
+// came from and whether it was measured); --trace writes a Chrome / Perfetto trace (traceEvents) of the simulated steps.
 // With a `goodput:` section in the scenario the report gains a goodput part (text and the
 // JSON key `goodput`; models/goodput.hpp) and --goodput-csv writes goodput against
 // checkpoint interval. With a `stragglers:` section it gains the step-time distribution and
@@ -118,6 +119,10 @@ std::string run_json(const RunReport& r) {
   doc["platform"] = r.platform;
   doc["training_mode"] = r.mode;
   doc["software"] = r.software;
+  Json& profiles = doc["device_profiles"] = Json::array();
+  for (const auto& p : r.device_profiles) {
+    profiles.push_back({{"name", p.name}, {"measured", p.measured}, {"provenance", p.provenance}});
+  }
   doc["backend"] = r.backend;
   doc["fidelity"] = r.fidelity;
   doc["global_batch_size"] = r.global_batch;
@@ -355,7 +360,12 @@ void print_text(std::ostream& out, const RunReport& r) {
   out << "platform    " << r.platform << "\n";
   out << "mode        " << r.mode << ", backend " << r.backend << ", " << r.warmup_steps << " warm-up + "
       << r.measured_steps << " measured steps\n";
-  out << "trainers    " << r.trainers << " (" << r.simulated_trainers << " simulated: " << r.fidelity << ")\n\n";
+  out << "trainers    " << r.trainers << " (" << r.simulated_trainers << " simulated: " << r.fidelity << ")\n";
+  for (const auto& p : r.device_profiles) {
+    out << "profile     " << p.name << ": " << (p.measured ? "measured" : "not measured (datasheet, published figures)")
+        << "\n";
+  }
+  out << "\n";
   out << "throughput  " << fmt_rate(r.throughput_samples_per_s) << "\n";
   out << "step time   " << format_seconds(r.step_time);
   if (r.step_time_spread > 0.02 && !r.stragglers) {  // with stragglers, steps differ by design

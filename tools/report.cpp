@@ -205,7 +205,19 @@ std::string report_html(const json& run, const std::string& source) {
                           "trainers", "simulated_trainers", "measured_steps"}) {
     if (run.contains(key)) h << "<tr><th>" << key << "</th><td>" << html_escape(text(run, key, source)) << "</td></tr>\n";
   }
-  h << "</table>\n<h2>Where the step time goes</h2>\n"
+  h << "</table>\n";
+  // The device profiles the costs came from, and whether they were measured (older run
+  // documents have no such key).
+  if (run.contains("device_profiles")) {
+    h << "<h2>Device profiles</h2>\n<table>\n<tr><th>profile</th><th>status</th><th>provenance</th></tr>\n";
+    for (const json& p : run["device_profiles"]) {
+      h << "<tr><td>" << html_escape(text(p, "name", source)) << "</td><td>"
+        << (p.value("measured", false) ? "measured" : "not measured") << "</td><td>"
+        << html_escape(text(p, "provenance", source)) << "</td></tr>\n";
+    }
+    h << "</table>\n";
+  }
+  h << "<h2>Where the step time goes</h2>\n"
     << "<p>busy: time some activity of the class runs; exposed: what the class alone adds to the step; critical "
        "path: the step's time spent waiting on it.</p>\n"
     << bar_chart("Per category, per step", {"busy", "exposed", "critical path"}, breakdown)
