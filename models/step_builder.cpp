@@ -456,7 +456,9 @@ StepBuilder::HostThread& StepBuilder::host_thread(const SimDevice& d) {
   const std::string name = platform_.device(d.device).name;
   HostThread h;
   h.route = {graph_.add_cores(name + ".host_thread", 1.0, "host_thread"), cores->second};
-  for (int w = 0; w < options_.software.loader_workers; ++w) {
+  // Loader threads only when loading costs CPU time (otherwise they would be idle pools).
+  const int loaders = options_.software.loader_per_sample.value() > 0.0 ? options_.software.loader_workers : 0;
+  for (int w = 0; w < loaders; ++w) {
     h.loader_routes.push_back({graph_.add_cores(name + ".loader" + std::to_string(w), 1.0, "host_thread"), cores->second});
   }
   return host_threads_.emplace(d.device.index, std::move(h)).first->second;

@@ -334,3 +334,22 @@ TEST_CASE("a sync point per feature serialises host and GPU") {
   CHECK(per_feature.step_time.value() ==
         doctest::Approx(free_running.step_time.value() + (lookup + interaction_bwd + optimizer).value()).epsilon(1e-9));
 }
+
+// System: the two-GPU server (one 32-core CPU) with data loading far slower than anything
+// else: 1 ms of CPU per sample, local batch 4096 (8192 over 2 trainers), so each step waits
+// for its batch and the step is the loading time. W loader threads per trainer split the
+// batch (4096 / W samples each), each thread at most one core, the 2 W threads sharing the
+// node's 32 cores. W = 4: 8 threads on 32 cores, each a full core: 4096 / 4 x 1 ms = 1.024 s.
+// W = 32: 64 runnable threads on 32 cores, each half a core: 4096 / 32 x 1 ms x 64 / 32 =
+// 0.256 s, twice the 0.128 s it would take with a core each. (The two trainers' host threads
+// also take the node's cores while dispatching: about 0.3 ms of CPU per step, 10 us of the
+// 32 cores, within the 1e-4 of the check.)
+TEST_CASE("host work with more runnable threads than cores takes longer by the right ratio") {
+  const auto four = run_scenario(two_gpus("", {"software.host.loader.per_sample=1 ms", "software.host.loader.workers=4"}));
+  const auto many = run_scenario(two_gpus("", {"software.host.loader.per_sample=1 ms", "software.host.loader.workers=32"}));
+  CHECK(four.step_time.value() == doctest::Approx(1.024).epsilon(1e-6));
+  CHECK(many.step_time.value() == doctest::Approx(0.256).epsilon(1e-4));
+  for (const auto& u : many.utilization) {
+    if (u.resource_class == "cpu_cores") CHECK(u.utilization > 0.99);  // the node's cores are the bottleneck
+  }
+}
