@@ -24,6 +24,7 @@
 #include "models/cost.hpp"
 #include "tools/commands.hpp"
 #include "tools/plan.hpp"
+#include "tools/progress.hpp"
 #include "tools/plot.hpp"
 #include "tools/power_report.hpp"
 #include "tools/scenario_runner.hpp"
@@ -57,6 +58,7 @@ int cmd_plan(const std::vector<std::string>& args) {
       "front", po::value<std::string>(), "write the Pareto front as CSV")(
       "chart", po::value<std::string>(), "draw the Pareto front (FILE.svg or FILE.png)")(
       "jobs,j", po::value<long long>()->default_value(1), "points run at once")(
+      "quiet,q", "no progress line on standard error (shown only when it is a terminal)")(
       "resume", "keep the points already in the output and run only the missing ones");
   po::positional_options_description pos;
   pos.add("space", 1);
@@ -105,6 +107,7 @@ int cmd_plan(const std::vector<std::string>& args) {
   refuse_output_over_inputs(sweep.output_path, inputs, "the points file (-o)");
   sweep.threads = static_cast<unsigned>(jobs);
   sweep.resume = vm.count("resume") > 0;
+  sweep.progress = progress_wanted(vm.count("quiet") > 0);
   const auto& outputs = scenario_output_columns();
   run_sweep(space, run_plan_point, outputs, sweep);
   const auto columns = sweep_columns(space, outputs);
