@@ -8,6 +8,7 @@
 #include "models/training_mode.hpp"
 #include "placement/problem.hpp"
 #include "sim/backend.hpp"
+#include "sim/native_engine.hpp"
 #include "sim/critical_path.hpp"
 
 namespace dlrmsim::models {
@@ -115,7 +116,16 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
   const DeviceProfileSet profiles(sc.calibration_dir);
   const int total_steps = sc.warmup_steps + sc.steps + kCooldownSteps;
   Built b = build(sc, mode, problem, plan, profiles, total_steps);
-  auto result = std::make_shared<sim::SimResult>(sim::backend(sc.backend).run(*b.graph));
+  std::shared_ptr<sim::SimResult> result;
+  if (options.on_step && sc.backend == "native") {
+    sim::NativeOptions native;
+    native.milestones = b.steps.step_end;
+    const std::size_t total = b.steps.step_end.size();
+    native.on_milestone = [&](std::size_t done) { options.on_step(done, total); };
+    result = std::make_shared<sim::SimResult>(sim::simulate_native(*b.graph, native));
+  } else {
+    result = std::make_shared<sim::SimResult>(sim::backend(sc.backend).run(*b.graph));
+  }
   const sim::ActivityGraph& g = *b.graph;
   const sim::SimResult& r = *result;
 

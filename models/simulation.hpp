@@ -35,15 +35,17 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "models/goodput.hpp"
-#include "models/stragglers.hpp"
 #include "models/cost.hpp"
+#include "models/goodput.hpp"
 #include "models/power.hpp"
 #include "models/scenario.hpp"
+#include "models/stragglers.hpp"
 #include "placement/placement.hpp"
 #include "sim/activity_graph.hpp"
 
@@ -145,6 +147,9 @@ struct RunReport {
 
 struct RunOptions {
   bool keep_graph = false;  // keep graph and result in the report (for --trace)
+  /// Called as the simulated steps end (done, total), for a progress line; the native
+  /// backend reports them, other backends do not.
+  std::function<void(std::size_t done, std::size_t total)> on_step;
 };
 
 /// Places the tables, builds warm-up + measured steps, runs the backend and computes the

@@ -188,6 +188,13 @@ class NativeEngine {
     engine_busy_since_.assign(g.engine_count(), 0);
     engine_busy_.assign(g.engine_count(), 0);
     hop_pos_.resize(g.route_pool_size());
+    if (options_.on_milestone) {
+      milestone_.assign(g.activity_count(), 0);
+      for (ActivityId m : options_.milestones) {
+        if (m.index >= g.activity_count()) throw GraphError("milestone " + g.describe(m) + " does not exist");
+        milestone_[m.index] = 1;
+      }
+    }
   }
 
   SimResult run() {
@@ -278,6 +285,7 @@ class NativeEngine {
   void complete(std::uint32_t a) {
     result_.end[a] = SimTime::from_ps(now_);
     ++finished_;
+    if (!milestone_.empty() && milestone_[a]) options_.on_milestone(++milestones_done_);
     g_.for_each_successor(ActivityId{a}, [&](ActivityId s) {
       if (--pending_[s.index] == 0) make_ready(s.index);
     });
@@ -842,6 +850,8 @@ class NativeEngine {
   }
 
   const ActivityGraph& g_;
+  std::vector<std::uint8_t> milestone_;  // 1 for the activities of options_.milestones
+  std::size_t milestones_done_ = 0;
   NativeOptions options_;
   SimResult result_;
   Ps now_ = 0;

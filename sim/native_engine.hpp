@@ -54,6 +54,9 @@
 // maximum per resource).
 #pragma once
 
+#include <functional>
+#include <vector>
+
 #include "sim/activity_graph.hpp"
 
 namespace dlrmsim::sim {
@@ -65,6 +68,10 @@ struct NativeOptions {
     full_component,  // every flow of the connected component touched (the reference, for tests)
   };
   Resharing resharing = Resharing::incremental;
+  /// Progress: `on_milestone(k)` is called when the k-th of `milestones` to finish has
+  /// finished (k counts from 1), e.g. a step's end for a progress line. Empty: no calls.
+  std::vector<ActivityId> milestones;
+  std::function<void(std::size_t)> on_milestone;
 };
 
 /// Runs `graph` to completion. Deterministic: the same graph gives bit-identical results.

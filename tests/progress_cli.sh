@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The progress line of `dlrmsim sweep` and `dlrmsim validate` (tools/progress.hpp):
+# The progress line of `dlrmsim sweep`, `dlrmsim validate` and a long `dlrmsim run`
+# (tools/progress.hpp):
 #  - standard error redirected to a file receives no progress text at all (logs and scripts
 #    see only the final summary);
 #  - on a terminal (a pseudo-terminal made by util-linux `script`), a sweep that runs for
@@ -38,4 +39,15 @@ script -qec "'$dlrmsim' sweep '$tmp/sweep.yaml' -j 1 -o '$tmp/c.csv' --quiet" "$
 grep -q 'points/s' "$tmp/quiet.log" && fail "--quiet still shows progress: $(cat -A "$tmp/quiet.log")"
 grep -q '6 points, 0 failed' "$tmp/quiet.log" || fail "--quiet lost the summary: $(cat -A "$tmp/quiet.log")"
 cmp -s "$tmp/a.csv" "$tmp/b.csv" || fail "the result differs with progress shown"
+
+# One long run (1000 warm-up and 1000 measured steps of the 4096-GPU DCNv2 scenario, about
+# 3.5 s of CPU here): its simulated steps
+# on a terminal, nothing on redirected standard error, nothing with --quiet; same report.
+"$dlrmsim" run "$src/configs/scenarios/dcnv2_superpod_4096gpu.yaml" --set run.steps=1000 --set run.warmup_steps=1000 >"$tmp/run_a.txt" 2>"$tmp/err"
+[ -s "$tmp/err" ] && fail "run wrote to redirected stderr: $(cat -A "$tmp/err")"
+script -qec "'$dlrmsim' run '$src/configs/scenarios/dcnv2_superpod_4096gpu.yaml' --set run.steps=1000 --set run.warmup_steps=1000" "$tmp/run_tty.log" >/dev/null
+grep -qE '[0-9]+/[0-9]+ steps  [0-9.]+ steps/s' "$tmp/run_tty.log" || fail "run shows no progress on a terminal: $(cat -A "$tmp/run_tty.log" | tail -3)"
+grep -q "$(grep '^throughput' "$tmp/run_a.txt")" "$tmp/run_tty.log" || fail "run's report differs with progress shown"
+script -qec "'$dlrmsim' run '$src/configs/scenarios/dcnv2_superpod_4096gpu.yaml' --set run.steps=1000 --set run.warmup_steps=1000 --quiet" "$tmp/run_quiet.log" >/dev/null
+grep -q 'steps/s' "$tmp/run_quiet.log" && fail "run --quiet still shows progress"
 echo "progress: silent when redirected and with --quiet, shown on a terminal"

@@ -30,6 +30,7 @@
 #include "common/text.hpp"
 #include "placement/placement.hpp"
 #include "tools/commands.hpp"
+#include "tools/progress.hpp"
 #include "tools/run_report.hpp"
 #include "tools/power_report.hpp"
 #include "tools/scenario_command.hpp"
@@ -446,7 +447,8 @@ int cmd_run(const std::vector<std::string>& args) {
       "goodput-csv", po::value(&goodput_path),
       "write goodput against checkpoint interval as CSV to PATH ('-' for standard output; needs the scenario's goodput section)")(
       "steps-csv", po::value(&steps_path),
-      "write each measured step's time and who it waited for as CSV to PATH ('-' for standard output; needs the scenario's stragglers section)");
+      "write each measured step's time and who it waited for as CSV to PATH ('-' for standard output; needs the scenario's stragglers section)")(
+      "quiet,q", "no progress line on standard error (shown only when it is a terminal, for runs over a second)");
   const ScenarioArguments cli = parse_scenario_arguments(args, desc, "dlrmsim run SCENARIO.yaml");
   if (cli.help()) {
     std::cout << desc
@@ -484,6 +486,14 @@ int cmd_run(const std::vector<std::string>& args) {
   }
   models::RunOptions options;
   options.keep_graph = !trace_path.empty();
+  // Long runs (every node of a large cluster) show the simulated steps as they end.
+  std::optional<ProgressLine> progress;
+  progress.emplace(0, "steps", progress_wanted(cli.vm.count("quiet") > 0));
+  options.on_step = [&](std::size_t done, std::size_t total) {
+    if (done == 1) progress->set_total(total);
+    progress->advance();
+    if (done == total) progress.reset();  // erased before the report is printed
+  };
   RunReport report;
   try {
     report = models::run_scenario(sc, options);

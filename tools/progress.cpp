@@ -64,4 +64,9 @@ void ProgressLine::advance(std::size_t n) {
   drawn_ = true;
 }
 
+void ProgressLine::set_total(std::size_t total) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  total_ = total;
+}
+
 }  // namespace dlrmsim::tools

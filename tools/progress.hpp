@@ -38,6 +38,9 @@ class ProgressLine {
   ProgressLine& operator=(const ProgressLine&) = delete;
 
   void advance(std::size_t n = 1);
+  /// For loops whose length is known only once they start (a run's steps, after its graph
+  /// is built): the line's clock still starts at construction.
+  void set_total(std::size_t total);
 
  private:
   using Clock = std::chrono::steady_clock;
