@@ -714,7 +714,9 @@ std::vector<ActivityId> StepBuilder::collective_launch(std::span<const ActivityI
   const Seconds delay = options_.software.collective_launch;
   if (delay.value() <= 0.0) return {ready.begin(), ready.end()};
   if (!launch_delay_) {
-    launch_delay_ = graph_.add_resource("software.collective_launch", BytesPerSecond(1e18), delay, "collective_launch");
+    // Only zero-byte transfers cross it (they pay its latency); its capacity is any value in
+    // the native engine's incremental range (sim/native_engine.hpp).
+    launch_delay_ = graph_.add_resource("software.collective_launch", BytesPerSecond(1e12), delay, "collective_launch");
   }
   std::vector<ActivityId> out;
   for (ActivityId r : ready) out.push_back(graph_.add_transfer(Bytes(0.0), std::span(&*launch_delay_, 1), std::span(&r, 1), category));
