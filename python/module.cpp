@@ -30,8 +30,10 @@
 #include "placement/problem.hpp"
 #include "sim/activity_graph.hpp"
 #include "tools/commands.hpp"
+#include "tools/platform_report.hpp"
 #include "tools/run_report.hpp"
 #include "tools/scenario_command.hpp"
+#include "topologies/platform_loader.hpp"
 #include "tools/scenario_runner.hpp"
 #include "tools/sweep.hpp"
 #include "tools/validate.hpp"
@@ -57,6 +59,12 @@ std::string run_json(const std::string& scenario, bool is_text, const std::vecto
   } catch (const placement::InfeasiblePlacement& e) {
     throw tools::InfeasibleJob(tools::infeasible_placement_message(e, "the job does not fit"));
   }
+}
+
+/// As `dlrmsim platform --json` (tools/platform_report.hpp).
+std::string platform_json(const std::string& path) {
+  py::gil_scoped_release release;
+  return tools::platform_json(topo::load_platform(path));
 }
 
 /// As `dlrmsim place` (tools/cmd_place.cpp): the training mode's default tiers unless the
@@ -161,6 +169,7 @@ PYBIND11_MODULE(_dlrmsim, m) {
   m.def("run_json", &run_json, py::arg("scenario"), py::arg("is_text"), py::arg("overrides"));
   m.def("place_json", &place_json, py::arg("scenario"), py::arg("is_text"), py::arg("overrides"));
   m.def("validate_json", &validate_json, py::arg("dir"));
+  m.def("platform_json", &platform_json, py::arg("path"));
   py::class_<PySweep>(m, "Sweep")
       .def(py::init<const std::string&>(), py::arg("path"))
       .def("__len__", &PySweep::size)

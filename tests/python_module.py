@@ -91,6 +91,14 @@ for jobs in (1, 2):
     check(rows == expected_rows, "sweep with %d thread(s): rows differ from the CSV file" % jobs)
 print("sweep: %d rows equal the CSV file's with 1 and 2 threads" % len(expected_rows))
 
+# Platforms: the document of `dlrmsim platform --json -` for every shipped platform file.
+platforms = sorted(glob.glob(os.path.join(src, "configs", "platforms", "*.yaml")))
+for path in platforms:
+    done = cli_run("platform", path, "--json", "-")
+    check(done.returncode == 0, "%s: dlrmsim platform exited %d: %s" % (path, done.returncode, done.stderr))
+    check(dlrmsim.platform(path) == json.loads(done.stdout), "%s: platform() differs" % os.path.basename(path))
+print("platform: %d shipped platforms, Python equals the command line" % len(platforms))
+
 # Errors: the kind and the command line's message.
 bad = cli_run("run", default, "--set", "model.global_batch_size=-1")
 try:

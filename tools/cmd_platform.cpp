@@ -1,5 +1,6 @@
-// dlrmsim platform FILE [--dot OUT|-]: describe a hardware platform. The graph is written
-// whole or not at all (common/files.hpp); '-' is standard output, which then carries it alone.
+// dlrmsim platform FILE [--dot OUT|-] [--json OUT|-]: describe a hardware platform. The graph
+// and the JSON document (tools/platform_report.hpp) are written whole or not at all
+// (common/files.hpp); '-' is standard output, which then carries that output alone.
 #include <boost/program_options.hpp>
 
 #include <iomanip>
@@ -12,6 +13,7 @@
 #include "topologies/platform_data.hpp"
 #include "topologies/platform_loader.hpp"
 #include "tools/commands.hpp"
+#include "tools/platform_report.hpp"
 
 namespace dlrmsim::tools {
 
@@ -19,46 +21,6 @@ namespace {
 
 namespace po = boost::program_options;
 using namespace topo;
-
-std::string describe_peak(const PeakRates& peak) {
-  std::string out;
-  for (Precision p : kAllPrecisions) {
-    if (auto r = peak.get(p)) {
-      if (!out.empty()) out += ", ";
-      out += std::string(to_string(p)) + " " + format_flop_rate(*r);
-    }
-  }
-  return out;
-}
-
-std::string describe_device(const Device& d) {
-  std::ostringstream s;
-  if (const auto* g = std::get_if<GpuSpec>(&d.spec)) {
-    s << g->model << ": HBM " << format_bytes(g->hbm_capacity) << " at " << format_rate(g->hbm_bandwidth);
-    if (g->sm_count > 0) s << ", " << g->sm_count << " SMs";
-    if (g->nvlink_generation > 0) s << ", NVLink" << g->nvlink_generation << " x" << g->nvlink_ports;
-    s << "; peak " << describe_peak(g->peak);
-  } else if (const auto* c = std::get_if<CpuSocketSpec>(&d.spec)) {
-    s << c->model << ": " << c->cores << " cores x " << c->threads_per_core << " threads at "
-      << std::setprecision(3) << c->clock.value() / 1e9 << " GHz, DRAM " << format_bytes(c->dram_capacity) << " at "
-      << format_rate(c->dram_bandwidth) << " (" << c->memory_channels << " channels), gather "
-      << format_rate(c->gather_bandwidth_per_core) << " per core";
-    if (const std::string peak = describe_peak(c->peak); !peak.empty()) s << "; peak " << peak;
-  } else if (const auto* p = std::get_if<PcieSwitchSpec>(&d.spec)) {
-    s << (p->model.empty() ? "PCIe switch" : p->model);
-    if (p->generation > 0) s << " (gen" << p->generation << ")";
-  } else if (const auto* n = std::get_if<NicSpec>(&d.spec)) {
-    s << (n->model.empty() ? "NIC" : n->model) << ": " << format_rate(n->bandwidth) << " per direction, "
-      << to_string(n->protocol);
-  } else if (const auto* nv = std::get_if<NvSwitchSpec>(&d.spec)) {
-    s << (nv->model.empty() ? "NVSwitch" : nv->model) << " (" << nv->chips << " chip" << (nv->chips > 1 ? "s" : "") << ")";
-  } else if (const auto* sw = std::get_if<NetworkSwitchSpec>(&d.spec)) {
-    s << (sw->model.empty() ? "network switch" : sw->model);
-    if (sw->ports > 0) s << ", " << sw->ports << " ports";
-    if (sw->port_bandwidth.value() > 0) s << " of " << format_rate(sw->port_bandwidth);
-  }
-  return s.str();
-}
 
 void print_summary(const NodeSummary& s, std::ostream& out) {
   out << "    GPUs " << s.gpu_count << ", HBM " << format_bytes(s.hbm_capacity) << " at " << format_rate(s.hbm_bandwidth)
@@ -169,9 +131,10 @@ void print_platform(const Platform& p, std::ostream& out) {
 
 int cmd_platform(const std::vector<std::string>& args) {
   po::options_description options("dlrmsim platform FILE [options]");
-  std::string file, dot_path;
+  std::string file, dot_path, json_path;
   options.add_options()("help,h", "describe the options")(
-      "dot", po::value<std::string>(&dot_path)->value_name("PATH"), "also write the platform as a Graphviz graph to PATH ('-' for standard output)");
+      "dot", po::value<std::string>(&dot_path)->value_name("PATH"), "also write the platform as a Graphviz graph to PATH ('-' for standard output)")(
+      "json", po::value<std::string>(&json_path)->value_name("PATH"), "also write the platform as JSON to PATH ('-' for standard output)");
   po::options_description hidden;
   hidden.add_options()("file", po::value<std::string>(&file), "platform file");
   po::options_description all;
@@ -187,10 +150,13 @@ int cmd_platform(const std::vector<std::string>& args) {
     return kExitOk;
   }
   po::notify(vm);
-  if (file.empty()) throw std::invalid_argument("dlrmsim platform: missing the platform FILE; usage: dlrmsim platform FILE [--dot PATH]");
+  if (file.empty()) throw std::invalid_argument("dlrmsim platform: missing the platform FILE; usage: dlrmsim platform FILE [--dot PATH] [--json PATH]");
   const Platform platform = load_platform(file);
-  // Standard output carries the description, unless the graph goes there instead.
-  if (dot_path != "-") print_platform(platform, std::cout);
+  if (dot_path == "-" && json_path == "-") {
+    throw std::invalid_argument("dlrmsim platform: --dot - and --json - both name standard output; write one to a file");
+  }
+  // Standard output carries the description, unless the graph or the JSON goes there instead.
+  if (dot_path != "-" && json_path != "-") print_platform(platform, std::cout);
   for (const std::string& line : unreachable_devices(platform)) {
     std::cerr << "warning: " << file << ": " << line << "; a job placed there cannot move its data\n";
   }
@@ -198,7 +164,11 @@ int cmd_platform(const std::vector<std::string>& args) {
     std::ostringstream dot;
     write_dot(platform, dot);
     write_output_file(dot_path, dot.str());
-    if (dot_path != "-") std::cout << "\nwrote " << dot_path << "\n";
+    if (dot_path != "-" && json_path != "-") std::cout << "\nwrote " << dot_path << "\n";
+  }
+  if (!json_path.empty()) {
+    write_output_file(json_path, platform_json(platform));
+    if (json_path != "-" && dot_path != "-") std::cout << "\nwrote " << json_path << "\n";
   }
   return kExitOk;
 }

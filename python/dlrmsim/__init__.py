@@ -70,6 +70,12 @@ def place(scenario, set=None):
     return json.loads(_dlrmsim.place_json(text, is_text, _overrides(set)))
 
 
+def platform(path):
+    """Describes a platform file as `dlrmsim platform --json` does (nodes, devices, links,
+    per-node figures, fabric, bisection bandwidth) and returns the document."""
+    return json.loads(_dlrmsim.platform_json(os.fspath(path)))
+
+
 def validate(directory="validation/cases"):
     """Runs the validation cases of `directory` (`dlrmsim validate --json`'s document)."""
     return json.loads(_dlrmsim.validate_json(os.fspath(directory)))

@@ -1,0 +1,33 @@
+// The platform as JSON (tools/platform_report.hpp), as `dlrmsim platform --json` and the
+// Python module's platform() write it.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tools/platform_report.hpp"
+#include "topologies/platform_loader.hpp"
+
+using namespace dlrmsim;
+
+namespace {
+const std::string kRoot = DLRMSIM_SOURCE_DIR;
+}
+
+// System: the DGX H100 file (one node: 8 H100 of 80 GB at 3.35 TB/s, 2 CPU sockets, 8 NICs
+// of 400 Gbit/s). Expected: its counts and per-node figures as the file states them, the
+// sums over the 8 GPUs (640 GB of HBM), and one entry per device of its template.
+TEST_CASE("the DGX H100 as JSON: counts, devices and per-node figures") {
+  const topo::Platform p = topo::load_platform(kRoot + "/configs/platforms/dgx-h100.yaml");
+  const auto doc = nlohmann::json::parse(tools::platform_json(p));
+  CHECK(doc["name"] == "dgx-h100");
+  CHECK(doc["nodes"] == 1);
+  CHECK(doc["gpus"] == 8);
+  CHECK(doc["cpu_sockets"] == 2);
+  const auto& t = doc["node_templates"]["dgx-h100"];
+  CHECK(t["devices"].size() == p.devices().size());
+  CHECK(t["per_node"]["gpus"] == 8);
+  CHECK(t["per_node"]["hbm_bytes"].get<double>() == doctest::Approx(8 * 80e9));
+  CHECK(t["per_node"]["nics"] == 8);
+  CHECK(t["per_node"]["nic_bandwidth_bytes_per_s"].get<double>() == doctest::Approx(8 * 400e9 / 8));
+  CHECK(t["devices"][0]["description"].get<std::string>().rfind("H100-SXM5-80GB", 0) == 0);
+}
