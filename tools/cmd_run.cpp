@@ -359,6 +359,7 @@ void print_text(std::ostream& out, const RunReport& r) {
   out << "scenario    " << r.scenario << "\n";
   out << "model       " << r.model << " (global batch " << r.global_batch << ")\n";
   out << "platform    " << r.platform << "\n";
+  out << "software    " << r.software << "\n";
   out << "mode        " << r.mode << ", backend " << r.backend << ", " << r.warmup_steps << " warm-up + "
       << r.measured_steps << " measured steps\n";
   out << "trainers    " << r.trainers << " (" << r.simulated_trainers << " simulated: " << r.fidelity << ")\n";
