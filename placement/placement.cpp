@@ -199,6 +199,11 @@ PlacementOptions PlacementOptions::from_config(const ConfigNode& node) {
     if (v < 1) c->fail("must be a number of evaluations >= 1");
     o.search_max_evaluations = static_cast<std::size_t>(v);
   }
+  if (auto c = node.optional_child("column_slice_elements")) {
+    const auto v = c->as<double>();
+    if (!(v >= 1.0 && v <= 1e18)) c->fail("must be a number of table elements (rows x columns) >= 1");
+    o.column_slice_elements = v;
+  }
   node.finish();
   return o;
 }

@@ -267,6 +267,10 @@ struct PlacementOptions {
   /// search: most evaluator calls in local search (each is a simulation when `dlrmsim run`
   /// evaluates; 200 keeps a search of a one-node scenario to seconds).
   std::size_t search_max_evaluations = 200;
+  /// memory_balanced: a table of more elements (rows x columns) than this is cut into column
+  /// slices (distributed-embeddings' column_slice_threshold). Absent: slices are cut only
+  /// while there are fewer slices than GPUs, the library's behaviour without a threshold.
+  std::optional<double> column_slice_elements;
 
   /// Reads the scenario's `placement:` mapping (calls finish() on it).
   static PlacementOptions from_config(const ConfigNode& placement);
@@ -284,6 +288,10 @@ using StepTimeEvaluator = std::function<Seconds(const PlacementPlan&)>;
 ///  - cost_greedy: tiers fastest first; each admits the tables with the largest estimated
 ///    gain per byte until full; LPT balance of estimated cost inside each tier, hot tables
 ///    split by columns. O(T log T + T log G).
+///  - memory_balanced: Merlin Distributed Embeddings' strategy of that name (the placement
+///    of NVIDIA's TensorFlow 2 DLRM/DCNv2): large tables cut into column slices, slices
+///    dealt to the GPUs largest first in a snake, so every GPU gets as many slices and about
+///    as much memory; lookup cost is not considered. GPU memory only.
 ///  - search: evaluates candidate plans with the evaluator (exhaustive for small cases, else
 ///    local search from the other policies' best plan).
 /// Tiers are ranked by the estimated cost of the tables on them (lookup_cost.hpp), from the

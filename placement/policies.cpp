@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
 
 #include "placement/plan_builder.hpp"
 #include "placement/placement.hpp"
@@ -225,6 +226,90 @@ PlacementPlan plan_cost_greedy(const PlacementProblem& problem, const PlacementO
   return b.plan();
 }
 
+// memory_balanced: the strategy of that name in Merlin Distributed Embeddings
+// (NVIDIA-Merlin/distributed-embeddings@4cb42d4, distributed_embeddings/python/layers/
+// dist_model_parallel.py, DistEmbeddingStrategy), which NVIDIA's TensorFlow 2 DLRM/DCNv2
+// uses (DeepLearningExamples nn/sparse_model.py, strategy='memory_balanced'):
+//  - create_col_sliced_configs / maybe_slice_table_column: a table of more elements than the
+//    threshold is cut into N column slices, N the smallest power of two that brings a slice
+//    under it, at most one per GPU and per column (the first `columns mod N` slices one column
+//    wider). Without a threshold the largest table is halved until there are as many slices
+//    as GPUs.
+//  - apply_strategy('memory_balanced'): slices sorted by element count, largest first (ties:
+//    the later table first, Python's sort of (size, id) pairs in reverse); GPU i takes
+//    slices i, 2G-1-i, 2G+i, 4G-1-i, ... of that order.
+//  - _merge_slices: slices of one table that land on one GPU are one shard; slices take their
+//    columns in GPU order.
+PlacementPlan plan_memory_balanced(const PlacementProblem& problem, const PlacementOptions& options,
+                                   const StepTimeEvaluator&) {
+  PlanBuilder b(problem, options);
+  if (!options.tiers.empty() && std::find(options.tiers.begin(), options.tiers.end(), Tier::gpu_hbm) == options.tiers.end()) {
+    throw std::invalid_argument("placement policy memory_balanced places tables in GPU memory only; placement.tiers must include gpu_hbm");
+  }
+  const auto& gpus = b.owners_of(Tier::gpu_hbm);
+  if (gpus.empty()) {
+    throw InfeasiblePlacement("placement policy memory_balanced needs GPUs and the platform has none", "", Bytes(0.0));
+  }
+  const std::size_t world = gpus.size();
+  const std::size_t n = problem.tables.size();
+  auto elements = [&](std::size_t t) { return static_cast<double>(problem.tables[t].rows) * problem.tables[t].dim; };
+  double threshold = std::numeric_limits<double>::infinity();
+  if (options.column_slice_elements) {
+    threshold = *options.column_slice_elements;
+  } else if (world > n) {
+    std::vector<double> sizes(n);
+    for (std::size_t t = 0; t < n; ++t) sizes[t] = elements(t);
+    while (world > sizes.size()) {
+      std::sort(sizes.begin(), sizes.end());
+      threshold = sizes.back() - 1.0;
+      const double largest = std::floor(sizes.back() / 2.0);
+      sizes.back() = largest;
+      sizes.push_back(largest);
+    }
+  }
+  struct Slice {
+    double size;
+    std::size_t table;
+    int columns;
+  };
+  std::vector<Slice> slices;
+  for (std::size_t t = 0; t < n; ++t) {
+    const int dim = problem.tables[t].dim;
+    std::size_t count = 1;
+    for (double size = elements(t); size > threshold; size /= 2.0) count *= 2;
+    count = std::min({count, world, static_cast<std::size_t>(dim)});
+    const int per_slice = dim / static_cast<int>(count);
+    const int remainder = dim % static_cast<int>(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      const int columns = per_slice + (static_cast<int>(i) < remainder ? 1 : 0);
+      slices.push_back({static_cast<double>(problem.tables[t].rows) * columns, t, columns});
+    }
+  }
+  std::stable_sort(slices.begin(), slices.end(), [](const Slice& x, const Slice& y) {
+    return x.size != y.size ? x.size > y.size : x.table > y.table;
+  });
+  // columns[g][t]: columns of table t on GPU g (merged slices).
+  std::vector<std::vector<int>> columns(world, std::vector<int>(n, 0));
+  for (std::size_t g = 0; g < world; ++g) {
+    for (std::size_t k = g; k < slices.size(); k += 2 * world) columns[g][slices[k].table] += slices[k].columns;
+    for (std::size_t k = 2 * world - 1 - g; k < slices.size(); k += 2 * world) {
+      columns[g][slices[k].table] += slices[k].columns;
+    }
+  }
+  std::vector<int> next_column(n, 0);
+  for (std::size_t g = 0; g < world; ++g) {
+    for (std::size_t t = 0; t < n; ++t) {
+      const int width = columns[g][t];
+      if (width == 0) continue;
+      const bool whole = width == problem.tables[t].dim;
+      b.add_shard(t, Tier::gpu_hbm, whole ? Sharding::table_wise : Sharding::column_wise, gpus[g], 0,
+                  problem.tables[t].rows, next_column[t], next_column[t] + width);
+      next_column[t] += width;
+    }
+  }
+  return b.plan();
+}
+
 constexpr std::array kPolicies{
     PolicyInfo{"all_gpu", "every table in GPU HBM, table-wise balanced by estimated cost (row-wise when too big)",
                &plan_all_gpu},
@@ -237,6 +322,10 @@ constexpr std::array kPolicies{
     PolicyInfo{"cost_greedy",
                "fastest tier first by gain per byte, then LPT balance of estimated lookup cost over devices",
                &plan_cost_greedy},
+    PolicyInfo{"memory_balanced",
+               "Merlin Distributed Embeddings' strategy: large tables cut into column slices, slices dealt to "
+               "the GPUs largest first in a snake (equal slice counts, balanced memory; cost not considered)",
+               &plan_memory_balanced},
     PolicyInfo{"search", "evaluate candidate plans with the simulator (exhaustive when small, else local search)",
                &plan_search},
 };

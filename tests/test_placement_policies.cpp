@@ -87,7 +87,7 @@ PlacementProblem mixed_problem() {
 
 // Every policy must be registered (a policy missing from the table would silently be
 // unavailable), with a description.
-TEST_CASE("the policy registry lists all seven policies") {
+TEST_CASE("the policy registry lists all eight policies") {
   std::set<std::string> names;
   for (const auto& p : placement_policies()) {
     names.emplace(p.name);
@@ -95,8 +95,8 @@ TEST_CASE("the policy registry lists all seven policies") {
     CHECK((p.plan != nullptr));
   }
   CHECK(names == std::set<std::string>{"all_gpu", "all_host", "all_uvm", "all_remote", "size_greedy", "cost_greedy",
-                                       "search"});
-  CHECK(placement_policies().size() == 7);
+                                       "memory_balanced", "search"});
+  CHECK(placement_policies().size() == 8);
   CHECK_THROWS_WITH_AS(placement_policy("cost_gredy"), doctest::Contains("cost_greedy"), std::invalid_argument);
 }
 
@@ -132,7 +132,8 @@ TEST_CASE("communication implied by each sharding") {
 
 // Capacity is never exceeded: on the mixed problem (and with a 10 % reserve) every policy
 // either returns a plan within every device's usable memory that covers every table, or
-// refuses with InfeasiblePlacement naming a device and a positive overflow. The greedy and
+// refuses with InfeasiblePlacement naming a device and a positive overflow (only the
+// single-tier policies and memory_balanced, which is GPU-only, may refuse). The greedy and
 // search policies must find a plan (the tables fit in HBM + DRAM + servers together).
 TEST_CASE("no policy exceeds any device's capacity") {
   for (double reserve : {0.0, 0.1}) {
@@ -148,7 +149,7 @@ TEST_CASE("no policy exceeds any device's capacity") {
         check_within_capacity(plan, reserve);
         check_coverage(problem, plan);
       } catch (const InfeasiblePlacement& e) {
-        CHECK(policy.name.substr(0, 4) == "all_");
+        CHECK((policy.name.substr(0, 4) == "all_" || policy.name == "memory_balanced"));
         CHECK(!e.device().empty());
         CHECK(e.overflow().value() > 0.0);
       }
@@ -401,4 +402,48 @@ TEST_CASE("all_uvm shrinks caches to the HBM there is") {
   CHECK(s.expected_hit_rate == doctest::Approx(static_cast<double>(s.cache_rows) / rows));
   CHECK(std::any_of(plan.notes.begin(), plan.notes.end(),
                     [](const std::string& n) { return n.find("shrunk") != std::string::npos; }));
+}
+
+// memory_balanced reproduces Merlin Distributed Embeddings' strategy of that name
+// (dist_model_parallel.py at 4cb42d4), worked by hand:
+//  - 2 GPUs, threshold 5000 elements; tables A 1000x8 (8000 elements, cut in 2 slices of 4
+//    columns, 4000 each), B 600x8 (4800), C 100x8 (800), D 50x8 (400). Sorted slices:
+//    B, A, A, C, D. GPU 0 takes positions 0, 4 and 3 (2G-1-0): B, D, C; GPU 1 takes 1 and 2:
+//    both halves of A, which merge back into the whole table.
+//  - 3 GPUs, no threshold, A 1000x8 and B 300x8: fewer tables than GPUs, so the largest is
+//    halved until there are 3 pieces: A's halves go to GPUs 0 and 1 (columns 0-3 and 4-7),
+//    B to GPU 2.
+TEST_CASE("memory_balanced deals column slices in Distributed Embeddings' snake order") {
+  {
+    PlacementProblem p = one_node(2, 80, 512);
+    p.tables = {table("A", 1000, 8, 1), table("B", 600, 8, 1), table("C", 100, 8, 1), table("D", 50, 8, 1)};
+    PlacementOptions o;
+    o.policy = "memory_balanced";
+    o.column_slice_elements = 5000;
+    const PlacementPlan plan = place(p, o);
+    check_coverage(p, plan);
+    const auto owner = [&](std::size_t t) { return plan.devices[plan.tables[t].shards.at(0).owners.at(0)].name; };
+    CHECK(plan.tables[0].sharding == Sharding::table_wise);
+    CHECK(owner(0) == "gpu1");
+    CHECK(owner(1) == "gpu0");
+    CHECK(owner(2) == "gpu0");
+    CHECK(owner(3) == "gpu0");
+  }
+  {
+    PlacementProblem p = one_node(3, 80, 512);
+    p.tables = {table("A", 1000, 8, 1), table("B", 300, 8, 1)};
+    PlacementOptions o;
+    o.policy = "memory_balanced";
+    const PlacementPlan plan = place(p, o);
+    check_coverage(p, plan);
+    const auto& a = plan.tables[0];
+    CHECK(a.sharding == Sharding::column_wise);
+    REQUIRE(a.shards.size() == 2);
+    CHECK(plan.devices[a.shards[0].owners[0]].name == "gpu0");
+    CHECK(a.shards[0].column_begin == 0);
+    CHECK(a.shards[0].column_end == 4);
+    CHECK(plan.devices[a.shards[1].owners[0]].name == "gpu1");
+    CHECK(a.shards[1].column_begin == 4);
+    CHECK(plan.devices[plan.tables[1].shards.at(0).owners.at(0)].name == "gpu2");
+  }
 }
