@@ -204,6 +204,12 @@ PlacementOptions PlacementOptions::from_config(const ConfigNode& node) {
     if (!(v >= 1.0 && v <= 1e18)) c->fail("must be a number of table elements (rows x columns) >= 1");
     o.column_slice_elements = v;
   }
+  if (node.has("gpu_embedding_memory")) {
+    o.gpu_embedding_memory = node.get_positive<Bytes>("gpu_embedding_memory", true);
+    if (!o.tiers.empty() && std::find(o.tiers.begin(), o.tiers.end(), Tier::host_dram) == o.tiers.end()) {
+      node.child("gpu_embedding_memory").fail("offloads tables to host memory: placement.tiers must include host_dram");
+    }
+  }
   node.finish();
   return o;
 }

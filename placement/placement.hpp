@@ -271,6 +271,10 @@ struct PlacementOptions {
   /// slices (distributed-embeddings' column_slice_threshold). Absent: slices are cut only
   /// while there are fewer slices than GPUs, the library's behaviour without a threshold.
   std::optional<double> column_slice_elements;
+  /// memory_balanced: embedding weights each GPU keeps; the largest of its tables beyond this
+  /// go to its host socket's DRAM, looked up by the CPU (distributed-embeddings'
+  /// gpu_embedding_size). Absent: everything stays in GPU memory.
+  std::optional<Bytes> gpu_embedding_memory;
 
   /// Reads the scenario's `placement:` mapping (calls finish() on it).
   static PlacementOptions from_config(const ConfigNode& placement);
@@ -291,7 +295,8 @@ using StepTimeEvaluator = std::function<Seconds(const PlacementPlan&)>;
 ///  - memory_balanced: Merlin Distributed Embeddings' strategy of that name (the placement
 ///    of NVIDIA's TensorFlow 2 DLRM/DCNv2): large tables cut into column slices, slices
 ///    dealt to the GPUs largest first in a snake, so every GPU gets as many slices and about
-///    as much memory; lookup cost is not considered. GPU memory only.
+///    as much memory; lookup cost is not considered. Optionally each GPU's largest tables
+///    beyond a memory budget go to its host socket's DRAM (CPU offload).
 ///  - search: evaluates candidate plans with the evaluator (exhaustive for small cases, else
 ///    local search from the other policies' best plan).
 /// Tiers are ranked by the estimated cost of the tables on them (lookup_cost.hpp), from the

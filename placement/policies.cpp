@@ -240,11 +240,20 @@ PlacementPlan plan_cost_greedy(const PlacementProblem& problem, const PlacementO
 //    slices i, 2G-1-i, 2G+i, 4G-1-i, ... of that order.
 //  - _merge_slices: slices of one table that land on one GPU are one shard; slices take their
 //    columns in GPU order.
+//  - _maybe_offload (with placement.gpu_embedding_memory, the library's gpu_embedding_size):
+//    a GPU's shards are taken smallest first; once their weights pass the budget, the rest
+//    (its largest) live in host memory, on the GPU's own socket, and the CPU looks them up.
 PlacementPlan plan_memory_balanced(const PlacementProblem& problem, const PlacementOptions& options,
                                    const StepTimeEvaluator&) {
   PlanBuilder b(problem, options);
-  if (!options.tiers.empty() && std::find(options.tiers.begin(), options.tiers.end(), Tier::gpu_hbm) == options.tiers.end()) {
-    throw std::invalid_argument("placement policy memory_balanced places tables in GPU memory only; placement.tiers must include gpu_hbm");
+  const auto allowed = [&](Tier t) {
+    return options.tiers.empty() || std::find(options.tiers.begin(), options.tiers.end(), t) != options.tiers.end();
+  };
+  if (!allowed(Tier::gpu_hbm)) {
+    throw std::invalid_argument("placement policy memory_balanced starts from GPU memory; placement.tiers must include gpu_hbm");
+  }
+  if (options.gpu_embedding_memory && !allowed(Tier::host_dram)) {
+    throw std::invalid_argument("placement.gpu_embedding_memory offloads tables to host memory; placement.tiers must include host_dram");
   }
   const auto& gpus = b.owners_of(Tier::gpu_hbm);
   if (gpus.empty()) {
@@ -298,12 +307,30 @@ PlacementPlan plan_memory_balanced(const PlacementProblem& problem, const Placem
   }
   std::vector<int> next_column(n, 0);
   for (std::size_t g = 0; g < world; ++g) {
+    // Shards of this GPU, smallest weights first (a stable order: table index breaks ties).
+    std::vector<std::size_t> mine;
     for (std::size_t t = 0; t < n; ++t) {
+      if (columns[g][t] > 0) mine.push_back(t);
+    }
+    const auto weights = [&](std::size_t t) {
+      return static_cast<double>(problem.tables[t].rows) * columns[g][t] * problem.tables[t].element_size.value();
+    };
+    std::stable_sort(mine.begin(), mine.end(), [&](std::size_t x, std::size_t y) { return weights(x) < weights(y); });
+    const std::int32_t socket = problem.devices[gpus[g]].host_socket;
+    double kept = 0.0;
+    for (std::size_t t : mine) {
       const int width = columns[g][t];
-      if (width == 0) continue;
+      kept += weights(t);
+      const bool offload = options.gpu_embedding_memory && kept > options.gpu_embedding_memory->value();
+      if (offload && socket < 0) {
+        throw InfeasiblePlacement("placement.gpu_embedding_memory offloads tables of " + problem.devices[gpus[g]].name +
+                                      " to host memory, and it has no host socket",
+                                  problem.devices[gpus[g]].name, Bytes(0.0));
+      }
       const bool whole = width == problem.tables[t].dim;
-      b.add_shard(t, Tier::gpu_hbm, whole ? Sharding::table_wise : Sharding::column_wise, gpus[g], 0,
-                  problem.tables[t].rows, next_column[t], next_column[t] + width);
+      b.add_shard(t, offload ? Tier::host_dram : Tier::gpu_hbm, whole ? Sharding::table_wise : Sharding::column_wise,
+                  offload ? static_cast<std::uint32_t>(socket) : gpus[g], 0, problem.tables[t].rows, next_column[t],
+                  next_column[t] + width);
       next_column[t] += width;
     }
   }

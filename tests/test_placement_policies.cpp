@@ -447,3 +447,24 @@ TEST_CASE("memory_balanced deals column slices in Distributed Embeddings' snake 
     CHECK(plan.devices[plan.tables[1].shards.at(0).owners.at(0)].name == "gpu2");
   }
 }
+
+// memory_balanced with a GPU memory budget (distributed-embeddings' _maybe_offload): one GPU,
+// tables A 1000x8, B 100x8, C 50x8 of fp32 (32,000, 3,200 and 1,600 bytes of weights) and a
+// 5,000-byte budget. Smallest first: C (1,600) and B (4,800 in all) stay; A would bring the
+// total to 36,800, so A, the largest, goes to the GPU's host socket.
+TEST_CASE("memory_balanced offloads a GPU's largest tables beyond gpu_embedding_memory") {
+  PlacementProblem p = one_node(1, 80, 512);
+  p.tables = {table("A", 1000, 8, 1), table("B", 100, 8, 1), table("C", 50, 8, 1)};
+  PlacementOptions o;
+  o.policy = "memory_balanced";
+  o.gpu_embedding_memory = Bytes(5000.0);
+  const PlacementPlan plan = place(p, o);
+  check_coverage(p, plan);
+  CHECK(plan.tables[0].tier == Tier::host_dram);
+  CHECK(plan.devices[plan.tables[0].shards[0].owners[0]].name == "socket0");
+  CHECK(plan.tables[1].tier == Tier::gpu_hbm);
+  CHECK(plan.tables[2].tier == Tier::gpu_hbm);
+  // Without host_dram among the allowed tiers the offload is refused by name.
+  o.tiers = {Tier::gpu_hbm};
+  CHECK_THROWS_WITH_AS(place(p, o), doctest::Contains("placement.tiers must include host_dram"), std::invalid_argument);
+}
