@@ -42,6 +42,30 @@ struct DevicePowerFigures {
 
 }  // namespace
 
+NodePowerLimits node_power_limits(const topo::Platform& platform, const topo::Node& node) {
+  NodePowerLimits limits;
+  const auto devices = platform.devices();
+  for (std::uint32_t k = 0; k < node.device_count; ++k) {
+    const auto& p = devices[node.first_device.index + k].power;
+    if (!p.given) continue;
+    limits.idle += p.idle + p.dram_idle;
+    limits.max += p.max + p.dram_max;
+  }
+  if (node.chassis_power.given) {
+    limits.idle += node.chassis_power.idle;
+    limits.max += node.chassis_power.max;
+  }
+  return limits;
+}
+
+Watts chassis_power_at(const topo::DevicePower& chassis, Watts device_dynamic, Watts device_dynamic_max) {
+  if (!chassis.given) return Watts(0.0);
+  const double u = device_dynamic_max.value() > 0.0
+                       ? std::clamp(device_dynamic.value() / device_dynamic_max.value(), 0.0, 1.0)
+                       : 0.0;
+  return chassis.idle + (chassis.max - chassis.idle) * u;
+}
+
 PowerReport estimate_power(const topo::Platform& platform, const sim::ActivityGraph& g, const sim::SimResult& r,
                            const PowerWindow& w) {
   PowerReport rep;
@@ -212,6 +236,9 @@ PowerReport estimate_power(const topo::Platform& platform, const sim::ActivityGr
   const std::size_t node_count = platform.nodes().size();
   const std::size_t fabric_slot = node_count;  // fabric switches
   std::vector<std::vector<double>> node_bins(node_count + 1, std::vector<double>(static_cast<std::size_t>(nbins), 0.0));
+  // Per node: the devices' power above idle per bin, and its most (for the chassis' load).
+  std::vector<std::vector<double>> node_dynamic(node_count, std::vector<double>(static_cast<std::size_t>(nbins), 0.0));
+  std::vector<double> node_dynamic_max(node_count, 0.0);
   std::vector<NodePowerEntry> entries(node_count + 1);
   for (const auto& n : platform.nodes()) {
     entries[n.id.index].node = n.name;
@@ -247,10 +274,40 @@ PowerReport estimate_power(const topo::Platform& platform, const sim::ActivityGr
       if (!dram_act[d].empty()) p += dram_dyn * dram_act[d][kk];
       bins[kk] += p;
       sum += p;
+      if (slot != fabric_slot) node_dynamic[slot][kk] += p - (f.idle + dram_idle);
+    }
+    if (slot != fabric_slot) node_dynamic_max[slot] += f.dynamic + dram_dyn;
+    kind.average += Watts(sum / nbins);
+  }
+  // Chassis power, following each node's device load; limits with every device idle or at
+  // its maximum.
+  for (const auto& n : platform.nodes()) {
+    const NodePowerLimits limits = node_power_limits(platform, n);
+    entries[n.id.index].idle = limits.idle;
+    entries[n.id.index].max = limits.max;
+    if (!n.chassis_power.given) continue;
+    rep.modelled = true;
+    auto& kind = kinds["chassis"];
+    kind.kind = "chassis";
+    ++kind.count;
+    double sum = 0.0, load = 0.0;
+    for (int k = 0; k < nbins; ++k) {
+      const std::size_t kk = static_cast<std::size_t>(k);
+      const Watts p = chassis_power_at(n.chassis_power, Watts(node_dynamic[n.id.index][kk]),
+                                       Watts(node_dynamic_max[n.id.index]));
+      node_bins[n.id.index][kk] += p.value();
+      sum += p.value();
+      if (n.chassis_power.max > n.chassis_power.idle) {
+        load += (p - n.chassis_power.idle).value() / (n.chassis_power.max - n.chassis_power.idle).value();
+      }
     }
     kind.average += Watts(sum / nbins);
-    entries[slot].idle += Watts(f.idle + dram_idle);
-    entries[slot].max += dev.power.max + dev.power.dram_max;
+    kind.activity += load / nbins;
+  }
+  for (const auto& d : devices) {
+    if (d.node.index != topo::kNoIndex || !d.power.given) continue;
+    entries[fabric_slot].idle += d.power.idle;
+    entries[fabric_slot].max += d.power.max;
   }
   std::vector<double> job(static_cast<std::size_t>(nbins), 0.0);
   for (std::size_t n = 0; n <= node_count; ++n) {

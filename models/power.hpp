@@ -23,6 +23,23 @@
 //                  bytes through its links (both directions) / (their capacity x time).
 // Devices without power figures draw 0 W and are counted in `devices_without_figures`.
 //
+// Chassis: what a node draws besides the devices above (fans, power-supply conversion
+// losses, baseboard, storage, management) is a node template's `chassis_power: {idle, max}`
+// (topologies/platform.hpp Node::chassis_power). It follows the load of the node's devices:
+//
+//   P_chassis(t) = chassis_idle + (chassis_max - chassis_idle) x u(t),
+//   u(t) = sum over the node's devices of (P_device(t) - idle) / sum of (max - idle)
+//
+// so a node whose devices all run flat out draws sum(device max) + chassis_max, which the
+// shipped templates set to the datasheet's maximum system power (chassis_max = datasheet
+// maximum - the sum of the template's device maxima, derived in each platform file), and an
+// idle node draws sum(device idle) + chassis_idle. Linear in the device load because PSU
+// losses grow with the power converted (80 PLUS Titanium supplies hold 94-96 % efficiency
+// from 20 % to 100 % load) and fan speed follows the heat to remove; both are assumptions of
+// the first-order model, not measurements. A node whose devices have no power range (no
+// figures) draws chassis_idle. The report lists the chassis as kind "chassis", its activity
+// being the mean u.
+//
 // Time resolution: the measured window (the measured steps) is cut into kBinsPerStep bins per
 // step; a(t) is averaged within each bin. Compute engines count the union of their tasks'
 // intervals (concurrent kernels are not counted twice); a transfer's bytes are spread evenly
@@ -64,7 +81,7 @@ struct NodePowerEntry {
 
 /// Power per device kind over the job (all nodes and the fabric).
 struct KindPowerEntry {
-  std::string kind;  // gpu, cpu (sockets, DRAM included), nic, pcie_switch, nvswitch, network_switch
+  std::string kind;  // gpu, cpu (sockets, DRAM included), nic, pcie_switch, nvswitch, network_switch, chassis
   std::size_t count = 0;
   double activity = 0.0;  // mean activity over the window and the devices of that kind
   Watts average;
@@ -99,6 +116,18 @@ struct PowerWindow {
 
 /// Resolution of the power profile: bins per measured step (peak power is per bin).
 inline constexpr int kBinsPerStep = 50;
+
+/// A node's power with every device (and its chassis) idle, and with all of them at their
+/// maximum: the `idle` and `max` of its NodePowerEntry.
+struct NodePowerLimits {
+  Watts idle;
+  Watts max;
+};
+NodePowerLimits node_power_limits(const topo::Platform& platform, const topo::Node& node);
+
+/// The chassis' draw (see the top of this file) when the node's devices draw `device_dynamic`
+/// above their idle power, out of at most `device_dynamic_max`.
+Watts chassis_power_at(const topo::DevicePower& chassis, Watts device_dynamic, Watts device_dynamic_max);
 
 /// The power report of a run. `graph` must have been built on `platform` by the step builder
 /// (its first resources and engines are topo::export_platform's); std::logic_error if not.

@@ -67,3 +67,21 @@ TEST_CASE("no cost without prices, without an energy price for owned nodes, or w
   // The time to train is there even without a price.
   CHECK(no_energy.cost.time_to_train.value() > 0.0);
 }
+
+TEST_CASE("the shipped cloud instances carry their dated, located, sourced on-demand list prices") {
+  // configs/platforms/aws-p5en-48xlarge.yaml (63.296 USD/h, us-east-1, 2026-08-06) and
+  // aws-p4d-24xlarge.yaml (32.77 USD/h, us-east-1, 2024-11-09), each with its source URL. The
+  // MLPerf DCNv2 job of default.yaml on each: pricing "cloud", no energy charge (it is in the
+  // price), and cost per million samples = price per hour / 3600 / throughput x 1e6.
+  const std::vector<std::pair<std::string, double>> shipped{{"aws-p5en-48xlarge", 63.296}, {"aws-p4d-24xlarge", 32.77}};
+  for (const auto& [file, per_hour] : shipped) {
+    CAPTURE(file);
+    const RunReport r = dgx({"platform=../platforms/" + file + ".yaml"});
+    REQUIRE(r.cost.available);
+    CHECK(r.cost.pricing == "cloud");
+    CHECK(r.cost.sources.find("https://github.com/") != std::string::npos);
+    CHECK(r.cost.per_hour.amount == doctest::Approx(per_hour));
+    CHECK(r.cost.energy_per_hour.amount == 0.0);
+    CHECK(r.cost.per_million_samples.amount == doctest::Approx(per_hour / 3600.0 / r.throughput_samples_per_s * 1e6));
+  }
+}

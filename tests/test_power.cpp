@@ -9,7 +9,9 @@
 
 #include "common/energy.hpp"
 #include "models/scenario.hpp"
+#include "models/power.hpp"
 #include "models/simulation.hpp"
+#include "topologies/platform_loader.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
@@ -168,4 +170,72 @@ TEST_CASE("a representative-node run gives every node of the template the repres
   }
   CHECK(nodes == 4);
   CHECK(switches > 0);
+}
+
+TEST_CASE("a node's chassis power follows its devices' load, from its idle figure to its maximum") {
+  // Closed form of models/power.hpp: P_chassis = idle + (max - idle) x u, u = the devices'
+  // power above idle over their most. DGX H100's chassis (configs/platforms/dgx-h100.yaml):
+  // idle 467 W, max 2776 W; its devices' dynamic range 7424 - 1248 = 6176 W.
+  topo::DevicePower chassis;
+  chassis.given = true;
+  chassis.idle = Watts(467.0);
+  chassis.max = Watts(2776.0);
+  CHECK(chassis_power_at(chassis, Watts(0.0), Watts(6176.0)).value() == doctest::Approx(467.0));
+  CHECK(chassis_power_at(chassis, Watts(6176.0), Watts(6176.0)).value() == doctest::Approx(2776.0));
+  CHECK(chassis_power_at(chassis, Watts(3088.0), Watts(6176.0)).value() == doctest::Approx(467.0 + 0.5 * 2309.0));
+  CHECK(chassis_power_at(chassis, Watts(10.0), Watts(0.0)).value() == doctest::Approx(467.0));  // no device range
+  CHECK(chassis_power_at(topo::DevicePower{}, Watts(1.0), Watts(2.0)).value() == 0.0);          // not given
+}
+
+TEST_CASE("a shipped DGX at full activity draws its datasheet's maximum system power") {
+  // Each DGX template's chassis_max is the datasheet maximum minus the sum of its device
+  // maxima, so every device and the chassis at full activity (node_power_limits().max, the
+  // report's "max") is the datasheet figure: DGX H100 and DGX H200 10.2 kW, DGX A100 6.5 kW
+  // (NVIDIA datasheets). Idle stays the sum of the devices' idle figures plus chassis_idle,
+  // summed here independently from the device list.
+  const std::vector<std::pair<std::string, double>> shipped{
+      {"dgx-h100.yaml", 10200.0}, {"dgx-h200.yaml", 10200.0}, {"dgx-a100.yaml", 6500.0}};
+  for (const auto& [file, datasheet_max] : shipped) {
+    CAPTURE(file);
+    const topo::Platform p = topo::load_platform(kRoot + "/configs/platforms/" + file);
+    REQUIRE(p.nodes().size() == 1);
+    const topo::Node& node = p.nodes()[0];
+    REQUIRE(node.chassis_power.given);
+    double device_idle = 0.0;
+    for (const auto& d : p.devices()) device_idle += d.power.idle.value() + d.power.dram_idle.value();
+    const NodePowerLimits limits = node_power_limits(p, node);
+    CHECK(limits.max.value() == doctest::Approx(datasheet_max));
+    CHECK(limits.idle.value() == doctest::Approx(device_idle + node.chassis_power.idle.value()));
+  }
+}
+
+TEST_CASE("energy of a one-GPU step with a chassis adds the chassis' idle and load-following power") {
+  // System: the one-GPU box above with chassis_power {idle: 20 W, max: 100 W}. The devices'
+  // dynamic range is the GPU's 620 W plus the NIC's 6 W (the CPU has no figures); the NIC
+  // carries nothing (one node), so u(t) = 620 W x busy(t) / 626 W. Expected, by hand: IT
+  // energy per step = ((80 + 10 + 20) W x W + 620 W x B + 80 W x 620 / 626 x B) / 2, with W
+  // the 2-step window and B the GPU's busy time in it; idle 110 W and max 816 W.
+  const Scenario sc = one_gpu({"platform.node_templates.box.chassis_power={idle: 20 W, max: 100 W}"});
+  RunOptions opt;
+  opt.keep_graph = true;
+  const RunReport r = run_scenario(sc, opt);
+  const std::int64_t w0 = to_ps(r.step_ends[0]);
+  const std::int64_t w1 = to_ps(r.step_ends[2]);
+  const double window = static_cast<double>(w1 - w0) * 1e-12;
+  const double busy = static_cast<double>(engine_busy(r, "gpu0", w0, w1)) * 1e-12;
+  REQUIRE(busy > 0.05 * window);
+  REQUIRE(busy < 0.95 * window);
+  const double it_per_step = (110.0 * window + 620.0 * busy + 80.0 * 620.0 / 626.0 * busy) / 2.0;
+  CHECK(r.power.it_energy_per_step.value() == doctest::Approx(it_per_step).epsilon(1e-9));
+  REQUIRE(r.power.nodes.size() == 1);
+  CHECK(r.power.nodes[0].idle.value() == doctest::Approx(110.0));
+  CHECK(r.power.nodes[0].max.value() == doctest::Approx(816.0));
+  bool chassis_kind = false;
+  for (const auto& k : r.power.kinds) {
+    if (k.kind != "chassis") continue;
+    chassis_kind = true;
+    CHECK(k.count == 1);
+    CHECK(k.activity == doctest::Approx(620.0 / 626.0 * busy / window).epsilon(1e-9));
+  }
+  CHECK(chassis_kind);
 }

@@ -6,7 +6,8 @@
 // points pruned by memory are status "infeasible" with an error starting "pruned"); the
 // Pareto front of cost (or energy) per training run against time to train goes to --front
 // and --chart. A target no point meets: exit 1 naming the fastest point and how far it
-// falls short.
+// falls short. Under mpirun the points are spread over the ranks as a sweep's are
+// (tools/distributed_sweep.hpp); rank 0, holding every rank's rows, alone chooses and reports.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -23,6 +24,7 @@
 #include "common/text.hpp"
 #include "models/cost.hpp"
 #include "tools/commands.hpp"
+#include "tools/distributed_sweep.hpp"
 #include "tools/plan.hpp"
 #include "tools/progress.hpp"
 #include "tools/plot.hpp"
@@ -109,7 +111,13 @@ int cmd_plan(const std::vector<std::string>& args) {
   sweep.resume = vm.count("resume") > 0;
   sweep.progress = progress_wanted(vm.count("quiet") > 0);
   const auto& outputs = scenario_output_columns();
-  run_sweep(space, run_plan_point, outputs, sweep);
+  if (under_mpi()) {
+    const DistributedSweep d = run_sweep_distributed(space, run_plan_point, outputs, sweep);
+    if (!d.root || d.status != kExitOk) return d.status;
+    std::cerr << space.size() << " points over " << d.ranks << " MPI ranks; rows in " << sweep.output_path << "\n";
+  } else {
+    run_sweep(space, run_plan_point, outputs, sweep);
+  }
   const auto columns = sweep_columns(space, outputs);
   const ResultRows rows = read_result_rows(sweep.output_path, space, outputs);
   const PlanResult r = select_plan(rows.rows, columns, options);

@@ -1,9 +1,7 @@
 // dlrmsim sweep SWEEP.yaml -o results.csv [-j N] [--resume]
 // dlrmsim plot results.csv --x KEY --y KEY [--group KEY] -o FILE.svg|png
 //
-// Under mpirun (Open MPI sets OMPI_COMM_WORLD_SIZE), each rank runs the points whose index
-// modulo the number of ranks is its rank, appending rows to its own part file next to the
-// output; rank 0 then merges the parts into the one result file, sorted by point.
+// Under mpirun the points are spread over the ranks (tools/distributed_sweep.hpp).
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -14,14 +12,11 @@
 
 #include "common/files.hpp"
 #include "tools/commands.hpp"
+#include "tools/distributed_sweep.hpp"
 #include "tools/plot.hpp"
 #include "tools/progress.hpp"
 #include "tools/scenario_runner.hpp"
 #include "tools/sweep.hpp"
-
-#ifdef DLRMSIM_WITH_MPI
-#include <mpi.h>
-#endif
 
 namespace po = boost::program_options;
 
@@ -40,70 +35,6 @@ int sweep_status(const Sweep& sweep, const SweepSummary& summary) {
             << ": " << summary.first_failure << "\n";
   return infeasible ? kExitInfeasible : kExitBadInput;
 }
-
-bool under_mpi() { return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr; }
-
-#ifdef DLRMSIM_WITH_MPI
-int run_distributed(const Sweep& sweep, const SweepOptions& options) {
-  MPI_Init(nullptr, nullptr);
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  const auto& columns = scenario_output_columns();
-  const std::string header = sweep_header(sweep, columns);
-  SweepSummary summary;
-  auto part = [&](int r) { return options.output_path + ".part" + std::to_string(r); };
-  std::vector<std::string> parts;
-  for (int r = 0; r < ranks; ++r) parts.push_back(part(r));
-  int ok = 1;
-  if (rank == 0) {
-    try {
-      // Rows a previous, interrupted run left in part files are kept when resuming.
-      if (!options.resume) {
-        for (const auto& p : parts) std::remove(p.c_str());
-        std::remove(options.output_path.c_str());
-      }
-      check_result_path(options.output_path);
-      collect_sweep_csv(options.output_path, options.resume ? parts : std::vector<std::string>{}, sweep, columns);
-    } catch (const OutputError& e) {
-      std::cerr << "error: " << e.what() << "\n";
-      ok = -1;
-    } catch (const std::exception& e) {
-      std::cerr << "error: " << e.what() << "\n";
-      ok = 0;
-    }
-  }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (ok != 1) {
-    MPI_Finalize();
-    return ok == -1 ? kExitOutputFailed : kExitBadInput;
-  }
-  const auto finished = finished_points(options.output_path, sweep, columns);
-  {
-    std::FILE* f = std::fopen(part(rank).c_str(), "wb");
-    if (f) {
-      std::fprintf(f, "%s\n", header.c_str());
-      std::fclose(f);
-    }
-  }
-  SweepOptions local = options;
-  local.progress = options.progress && rank == 0;
-  unsigned long long failed = run_points(sweep, points_to_run(sweep, finished, rank, ranks), run_scenario_point,
-                                         columns, part(rank), local);
-  unsigned long long total_failed = 0;
-  MPI_Reduce(&failed, &total_failed, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-  MPI_Barrier(MPI_COMM_WORLD);
-  int status = kExitOk;
-  if (rank == 0) {
-    summary = collect_sweep_csv(options.output_path, parts, sweep, columns);
-    std::cerr << sweep.size() << " points, " << total_failed << " failed; results in " << options.output_path
-              << " (" << ranks << " ranks)\n";
-    status = sweep_status(sweep, summary);
-  }
-  MPI_Finalize();
-  return status;
-}
-#endif
 
 }  // namespace
 
@@ -143,11 +74,11 @@ int cmd_sweep(const std::vector<std::string>& args) {
   options.progress = progress_wanted(vm.count("quiet") > 0);
   if (vm.count("stop-after")) options.stop_after = vm["stop-after"].as<std::size_t>();
   if (under_mpi()) {
-#ifdef DLRMSIM_WITH_MPI
-    return run_distributed(sweep, options);
-#else
-    throw std::invalid_argument("this dlrmsim was built without MPI (install libopenmpi-dev and rebuild)");
-#endif
+    const DistributedSweep d = run_sweep_distributed(sweep, run_scenario_point, scenario_output_columns(), options);
+    if (!d.root || d.status != kExitOk) return d.status;
+    std::cerr << sweep.size() << " points, " << d.failed << " failed; results in " << options.output_path << " ("
+              << d.ranks << " ranks)\n";
+    return sweep_status(sweep, d.summary);
   }
   SweepSummary summary;
   const std::size_t failed = run_sweep(sweep, run_scenario_point, scenario_output_columns(), options, &summary);

@@ -23,7 +23,7 @@ std::string format_duration(Seconds s) {
 
 void print_power_and_cost(std::ostream& out, const models::RunReport& r) {
   const auto& p = r.power;
-  out << "\npower (idle + (max - idle) x activity per device; IT power, facility = x PUE " << std::setprecision(3)
+  out << "\npower (idle + (max - idle) x activity per device and chassis; IT power, facility = x PUE " << std::setprecision(3)
       << p.pue << ")\n";
   if (!p.modelled) {
     out << "  not modelled: no device of the platform has power figures ('power:' in the platform file)\n";

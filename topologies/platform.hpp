@@ -103,6 +103,11 @@ struct Node {
   std::vector<DeviceId> cpus;
   std::vector<DeviceId> nics;
   std::optional<NodePrice> price;  // from the node template
+  /// What the node draws besides its devices (fans, power-supply conversion losses, boards
+  /// and storage the devices do not describe): a node template's optional
+  /// `chassis_power: {idle: 467 W, max: 2776 W}` (models/power.hpp scales it with the node's
+  /// activity). Not given: 0 W.
+  DevicePower chassis_power;
 };
 
 struct NodeGroup {

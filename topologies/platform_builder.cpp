@@ -304,6 +304,7 @@ Platform PlatformBuilder::build() && {
       node.first_link = LinkId{static_cast<std::uint32_t>(data->links.size())};
       node.link_count = static_cast<std::uint32_t>(t.links.size());
       node.price = t.price;
+      node.chassis_power = t.chassis_power;
       for (std::uint32_t i = 0; i < t.devices.size(); ++i) {
         Device d;
         d.id = DeviceId{static_cast<std::uint32_t>(data->devices.size())};

@@ -383,6 +383,7 @@ NodeTemplate read_template_body(const std::string& name, const ConfigNode& node)
     for (const ConfigNode& l : links->elements()) read_link(l, t);
   }
   if (auto p = node.optional_child("price")) t.price = read_node_price(*p);
+  if (auto p = node.optional_child("chassis_power")) t.chassis_power = read_device_power(*p, false);
   node.finish();
   return t;
 }
