@@ -223,10 +223,12 @@ std::vector<PlacementItem> PlanBuilder::split_hot_columns(std::vector<PlacementI
   double max_free = 0.0;
   for (const auto& i : items) total += i.cost.value();
   for (std::uint32_t o : owners) max_free = std::max(max_free, free_bytes(o));
-  const double mean = total / static_cast<double>(owners.size());
+  const double g = static_cast<double>(owners.size());
+  const double mean = total / g;
   std::vector<PlacementItem> out;
   out.reserve(items.size());
   constexpr int kAlignment = 4;  // FBGEMM table-batched embeddings need dim % 4 == 0 per shard
+  const auto width = [](int units, int k, int p) { return kAlignment * (units / k + (p < units % k ? 1 : 0)); };
   for (const auto& item : items) {
     const int dim = item.column_end - item.column_begin;
     const int units = dim / kAlignment;
@@ -235,14 +237,38 @@ std::vector<PlacementItem> PlanBuilder::split_hot_columns(std::vector<PlacementI
       out.push_back(item);
       continue;
     }
-    const int wanted = static_cast<int>(std::ceil(item.cost.value() / mean));
-    const int k = std::min({wanted, units, static_cast<int>(owners.size())});
+    // A piece still looks up every row a sample touches, so a narrow piece costs more than
+    // its share of the columns (fixed per-lookup costs, the access granule): pieces are
+    // costed with the same model as whole tables. The number of pieces k minimises the lower
+    // bound of the busiest owner's load after LPT, max(largest piece, mean load), where the
+    // mean grows by what splitting adds (k pieces cost more than the whole).
+    const std::int64_t rows = problem_.tables[item.table].rows;
+    const auto piece_cost = [&](int k, int p) {
+      return shard_cost(item.table, tier, owners.front(), rows, width(units, k, p)).value();
+    };
+    const int k_max = std::min(units, static_cast<int>(owners.size()));
+    int best_k = 1;
+    double best_bound = std::max(item.cost.value(), mean);
+    for (int k = 2; k <= k_max; ++k) {
+      double largest = 0.0;
+      double sum = 0.0;
+      for (int p = 0; p < k; ++p) {
+        const double c = piece_cost(k, p);
+        largest = std::max(largest, c);
+        sum += c;
+      }
+      const double bound = std::max(largest, (total - item.cost.value() + sum) / g);
+      if (bound < best_bound) {
+        best_bound = bound;
+        best_k = k;
+      }
+      if (largest <= mean) break;  // more pieces only add work
+    }
     int begin = item.column_begin;
-    for (int p = 0; p < k; ++p) {
-      const int width = kAlignment * (units / k + (p < units % k ? 1 : 0));
-      const double share = static_cast<double>(width) / dim;
-      out.push_back({item.table, begin, begin + width, item.cost * share});
-      begin += width;
+    for (int p = 0; p < best_k; ++p) {
+      const int w = width(units, best_k, p);
+      out.push_back({item.table, begin, begin + w, best_k == 1 ? item.cost : Seconds(piece_cost(best_k, p))});
+      begin += w;
     }
   }
   return out;

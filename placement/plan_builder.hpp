@@ -80,7 +80,8 @@ class PlanBuilder {
   /// Items for whole tables with their cost on the tier's first owner.
   [[nodiscard]] std::vector<PlacementItem> whole_tables(const std::vector<std::size_t>& tables, Tier tier) const;
   /// Splits items whose cost exceeds the mean per-owner load into column ranges (multiples
-  /// of 4 columns, FBGEMM's alignment) so that LPT can balance them.
+  /// of 4 columns, FBGEMM's alignment) so that LPT can balance them; each piece is costed by
+  /// shard_cost, and the number of pieces is the one that lets LPT balance best.
   [[nodiscard]] std::vector<PlacementItem> split_hot_columns(std::vector<PlacementItem> items, Tier tier) const;
 
   /// The plan so far, tables in problem order (unplaced tables are left out).

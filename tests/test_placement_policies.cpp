@@ -468,3 +468,31 @@ TEST_CASE("memory_balanced offloads a GPU's largest tables beyond gpu_embedding_
   o.tiers = {Tier::gpu_hbm};
   CHECK_THROWS_WITH_AS(place(p, o), doctest::Contains("placement.tiers must include host_dram"), std::invalid_argument);
 }
+
+// cost_greedy splits a hot table by columns only as far as the pieces get cheaper. Two GPUs,
+// a hot table H (1,000,000 x 128 fp32, 10 lookups per sample) and a cold one C (1,000 x 128,
+// one lookup). Without an access granule a piece of w columns costs w/128 of H, so H is cut
+// in two and each GPU gets half. With a 512-byte access granule every lookup reads a whole
+// 512-byte line whatever the piece's width, so a piece costs as much as H itself: cutting it
+// would only double the work, and H stays whole.
+TEST_CASE("cost_greedy cuts a hot table only into pieces that are cheaper than the whole") {
+  for (const double granule : {0.0, 512.0}) {
+    CAPTURE(granule);
+    PlacementProblem p = one_node(2, 80, 512);
+    for (auto& d : p.devices) {
+      if (d.kind == DeviceKind::gpu) d.access_granule = Bytes(granule);
+    }
+    p.tables = {table("H", 1000000, 128, 10), table("C", 1000, 128, 1)};
+    PlacementOptions o;
+    o.policy = "cost_greedy";
+    o.tiers = {Tier::gpu_hbm};
+    const PlacementPlan plan = place(p, o);
+    check_coverage(p, plan);
+    if (granule == 0.0) {
+      CHECK(plan.tables[0].sharding == Sharding::column_wise);
+      CHECK(plan.tables[0].shards.size() == 2);
+    } else {
+      CHECK(plan.tables[0].sharding == Sharding::table_wise);
+    }
+  }
+}
