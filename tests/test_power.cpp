@@ -77,6 +77,26 @@ std::int64_t engine_busy(const RunReport& r, const std::string& name, std::int64
   return busy;
 }
 
+// Runs `sc` keeping its graph; the measured window (steps 1-2 of 1 warm-up + 2) and the
+// GPU's busy time in it, checked to be a real fraction of the window so both terms matter.
+struct MeasuredStep {
+  RunReport report;
+  double window = 0.0;
+  double busy = 0.0;
+};
+MeasuredStep measure_one_gpu(const Scenario& sc) {
+  RunOptions opt;
+  opt.keep_graph = true;
+  MeasuredStep m{run_scenario(sc, opt)};
+  const std::int64_t w0 = to_ps(m.report.step_ends[0]);
+  const std::int64_t w1 = to_ps(m.report.step_ends[2]);
+  m.window = static_cast<double>(w1 - w0) * 1e-12;
+  m.busy = static_cast<double>(engine_busy(m.report, "gpu0", w0, w1)) * 1e-12;
+  REQUIRE(m.busy > 0.05 * m.window);  // the GPU works part of the time ...
+  REQUIRE(m.busy < 0.95 * m.window);  // ... and waits part of it
+  return m;
+}
+
 }  // namespace
 
 TEST_CASE("energy of a one-GPU step is the hand sum of idle and active power x time") {
@@ -87,16 +107,10 @@ TEST_CASE("energy of a one-GPU step is the hand sum of idle and active power x t
   // figures). IT energy per step = (80 W x W + 620 W x B + 10 W x W) / 2; facility energy =
   // x 1.25; per sample = / global batch. The model bins time, but a bin's busy time is the
   // exact overlap of the busy intervals with it, so the sums agree to rounding.
-  const Scenario sc = one_gpu({"cost.pue=1.25"});
-  RunOptions opt;
-  opt.keep_graph = true;
-  const RunReport r = run_scenario(sc, opt);
-  const std::int64_t w0 = to_ps(r.step_ends[0]);
-  const std::int64_t w1 = to_ps(r.step_ends[2]);
-  const double window = static_cast<double>(w1 - w0) * 1e-12;
-  const double busy = static_cast<double>(engine_busy(r, "gpu0", w0, w1)) * 1e-12;
-  REQUIRE(busy > 0.05 * window);   // the GPU works part of the time ...
-  REQUIRE(busy < 0.95 * window);   // ... and waits part of it, so both terms matter
+  const MeasuredStep m = measure_one_gpu(one_gpu({"cost.pue=1.25"}));
+  const RunReport& r = m.report;
+  const double window = m.window;
+  const double busy = m.busy;
   const double it_per_step = (80.0 * window + 620.0 * busy + 10.0 * window) / 2.0;
   CHECK(r.power.it_energy_per_step.value() == doctest::Approx(it_per_step).epsilon(1e-9));
   CHECK(r.power.energy_per_step.value() == doctest::Approx(1.25 * it_per_step).epsilon(1e-9));
@@ -215,16 +229,10 @@ TEST_CASE("energy of a one-GPU step with a chassis adds the chassis' idle and lo
   // carries nothing (one node), so u(t) = 620 W x busy(t) / 626 W. Expected, by hand: IT
   // energy per step = ((80 + 10 + 20) W x W + 620 W x B + 80 W x 620 / 626 x B) / 2, with W
   // the 2-step window and B the GPU's busy time in it; idle 110 W and max 816 W.
-  const Scenario sc = one_gpu({"platform.node_templates.box.chassis_power={idle: 20 W, max: 100 W}"});
-  RunOptions opt;
-  opt.keep_graph = true;
-  const RunReport r = run_scenario(sc, opt);
-  const std::int64_t w0 = to_ps(r.step_ends[0]);
-  const std::int64_t w1 = to_ps(r.step_ends[2]);
-  const double window = static_cast<double>(w1 - w0) * 1e-12;
-  const double busy = static_cast<double>(engine_busy(r, "gpu0", w0, w1)) * 1e-12;
-  REQUIRE(busy > 0.05 * window);
-  REQUIRE(busy < 0.95 * window);
+  const MeasuredStep m = measure_one_gpu(one_gpu({"platform.node_templates.box.chassis_power={idle: 20 W, max: 100 W}"}));
+  const RunReport& r = m.report;
+  const double window = m.window;
+  const double busy = m.busy;
   const double it_per_step = (110.0 * window + 620.0 * busy + 80.0 * 620.0 / 626.0 * busy) / 2.0;
   CHECK(r.power.it_energy_per_step.value() == doctest::Approx(it_per_step).epsilon(1e-9));
   REQUIRE(r.power.nodes.size() == 1);
