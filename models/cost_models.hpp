@@ -59,7 +59,7 @@
 #include <vector>
 
 #include "common/units.hpp"
-#include "models/device_profile.hpp"
+#include "topologies/device_profile.hpp"
 #include "models/model_spec.hpp"
 #include "topologies/devices.hpp"
 

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "models/training_mode.hpp"
-#include "placement/problem.hpp"
+#include "models/placement_problem.hpp"
 #include "sim/backend.hpp"
 #include "sim/native_engine.hpp"
 #include "sim/critical_path.hpp"

@@ -52,7 +52,7 @@
 #include "common/config.hpp"
 #include "common/units.hpp"
 #include "models/cost_models.hpp"
-#include "models/device_profile.hpp"
+#include "topologies/device_profile.hpp"
 #include "models/model_spec.hpp"
 #include "models/software_stack.hpp"
 #include "models/stragglers.hpp"

@@ -9,7 +9,7 @@
 //   rows looked up   L = lookups per step that reach this shard
 //   bytes per row    b = max(shard columns x element size, access granule)
 //   gpu_hbm:    with a profile: its embedding forward time and measured backward multiple
-//               (models/device_profile.hpp); without: t = L b / (HBM bandwidth x gather eff)
+//               (topologies/device_profile.hpp); without: t = L b / (HBM bandwidth x gather eff)
 //   uvm:        the h L cache hits as gpu_hbm, the (1 - h) L misses as zero-copy gathers over
 //               PCIe (profile's uvm_gather_time, or L b / (PCIe bw x zero-copy eff)); h is the
 //               hit rate of the shard's HBM cache (cache_model.hpp)

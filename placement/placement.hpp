@@ -7,7 +7,7 @@
 //    (all-to-all, reduce-scatter, all-gather, all-reduce) a sharding implies, per pass.
 //  - PlacementProblem = tables (TableDemand) + devices (PlacementDevice: GPUs, CPU sockets,
 //    parameter-server nodes with capacities and lookup-cost parameters) + batch; built from
-//    the model spec and the platform by make_placement_problem (placement/problem.hpp).
+//    the model spec and the platform by make_placement_problem (models/placement_problem.hpp).
 //  - PlacementOptions::from_config(scenario["placement"]) reads `policy` and its parameters.
 //  - place(problem, options, evaluator) -> PlacementPlan; `evaluator` (optional) predicts the
 //    step time of a candidate plan and is used by the `search` policy.
@@ -16,7 +16,7 @@
 //    cache, activations) against capacity and estimated load.
 //  - A plan that does not fit throws InfeasiblePlacement (device, bytes over capacity).
 //  - placement_policies() lists every policy with a one-line description.
-//  - place_tables(model, platform, options, evaluator, profiles) (placement/problem.hpp) is
+//  - place_tables(model, platform, options, evaluator, profiles) (models/placement_problem.hpp) is
 //    make_placement_problem + place; print_plan / plan_json (plan_report.hpp) write it.
 #pragma once
 
@@ -32,7 +32,7 @@
 
 #include "common/config.hpp"
 #include "common/units.hpp"
-#include "models/device_profile.hpp"
+#include "topologies/device_profile.hpp"
 #include "placement/cache_model.hpp"
 
 namespace dlrmsim::placement {
@@ -125,7 +125,7 @@ std::string_view to_string(DeviceKind k);
 
 /// A device that can own shards: memory capacity and the parameters of its lookup cost.
 /// Every cost parameter comes from the platform file or the device profile; a GPU with a
-/// profile is costed with the profile's calibrated formulas (models/device_profile.hpp),
+/// profile is costed with the profile's calibrated formulas (topologies/device_profile.hpp),
 /// one without with the plain fields below (peak bandwidth x the given efficiency).
 struct PlacementDevice {
   DeviceKind kind = DeviceKind::gpu;

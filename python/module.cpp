@@ -27,7 +27,7 @@
 #include "models/training_mode.hpp"
 #include "placement/placement.hpp"
 #include "placement/plan_report.hpp"
-#include "placement/problem.hpp"
+#include "models/placement_problem.hpp"
 #include "sim/activity_graph.hpp"
 #include "tools/commands.hpp"
 #include "tools/platform_report.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 #include <tuple>
 
-#include "models/device_profile.hpp"
+#include "topologies/device_profile.hpp"
 #include "validation/calibration_fit.hpp"
 #include "validation/least_squares.hpp"
 #include "validation/raw_measurements.hpp"

@@ -11,7 +11,7 @@
 #include <random>
 #include <string>
 
-#include "models/cpu_profile.hpp"
+#include "topologies/cpu_profile.hpp"
 #include "validation/cpu/cpu_benchmark.hpp"
 #include "validation/cpu/cpu_kernels.hpp"
 #include "validation/cpu/cpu_profile_fit.hpp"
@@ -286,7 +286,7 @@ TEST_CASE("a CPU profile round-trips through YAML") {
   CHECK(back.call_overhead.value() == doctest::Approx(1.5e-9).epsilon(1e-5));
 }
 
-// System: the gather formula of models/cpu_profile.hpp with the known profile: one core, 64 B
+// System: the gather formula of topologies/cpu_profile.hpp with the known profile: one core, 64 B
 // rows: 1 / (40 ns + 64 B / 8 GB/s) = 1 / 48 ns = 20.83 M rows/s; 8 cores: min(8 x 0.9 x 20.83 M,
 // 30 GB/s / 64 B) = min(150 M, 468.75 M) = 150 M; 512 B rows on 8 cores: min(8 x 0.9 / 104 ns,
 // 30 GB/s / 512 B) = min(69.2 M, 58.6 M) = 58.59 M rows/s (DRAM-bound). The update moves each

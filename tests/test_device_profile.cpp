@@ -1,4 +1,4 @@
-// Device profiles (models/device_profile.hpp): the shipped profiles load with their datasheet
+// Device profiles (topologies/device_profile.hpp): the shipped profiles load with their datasheet
 // numbers, the evaluation functions follow their documented closed forms, and malformed
 // profiles are rejected with the file, line and key.
 #include <doctest/doctest.h>
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "models/device_profile.hpp"
+#include "topologies/device_profile.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;

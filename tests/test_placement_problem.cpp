@@ -1,5 +1,5 @@
 // Building placement problems from the shipped platform and model files
-// (placement/problem.hpp): which devices own shards, their capacities and cost parameters,
+// (models/placement_problem.hpp): which devices own shards, their capacities and cost parameters,
 // and that the tier policies put tables where the platform says they should be.
 #include <doctest/doctest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "models/model_spec.hpp"
-#include "placement/problem.hpp"
+#include "models/placement_problem.hpp"
 #include "topologies/platform_loader.hpp"
 
 using namespace dlrmsim;

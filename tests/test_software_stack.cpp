@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "models/cost_models.hpp"
-#include "models/device_profile.hpp"
+#include "topologies/device_profile.hpp"
 #include "models/simulation.hpp"
 #include "models/software_stack.hpp"
 #include "topologies/platform_loader.hpp"

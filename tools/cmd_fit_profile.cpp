@@ -14,7 +14,7 @@
 #include <iostream>
 
 #include "common/files.hpp"
-#include "models/device_profile.hpp"
+#include "topologies/device_profile.hpp"
 #include "tools/commands.hpp"
 #include "tools/fit_cpu_profile.hpp"
 #include "common/data_paths.hpp"

@@ -18,7 +18,7 @@
 #include "models/training_mode.hpp"
 #include "placement/placement.hpp"
 #include "placement/plan_report.hpp"
-#include "placement/problem.hpp"
+#include "models/placement_problem.hpp"
 #include "tools/commands.hpp"
 #include "tools/scenario_command.hpp"
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "common/files.hpp"
-#include "models/cpu_profile.hpp"
+#include "topologies/cpu_profile.hpp"
 #include "tools/commands.hpp"
 #include "validation/cpu/cpu_profile_fit.hpp"
 #include "validation/cpu/cpu_raw_measurements.hpp"
@@ -23,7 +23,7 @@ int fit_cpu_profile_file(const ConfigNode& root, const std::string& raw_path, co
     throw ConfigError(raw_path + ": " + e.what());
   }
   write_output_file(output, "# CPU profile fitted by dlrmsim fit-profile from " + raw_path +
-                                " (formulas: models/cpu_profile.hpp)\n" + models::cpu_profile_to_yaml(result.profile));
+                                " (formulas: topologies/cpu_profile.hpp)\n" + models::cpu_profile_to_yaml(result.profile));
   // With the profile on standard output the report goes to standard error.
   (output == "-" ? std::cerr : std::cout) << validation::format_cpu_fit_report(result) << "wrote " << output << "\n";
   flush_standard_output();

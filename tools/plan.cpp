@@ -8,7 +8,7 @@
 #include "models/simulation.hpp"
 #include "models/training_mode.hpp"
 #include "placement/placement.hpp"
-#include "placement/problem.hpp"
+#include "models/placement_problem.hpp"
 #include "tools/scenario_runner.hpp"
 
 namespace dlrmsim::tools {

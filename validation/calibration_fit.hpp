@@ -3,7 +3,7 @@
 // The fitter starts from a base profile of the same device (configs/calibration/<device>.yaml,
 // written from datasheets): the datasheet numbers a run cannot measure (peak FLOP/s per dtype,
 // HBM peak bandwidth, PCIe link rate, memory capacity) are kept from it, and every coefficient
-// the kernel set measures is refitted (models in models/device_profile.hpp):
+// the kernel set measures is refitted (models in topologies/device_profile.hpp):
 //   - copies: latency and bandwidth per copy kind, relative-weighted line fit;
 //   - memory.achievable_fraction: 2 x (device-to-device copy bandwidth) / HBM peak (a copy reads
 //     and writes every byte);
@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "models/device_profile.hpp"
+#include "topologies/device_profile.hpp"
 #include "validation/raw_measurements.hpp"
 
 namespace dlrmsim::validation {

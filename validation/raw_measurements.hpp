@@ -29,7 +29,7 @@
 
 #include "common/config.hpp"
 #include "common/units.hpp"
-#include "models/device_profile.hpp"
+#include "topologies/device_profile.hpp"
 
 namespace dlrmsim::validation {
 

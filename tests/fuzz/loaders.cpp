@@ -8,7 +8,7 @@
 
 #include "common/config.hpp"
 #include "common/units.hpp"
-#include "models/device_profile.hpp"
+#include "topologies/device_profile.hpp"
 #include "models/model_spec.hpp"
 #include "models/scenario.hpp"
 #include "sim/activity_graph.hpp"

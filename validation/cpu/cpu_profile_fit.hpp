@@ -1,5 +1,5 @@
 // From raw CPU measurements (validation/cpu/cpu_raw_measurements.hpp) to a CPU profile
-// (models/cpu_profile.hpp, whose header states the formulas). Every coefficient comes from the
+// (topologies/cpu_profile.hpp, whose header states the formulas). Every coefficient comes from the
 // measurements; nothing is kept from elsewhere:
 //   - GEMM, per core and all cores separately: rate, m_half, n_half, k_half and call_overhead
 //     by Levenberg-Marquardt on log time (least_squares.hpp), the ideal time being 2mnk over a
@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "models/cpu_profile.hpp"
+#include "topologies/cpu_profile.hpp"
 #include "validation/calibration_fit.hpp"
 #include "validation/cpu/cpu_raw_measurements.hpp"
 

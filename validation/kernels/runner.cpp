@@ -34,7 +34,7 @@
 //       --profile configs/calibration/cpu-NAME.yaml
 //
 // writes the raw CPU measurements (validation/cpu/cpu_raw_measurements.hpp) and fits the CPU
-// profile (models/cpu_profile.hpp); `dlrmsim fit-profile RAW -o OUT` repeats the fit.
+// profile (topologies/cpu_profile.hpp); `dlrmsim fit-profile RAW -o OUT` repeats the fit.
 // `--sweep smoke` runs the set at tiny sizes (a test that it works, not a measurement).
 #include <boost/program_options.hpp>
 
@@ -52,7 +52,7 @@
 
 #include "common/config.hpp"
 #include "common/files.hpp"
-#include "models/device_profile.hpp"
+#include "topologies/device_profile.hpp"
 #include "validation/calibration_fit.hpp"
 #include "validation/cpu/cpu_benchmark.hpp"
 #include "validation/cpu/cpu_profile_fit.hpp"
@@ -96,7 +96,7 @@ int run_cpu(const CommonOptions& o, int threads) {
   validation::CpuFitOptions fit_options;
   fit_options.raw_name = o.output;
   const validation::CpuCalibrationResult result = validation::fit_cpu_profile(raw, fit_options);
-  write_output_file(o.profile_output, "# CPU profile fitted by dlrmsim-calibrate --cpu (formulas: models/cpu_profile.hpp)\n" +
+  write_output_file(o.profile_output, "# CPU profile fitted by dlrmsim-calibrate --cpu (formulas: topologies/cpu_profile.hpp)\n" +
                                           models::cpu_profile_to_yaml(result.profile));
   std::cout << validation::format_cpu_fit_report(result) << "wrote profile " << o.profile_output << "\n";
   flush_standard_output();

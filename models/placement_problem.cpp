@@ -1,4 +1,4 @@
-#include "placement/problem.hpp"
+#include "models/placement_problem.hpp"
 
 #include <algorithm>
 #include <map>

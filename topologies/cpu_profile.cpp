@@ -1,4 +1,4 @@
-#include "models/cpu_profile.hpp"
+#include "topologies/cpu_profile.hpp"
 
 #include <algorithm>
 #include <cmath>

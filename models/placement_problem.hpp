@@ -30,7 +30,7 @@
 #include <memory>
 #include <string>
 
-#include "models/device_profile.hpp"
+#include "topologies/device_profile.hpp"
 #include "models/model_spec.hpp"
 #include "placement/placement.hpp"
 #include "topologies/platform.hpp"

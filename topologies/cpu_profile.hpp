@@ -18,7 +18,7 @@
 //   `rate` is the achieved FLOP/s of large GEMMs, not an efficiency: the measured machine's
 //   peak is not in the profile (a virtual machine does not say its clock or FMA width
 //   reliably), so efficiency against a datasheet peak is left to the caller. Why the form: as
-//   for GPUs (models/device_profile.hpp), a small extent leaves the kernel's register and cache
+//   for GPUs (topologies/device_profile.hpp), a small extent leaves the kernel's register and cache
 //   blocks (Eigen's gebp: mr x nr micro-kernel, kc x nc panels) partly empty and its packing
 //   unamortised, a fixed cost per dimension, i.e. a saturating factor. Valid for the MLP shapes
 //   of the shipped models at batch 256-2048 (m, n, k = 16..4096); the all-cores figures also
@@ -63,7 +63,7 @@
 
 #include "common/config.hpp"
 #include "common/units.hpp"
-#include "models/device_profile.hpp"
+#include "topologies/device_profile.hpp"
 
 namespace dlrmsim::models {
 

@@ -1,4 +1,4 @@
-#include "models/device_profile.hpp"
+#include "topologies/device_profile.hpp"
 #include "common/files.hpp"
 #include "common/text.hpp"
 
