@@ -304,6 +304,8 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
   if (options.keep_graph) {
     rep.graph = b.graph;
     rep.result = result;
+    rep.step_first_activity = b.steps.step_first_activity;
+    rep.activity_roles = b.steps.roles;
   }
   if (b.slowdowns) {
     rep.stragglers = straggler_report(g, r, b.steps.step_end, sc.warmup_steps, sc.steps, *b.slowdowns, sc.platform,
@@ -315,6 +317,12 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
   }
   rep.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return rep;
+}
+
+int RunReport::step_of(sim::ActivityId a) const {
+  const auto& first = step_first_activity;
+  const auto after = std::upper_bound(first.begin(), first.end(), a.index);
+  return static_cast<int>(after - first.begin()) - 1;
 }
 
 ScenarioTiming time_scenario(const std::string& path, const std::vector<std::string>& overrides) {

@@ -36,6 +36,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -143,6 +144,14 @@ struct RunReport {
   // The simulated graph and its result, kept when asked for (traces).
   std::shared_ptr<sim::ActivityGraph> graph;
   std::shared_ptr<sim::SimResult> result;
+  /// With the graph: per simulated step, its first activity's id, and the roles a mode gave
+  /// some activities (BuiltSteps).
+  std::vector<std::uint32_t> step_first_activity;
+  std::map<std::uint32_t, std::string> activity_roles;
+
+  /// The step an activity of the kept graph was built in (0 = the first warm-up step), or -1
+  /// for one built before the first step.
+  [[nodiscard]] int step_of(sim::ActivityId a) const;
 };
 
 struct RunOptions {

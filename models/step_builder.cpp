@@ -513,6 +513,13 @@ void StepBuilder::host_operators(const SimDevice& d, int count) {
   host_work(host_thread(d), options_.software.dispatch * static_cast<double>(count));
 }
 
+void StepBuilder::begin_step(int step) {
+  step_ = step;
+  auto& first = built_.step_first_activity;
+  const auto count = static_cast<std::uint32_t>(graph_.activity_count());
+  if (step >= 0 && static_cast<std::size_t>(step) >= first.size()) first.resize(static_cast<std::size_t>(step) + 1, count);
+}
+
 void StepBuilder::host_step_end(const SimDevice& d, ActivityId step_end) {
   if (options_.software.sync != SoftwareStack::HostSync::none) host_wait(d, step_end);
 }

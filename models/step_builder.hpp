@@ -167,6 +167,13 @@ struct BuiltSteps {
   std::string fidelity;                   // how the cluster was represented
   std::size_t simulated_trainers = 0;
   std::size_t total_trainers = 0;
+  /// Per step (warm-up first): the id of its first activity. Ids are handed out in order, so
+  /// activity a belongs to the last step whose first id is <= a (traces' `step`).
+  std::vector<std::uint32_t> step_first_activity;
+  /// What some activities are, by activity index, where a mode names them (traces' `role`:
+  /// e.g. Persia's "embedding_fetch" and "embedding_update", whose order the staleness bound
+  /// constrains).
+  std::map<std::uint32_t, std::string> roles;
 };
 
 class StepBuilder {
@@ -223,8 +230,11 @@ class StepBuilder {
   /// takes its factor times its cost (representative mode: the largest factor of the devices
   /// it stands for). None by default; the object must outlive the building.
   void set_slowdowns(const Slowdowns* slowdowns) { slowdowns_ = slowdowns; }
-  /// The step being built (0 = the first warm-up step); modes call it at each step's start.
-  void begin_step(int step) { step_ = step; }
+  /// The step being built (0 = the first warm-up step); modes call it at each step's start,
+  /// before adding the step's activities (it records the step's first activity id).
+  void begin_step(int step);
+  /// Names what activity `a` is (BuiltSteps::roles; shown in traces).
+  void set_role(sim::ActivityId a, std::string role) { built_.roles[a.index] = std::move(role); }
 
   // --- activities --------------------------------------------------------------------------
   sim::ActivityId compute(SimDevice& d, Seconds t, std::span<const sim::ActivityId> deps, std::uint16_t category);

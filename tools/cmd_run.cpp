@@ -202,12 +202,12 @@ std::string run_json(const RunReport& r) {
   return json_text(doc);
 }
 
-namespace {
-
 /// Chrome trace-event format (chrome://tracing, ui.perfetto.dev): one complete event ("X")
 /// per compute task and transfer; compute tasks under their engine (process) and stream
-/// (thread), transfers under the first resource of their route. Written on one line: the
-/// file is for trace viewers, and it is the largest output (about 100 bytes per activity).
+/// (thread), transfers under the first resource of their route. Each event's args hold the
+/// step it belongs to (`step`, 0 = the first warm-up step) and, where the mode names it, its
+/// `role`; transfers' args also their `bytes` and `hops`. Written on one line: the file is for
+/// trace viewers, and it is the largest output (about 120 bytes per activity).
 std::string trace_json(const RunReport& r) {
   const auto& g = *r.graph;
   const auto& res = *r.result;
@@ -238,6 +238,9 @@ std::string trace_json(const RunReport& r) {
     const double ts = res.start[a].seconds().value() * 1e6;
     const double dur = (res.end[a] - res.start[a]).seconds().value() * 1e6;
     const std::string& cat = cats[act.category];
+    Json args = Json::object();
+    if (const int step = r.step_of(id); step >= 0) args["step"] = step;
+    if (const auto role = r.activity_roles.find(id.index); role != r.activity_roles.end()) args["role"] = role->second;
     if (act.kind == sim::ActivityKind::compute) {
       const auto& st = g.stream(sim::StreamId{act.stream});
       events.push_back({{"ph", "X"},
@@ -246,7 +249,8 @@ std::string trace_json(const RunReport& r) {
                         {"pid", st.engine.index},
                         {"tid", act.stream},
                         {"ts", num(ts)},
-                        {"dur", num(dur)}});
+                        {"dur", num(dur)},
+                        {"args", std::move(args)}});
     } else {
       const auto route = g.route(id);
       const std::uint32_t r0 = route.empty() ? 0 : route.front().index;
@@ -261,11 +265,15 @@ std::string trace_json(const RunReport& r) {
                         {"tid", 0},
                         {"ts", num(ts)},
                         {"dur", num(dur)},
-                        {"args", {{"bytes", num(act.amount)}, {"hops", route.size()}}}});
+                        {"args", std::move(args)}});
+      events.back()["args"]["bytes"] = num(act.amount);
+      events.back()["args"]["hops"] = route.size();
     }
   }
   return json_text(doc, -1);
 }
+
+namespace {
 
 std::string pct(double v) {
   std::ostringstream s;

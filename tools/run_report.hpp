@@ -11,4 +11,9 @@ namespace dlrmsim::tools {
 /// The report as JSON text, keys in the documented order, numbers to 10 significant digits.
 std::string run_json(const models::RunReport& report);
 
+/// The simulated steps as a Chrome / Perfetto trace (`dlrmsim run --trace`; the report must
+/// have been run with RunOptions::keep_graph). Every event's args carry its `step` and, where
+/// the mode names it, its `role` (models::BuiltSteps).
+std::string trace_json(const models::RunReport& report);
+
 }  // namespace dlrmsim::tools

@@ -133,10 +133,12 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
     const int waited = s - 1 - staleness;
     if (waited >= 0) gate.push_back(ps_update[static_cast<std::size_t>(waited)]);
     const auto ids_out = b.send_egress(ew_dev, StepBuilder::index_bytes() * (samples_per_worker * lookups), gate, ps_cat);
+    b.set_role(ids_out, "embedding_fetch");  // the activities the staleness gate holds back (traces)
     std::vector<ActivityId> gathered;
     for (std::size_t p = 0; p < servers.size(); ++p) {
       const OwnerWork& w = b.represented_work(servers[p]);
       const auto ids_in = b.send_ingress(ps_fwd[p].front().device, w.ids_in, gate, ps_cat);
+      b.set_role(ids_in, "embedding_fetch");
       const std::array<ActivityId, 2> dep{ids_out, ids_in};
       const auto ids_done = b.marker(dep);
       std::vector<ActivityId> parts;
@@ -204,7 +206,10 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
       const OwnerWork& w = b.represented_work(servers[p]);
       const auto push_in = b.send_ingress(ps_bwd[p].front().device, avg_row * w.lookups, sdep, ps_cat);
       const std::array<ActivityId, 2> udep{push_out, push_in};
-      for (auto& sock : ps_bwd[p]) updates.push_back(b.compute(sock, w.backward_compute, udep, cat.embedding_lookup));
+      for (auto& sock : ps_bwd[p]) {
+        updates.push_back(b.compute(sock, w.backward_compute, udep, cat.embedding_lookup));
+        b.set_role(updates.back(), "embedding_update");
+      }
     }
     ps_update.push_back(b.marker(updates));
 

@@ -1,0 +1,261 @@
+// The three Persia training modes (models/modes/persia_hybrid.cpp): persia_hybrid
+// (embeddings asynchronous within training.staleness, dense synchronous), persia_sync and
+// persia_async (dense parameters averaged every training.averaging_period steps). Whole
+// scenarios are loaded, built and run on the native engine; the traces are the ones
+// `dlrmsim run --trace` writes (tools/run_report.hpp), whose events carry their step and, for
+// Persia's embedding fetch and update, their role.
+// (Staleness 0 = persia_sync exactly: tests/test_simulation.cpp, "persia_sync, persia_hybrid
+// and persia_async".)
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/simulation.hpp"
+#include "tools/run_report.hpp"
+
+using namespace dlrmsim;
+using namespace dlrmsim::models;
+
+namespace {
+
+const std::string kRoot = DLRMSIM_SOURCE_DIR;
+const std::string kCalibration = kRoot + "/configs/calibration";
+
+Scenario shipped(const std::string& name, const std::vector<std::string>& overrides = {}) {
+  return load_scenario(kRoot + "/configs/scenarios/" + name + ".yaml", overrides);
+}
+
+// A small Persia cluster: one trainer node (one V100 on PCIe gen5 to its CPU, a 1.6 Tbit/s
+// NIC), one embedding worker and one parameter server (one CPU socket and a 1.6 Tbit/s NIC
+// each), one switch. The model: 1 table of 16-wide fp32 rows (64 B, one cache line) with 100
+// lookups per sample, batch 4096, bottom MLP 13-128-16, top MLP 1024-1024-1024-1, fp32.
+// `dense_scale` multiplies the GPU's peak FLOP/s and HBM bandwidth (1000: the dense step is
+// negligible); `ew_gather` is the embedding worker's gather bandwidth per core (of 8 cores, DRAM
+// 10 TB/s, so the cores bound it). The parameter server is fast (64 cores x 100 GB/s) and the
+// NICs are wide, so the embedding pipeline's slowest stage is the worker's pooling:
+//   pool = 4096 x 100 rows x 64 B / (8 x ew_gather)   (cpu_gather_time, persia_hybrid.cpp).
+Scenario mini_persia(double dense_scale, const std::string& ew_gather, const std::vector<std::string>& overrides = {}) {
+  const std::string flops = std::to_string(15.7 * dense_scale) + " TFLOP/s";
+  const std::string hbm = std::to_string(900.0 * dense_scale) + " GB/s";
+  const std::string text = R"(
+name: persia-mini
+platform:
+  name: persia-mini
+  node_templates:
+    gpu-server:
+      devices:
+        - {name: gpu, kind: gpu, count: 1, model: V100-SXM2-32GB, hbm_capacity: 32 GB, hbm_bandwidth: )" + hbm + R"(,
+           peak_flops: {fp32: )" + flops + R"(, fp16: )" + flops + R"(}}
+        - {name: cpu, kind: cpu, model: test-cpu, cores: 32, clock: 2 GHz, dram_capacity: 512 GB,
+           dram_bandwidth: 300 GB/s, memory_channels: 8, gather_bandwidth_per_core: 9 GB/s, peak_flops: {fp32: 4 TFLOP/s}}
+        - {name: nic, kind: nic, bandwidth: 1600 Gbit/s}
+      links:
+        - {kind: pcie5x16, from: "gpu*", to: cpu, pattern: all}
+        - {kind: pcie5x16, between: [nic, cpu]}
+    ew-server:
+      devices:
+        - {name: cpu, kind: cpu, model: test-cpu, cores: 8, clock: 2 GHz, dram_capacity: 512 GB,
+           dram_bandwidth: 10 TB/s, memory_channels: 8, gather_bandwidth_per_core: )" + ew_gather + R"(, peak_flops: {fp32: 1 TFLOP/s}}
+        - {name: nic, kind: nic, bandwidth: 1600 Gbit/s}
+      links:
+        - {kind: pcie5x16, between: [nic, cpu]}
+    ps-server:
+      devices:
+        - {name: cpu, kind: cpu, model: test-cpu, cores: 64, clock: 2 GHz, dram_capacity: 512 GB,
+           dram_bandwidth: 10 TB/s, memory_channels: 8, gather_bandwidth_per_core: 100 GB/s, peak_flops: {fp32: 1 TFLOP/s}}
+        - {name: nic, kind: nic, bandwidth: 1600 Gbit/s}
+      links:
+        - {kind: pcie5x16, between: [nic, cpu]}
+  cluster:
+    groups:
+      - {name: nn, template: gpu-server, count: 1, role: trainer}
+      - {name: ew, template: ew-server, count: 1, role: embedding_worker}
+      - {name: ps, template: ps-server, count: 1, role: parameter_server}
+    fabric: {kind: single_switch, link_kind: ethernet}
+model:
+  name: mini
+  global_batch_size: 4096
+  dense_features: 13
+  bottom_mlp: [128, 16]
+  embedding_tables: [{name: t, rows: 1000000, dim: 16, lookups_per_sample: 100}]
+  interaction: concat
+  top_mlp: [1024, 1024, 1024, 1]
+  optimizer: sgd
+  precision: {compute: fp32, communication: fp32}
+training: {mode: persia_hybrid, staleness: 100}
+placement: {policy: cost_greedy, tiers: [remote_ps]}
+run: {warmup_steps: 4, steps: 4, calibration: )" + kCalibration + R"(}
+)";
+  return load_scenario_text(text, "persia-mini.yaml", kRoot + "/configs/scenarios", overrides);
+}
+
+// The pooling time of the mini cluster's embedding worker, by hand (see mini_persia).
+double pool_seconds(double ew_gather_bytes_per_s) { return 4096.0 * 100.0 * 64.0 / (8.0 * ew_gather_bytes_per_s); }
+
+struct TraceEvent {
+  std::string category;
+  std::string role;
+  int step = -1;
+  double start_us = 0.0;
+  double end_us = 0.0;
+  double bytes = 0.0;
+};
+
+/// The complete events of the run's trace (as `dlrmsim run --trace` writes it).
+std::vector<TraceEvent> trace_events(const RunReport& r) {
+  const auto doc = nlohmann::json::parse(tools::trace_json(r));
+  std::vector<TraceEvent> out;
+  for (const auto& e : doc.at("traceEvents")) {
+    if (e.at("ph") != "X") continue;
+    TraceEvent t;
+    t.category = e.at("cat").get<std::string>();
+    const auto& args = e.at("args");
+    t.step = args.value("step", -1);
+    t.role = args.value("role", std::string());
+    t.bytes = args.value("bytes", 0.0);
+    t.start_us = e.at("ts").get<double>();
+    t.end_us = t.start_us + e.at("dur").get<double>();
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace
+
+// System: the mini Persia cluster above, persia_hybrid with staleness 100, more than the 10
+// simulated steps, so the bound never binds (no fetch waits for any update).
+// Inputs: the dense path D = the step with the embedding side negligible (worker gathering at
+// 1 TB/s per core: pooling 3.3 us); the embedding path E = the step with the dense side
+// negligible (GPU 1000x faster), at 2 and 0.5 GB/s per core (pooling 1.6384 and 6.5536 ms).
+// Expected: E equals the worker's pooling time by hand (the pipeline's slowest stage, one
+// in-order stream, back to back in steady state) within 1e-9; the hybrid step (both sides at
+// their real speed) equals max(D, E) within 1e-9, for an embedding path shorter than the
+// dense path and for one longer: the two paths overlap completely. It is well below D + E
+// (what a schedule that serialised them would give), so the check can fail.
+TEST_CASE("with a staleness bound that never binds the hybrid step is max(dense path, embedding path)") {
+  const double dense_path = run_scenario(mini_persia(1.0, "1000 GB/s")).step_time.value();
+  CAPTURE(dense_path);
+  CHECK(dense_path > 2e-3);  // the dense path is not negligible itself
+  for (const double gbps : {2.0, 0.5}) {
+    const std::string ew = std::to_string(gbps) + " GB/s";
+    const double embedding_path = run_scenario(mini_persia(1000.0, ew)).step_time.value();
+    const auto hybrid = run_scenario(mini_persia(1.0, ew));
+    CAPTURE(gbps);
+    CAPTURE(embedding_path);
+    CAPTURE(hybrid.step_time.value());
+    CHECK(embedding_path == doctest::Approx(pool_seconds(gbps * 1e9)).epsilon(1e-9));
+    CHECK(hybrid.step_time.value() == doctest::Approx(std::max(dense_path, embedding_path)).epsilon(1e-9));
+    CHECK(hybrid.step_time.value() < 0.85 * (dense_path + embedding_path));
+    CHECK(hybrid.step_time_spread < 1e-6);
+  }
+}
+
+// System: Persia's 8-V100 Avazu job (configs/scenarios/persia_avazu_8v100.yaml) in persia_async,
+// 3 warm-up + 10 measured + 2 cool-down steps, averaging periods p = 1, 5 and 10.
+// Inputs: the trace's all_reduce events (the averaging of the fp32 dense parameters is the
+// mode's only all-reduce: gradients are applied locally) with their step and bytes, and the
+// report's all_reduce busy time per measured step.
+// Expected: all_reduce events occur in exactly the steps s with (s + 1) mod p = 0, each such
+// step moving the same bytes as every step does with p = 1 (one whole averaging); over the 10
+// measured steps (a multiple of p) the averaging traffic per step is 1/p of one averaging, and
+// so is the all_reduce busy time per step (to 1e-4; measured 4e-6: an averaging shares the
+// node's PCIe links with the embedding traffic, and overlaps it a little differently per period).
+TEST_CASE("persia_async with averaging period p pays the averaging traffic once every p steps") {
+  const auto run = [](int p) {
+    RunOptions keep;
+    keep.keep_graph = true;
+    return run_scenario(shipped("persia_avazu_8v100", {"training.mode=persia_async",
+                                                       "training.averaging_period=" + std::to_string(p),
+                                                       "run.warmup_steps=3", "run.steps=10"}),
+                        keep);
+  };
+  const auto busy = [](const RunReport& r) {
+    for (const auto& b : r.breakdown) {
+      if (b.category == "all_reduce") return b.busy.value();
+    }
+    return 0.0;
+  };
+  const auto bytes_per_step = [](const RunReport& r) {
+    std::map<int, double> bytes;
+    for (const auto& e : trace_events(r)) {
+      if (e.category == "all_reduce") bytes[e.step] += e.bytes;
+    }
+    return bytes;
+  };
+  const auto every = run(1);
+  const auto every_bytes = bytes_per_step(every);
+  const int total_steps = 3 + 10 + 2;
+  REQUIRE(every_bytes.size() == static_cast<std::size_t>(total_steps));
+  const double one_averaging = every_bytes.at(0);
+  CHECK(one_averaging > 0.0);
+  for (const auto& [step, bytes] : every_bytes) CHECK(bytes == doctest::Approx(one_averaging).epsilon(1e-9));
+  const double one_averaging_time = busy(every);
+  CHECK(one_averaging_time > 0.0);
+  for (const int p : {5, 10}) {
+    const auto r = run(p);
+    const auto bytes = bytes_per_step(r);
+    CAPTURE(p);
+    std::set<int> averaged, expected;
+    for (const auto& [step, b] : bytes) {
+      averaged.insert(step);
+      CHECK(b == doctest::Approx(one_averaging).epsilon(1e-9));
+    }
+    for (int s = 0; s < total_steps; ++s) {
+      if ((s + 1) % p == 0) expected.insert(s);
+    }
+    CHECK(averaged == expected);
+    double measured_bytes = 0.0;
+    for (const auto& [step, b] : bytes) measured_bytes += step >= 3 && step < 13 ? b : 0.0;
+    CHECK(measured_bytes / 10.0 == doctest::Approx(one_averaging / p).epsilon(1e-9));
+    CHECK(busy(r) == doctest::Approx(one_averaging_time / p).epsilon(1e-4));
+  }
+}
+
+// System: Persia's 8-V100 Avazu job in persia_hybrid, staleness k = 1 and 2, 3 warm-up + 8
+// measured + 2 cool-down steps, traced.
+// Inputs: from the trace, per step s, the start of its embedding fetch (the ids sent to the
+// parameter servers, role embedding_fetch) and the end of its embedding update on the servers
+// (role embedding_update).
+// Expected: the fetch of step s reads parameters missing the updates of the earlier steps
+// whose update has not ended when it starts; that number (the staleness it sees) is at most k
+// for every step, and equal to k for some (the bound is reached, so the check can fail: a
+// fetch gated one step too late or not at all would see k + 1 or more). Trace times carry 10
+// significant digits (about 10 ps here): an update counts as pending only if it ends more
+// than 1 ns after the fetch starts (every activity here lasts microseconds or more).
+TEST_CASE("persia_hybrid never exceeds its staleness bound (checked on the trace)") {
+  for (const int k : {1, 2}) {
+    RunOptions keep;
+    keep.keep_graph = true;
+    const auto r = run_scenario(shipped("persia_avazu_8v100", {"training.staleness=" + std::to_string(k),
+                                                               "run.warmup_steps=3", "run.steps=8"}),
+                                keep);
+    std::map<int, double> fetch_start, update_end;
+    for (const auto& e : trace_events(r)) {
+      if (e.role == "embedding_fetch") {
+        const auto it = fetch_start.find(e.step);
+        fetch_start[e.step] = it == fetch_start.end() ? e.start_us : std::min(it->second, e.start_us);
+      } else if (e.role == "embedding_update") {
+        update_end[e.step] = std::max(update_end[e.step], e.end_us);
+      }
+    }
+    const int total_steps = 3 + 8 + 2;
+    CAPTURE(k);
+    REQUIRE(fetch_start.size() == static_cast<std::size_t>(total_steps));
+    REQUIRE(update_end.size() == static_cast<std::size_t>(total_steps));
+    int largest = 0;
+    for (const auto& [s, start] : fetch_start) {
+      int pending = 0;
+      for (int j = 0; j < s; ++j) pending += update_end.at(j) > start + 1e-3 ? 1 : 0;
+      CAPTURE(s);
+      CHECK(pending <= k);
+      largest = std::max(largest, pending);
+    }
+    CHECK(largest == k);
+  }
+}
