@@ -119,18 +119,42 @@ struct HopRef {
   std::uint32_t hop;
 };
 
-/// What the rate computation reads and writes of an active flow, with its route copied in:
-/// one row of 32-bit words per flow (see FlowRows), so that visiting a flow is one memory
-/// access, not one for the flow and one for its route.
-struct Flow {
-  static constexpr std::uint32_t kWords = 6;  // words before the route
+/// Rows of 32-bit words of one stride, reused in place (a flow's route, a re-solved flow).
+class Rows {
+ public:
+  explicit Rows(std::size_t stride) : stride_(stride) {}
+  [[nodiscard]] std::uint32_t* operator[](std::size_t i) { return words_.data() + i * stride_; }
+  [[nodiscard]] std::size_t size() const { return stride_ == 0 ? 0 : words_.size() / stride_; }
+  std::uint32_t* grow() {
+    words_.resize(words_.size() + stride_);
+    return words_.data() + words_.size() - stride_;
+  }
+  void clear() { words_.clear(); }
+
+ private:
+  std::size_t stride_;
+  std::vector<std::uint32_t> words_;
+};
+
+/// What is read of an active flow when a resource's flows are scanned, kept small.
+struct FlowState {
+  std::uint32_t member = 0;      // == epoch: re-solved in the current computation
+  std::uint32_t group = kNone;   // its rate group: the resource it is bottlenecked on
+};
+
+/// A re-solved flow, as the rate computation reads and writes it: one row of the table of
+/// the current computation (in the order the flows joined it), its route copied in, so that
+/// the water-filling and the commit visit compact memory, not one row per flow of all the
+/// active flows.
+struct Solved {
+  static constexpr std::size_t kWords = 6;  // words before the route
+  static std::size_t stride(std::size_t max_hops) { return kWords + ((max_hops + 1) & ~std::size_t{1}); }
   std::uint32_t* w;
-  /// == epoch: re-solved in the current computation.
-  [[nodiscard]] std::uint32_t& member() const { return w[0]; }
+  [[nodiscard]] std::uint32_t& flow() const { return w[0]; }
+  /// Its group when it joined (its group until the commit).
+  [[nodiscard]] std::uint32_t& group() const { return w[1]; }
   /// Water-filling: the resource that fixed its rate.
-  [[nodiscard]] std::uint32_t& fixed_at() const { return w[1]; }
-  /// Its rate group: the resource it is bottlenecked on.
-  [[nodiscard]] std::uint32_t& group() const { return w[2]; }
+  [[nodiscard]] std::uint32_t& fixed_at() const { return w[2]; }
   [[nodiscard]] std::uint32_t& hops() const { return w[3]; }
   /// Water-filling: its rate (a double in words 4-5).
   [[nodiscard]] double new_rate() const {
@@ -139,22 +163,7 @@ struct Flow {
     return x;
   }
   void set_new_rate(double x) const { std::memcpy(w + 4, &x, sizeof x); }
-  /// The resources of its route.
   [[nodiscard]] std::uint32_t* route() const { return w + kWords; }
-};
-
-/// The rows of the active flows, `stride` words each (room for the longest route of the
-/// graph); a finished flow's row is reused.
-class FlowRows {
- public:
-  explicit FlowRows(std::size_t max_hops) : stride_(Flow::kWords + ((max_hops + 1) & ~std::size_t{1})) {}
-  [[nodiscard]] Flow operator[](std::uint32_t f) { return Flow{words_.data() + f * stride_}; }
-  [[nodiscard]] std::size_t size() const { return words_.size() / stride_; }
-  void grow() { words_.resize(words_.size() + stride_); }
-
- private:
-  std::size_t stride_;
-  std::vector<std::uint32_t> words_;
 };
 
 /// The rest of an active flow.
@@ -214,7 +223,11 @@ struct Fill {
 class NativeEngine {
  public:
   NativeEngine(const ActivityGraph& g, const NativeOptions& options)
-      : g_(g), options_(options), flows_(g.max_route_length()), hop_pos_stride_(g.max_route_length()) {
+      : g_(g),
+        options_(options),
+        routes_(1 + g.max_route_length()),
+        hop_pos_stride_(g.max_route_length()),
+        solved_(Solved::stride(g.max_route_length())) {
     const std::size_t n = g.activity_count();
     pending_.resize(n);
     result_.start.assign(n, SimTime::from_ps(-1));
@@ -360,25 +373,23 @@ class NativeEngine {
       f = free_flows_.back();
       free_flows_.pop_back();
     } else {
-      f = static_cast<std::uint32_t>(flows_.size());
-      flows_.grow();
+      f = static_cast<std::uint32_t>(state_.size());
+      state_.emplace_back();
+      routes_.grow();
       progress_.emplace_back();
       hop_pos_.resize(hop_pos_.size() + hop_pos_stride_);
     }
     const auto route = g_.route(ActivityId{a});
-    const Flow flow = flows_[f];
-    flow.member() = 0;
-    flow.fixed_at() = kNone;
-    flow.group() = kNone;
-    flow.hops() = static_cast<std::uint32_t>(route.size());
-    flow.set_new_rate(0.0);
+    state_[f] = FlowState{};
+    std::uint32_t* row = routes_[f];
+    row[0] = static_cast<std::uint32_t>(route.size());
     progress_[f] = FlowProgress{};
     progress_[f].activity = a;
     started_.push_back(f);
     std::uint32_t* pos = hop_pos_.data() + f * hop_pos_stride_;
-    for (std::uint32_t k = 0; k < flow.hops(); ++k) {
+    for (std::uint32_t k = 0; k < route.size(); ++k) {
       const std::uint32_t r = route[k].index;
-      flow.route()[k] = r;
+      row[1 + k] = r;
       ResourceState& res = resources_[r];
       if (res.hops.empty()) res.busy_since = now_;
       pos[k] = static_cast<std::uint32_t>(res.hops.size());
@@ -389,16 +400,17 @@ class NativeEngine {
   }
 
   void finish_flow(std::uint32_t f) {
-    const Flow flow = flows_[f];
-    const std::uint32_t gi = flow.group();
+    const std::uint32_t* row = routes_[f];
+    const std::uint32_t hops = row[0];
+    const std::uint32_t gi = state_[f].group;
     const Fixed rate = to_fixed(groups_[gi].rate);
-    for (std::uint32_t k = 0; k < flow.hops(); ++k) resources_[flow.route()[k]].load -= rate;
+    for (std::uint32_t k = 0; k < hops; ++k) resources_[row[1 + k]].load -= rate;
     leave_group(f);
     reschedule(gi);
     const std::uint32_t a = progress_[f].activity;
     const std::uint32_t* pos_of = hop_pos_.data() + f * hop_pos_stride_;
-    for (std::uint32_t k = 0; k < flow.hops(); ++k) {
-      const std::uint32_t r = flow.route()[k];
+    for (std::uint32_t k = 0; k < hops; ++k) {
+      const std::uint32_t r = row[1 + k];
       ResourceState& res = resources_[r];
       const std::uint32_t pos = pos_of[k];
       const HopRef last = res.hops.back();
@@ -470,22 +482,36 @@ class NativeEngine {
   /// Adds a flow to the re-solved set; the resources it crosses are touched (in full mode,
   /// opened: the closure is then the whole connected component).
   void add_solved(std::uint32_t f, bool full) {
-    const Flow flow = flows_[f];
-    if (flow.member() == epoch_) return;
-    flow.member() = epoch_;
-    flow.fixed_at() = kNone;
-    solved_.push_back(f);
-    const std::uint32_t group = flow.group();
+    FlowState& st = state_[f];
+    if (st.member == epoch_) return;
+    st.member = epoch_;
+    const std::uint32_t l = join_solved(f, st.group);
+    const Solved flow{solved_[l]};
+    const std::uint32_t group = st.group;
     const Fixed rate = group == kNone ? 0 : to_fixed(groups_[group].rate);
     for (std::uint32_t k = 0; k < flow.hops(); ++k) {
       const std::uint32_t r = flow.route()[k];
       touch(r);
       ResourceState& res = resources_[r];
-      res.solved_hops.push_back(f);
+      res.solved_hops.push_back(l);
       res.solved_load += rate;
       if (group == r) ++res.solved_members;
       if (full) open(r);
     }
+  }
+
+  /// Appends flow `f` (of group `group`) to the table of re-solved flows; returns its row.
+  std::uint32_t join_solved(std::uint32_t f, std::uint32_t group) {
+    const auto l = static_cast<std::uint32_t>(solved_.size());
+    const Solved row{solved_.grow()};
+    const std::uint32_t* route = routes_[f];
+    row.flow() = f;
+    row.group() = group;
+    row.fixed_at() = kNone;
+    row.hops() = route[0];
+    row.set_new_rate(0.0);
+    std::memcpy(row.route(), route + 1, route[0] * sizeof(std::uint32_t));
+    return l;
   }
 
   void add_members(std::uint32_t r) {
@@ -549,7 +575,7 @@ class NativeEngine {
       }
     }
     // Flows added since the last filling are unfixed already.
-    for (std::size_t i = 0; i < filled_; ++i) flows_[solved_[i]].fixed_at() = kNone;
+    for (std::size_t i = 0; i < filled_; ++i) Solved{solved_[i]}.fixed_at() = kNone;
     // In exact arithmetic the shares fixed by progressive filling never decrease; holding
     // them monotone keeps rounding from starving a flow with a near-zero leftover share.
     double floor_share = 0.0;
@@ -580,8 +606,8 @@ class NativeEngine {
       floor_share = share;
       fl.popped = true;
       fl.share = share;
-      for (std::uint32_t f : res.solved_hops) {
-        const Flow flow = flows_[f];
+      for (std::uint32_t l : res.solved_hops) {
+        const Solved flow{solved_[l]};
         if (flow.fixed_at() != kNone) continue;
         flow.fixed_at() = top;
         flow.set_new_rate(share);
@@ -634,9 +660,9 @@ class NativeEngine {
     bool any = false;
     double kept_max = 0.0;
     for (const HopRef& h : resources_[r].hops) {
-      const Flow flow = flows_[h.flow];
-      if (flow.member() == epoch_) continue;
-      const double rate = groups_[flow.group()].rate;
+      const FlowState st = state_[h.flow];
+      if (st.member == epoch_) continue;
+      const double rate = groups_[st.group].rate;
       if (rate > limit) {
         activate(h.flow);
         any = true;
@@ -651,11 +677,11 @@ class NativeEngine {
   /// Water-filling: a kept flow joins as an unfixed flow; its rate goes back to its
   /// resources' left capacity.
   void activate(std::uint32_t f) {
-    const Flow flow = flows_[f];
-    flow.member() = epoch_;
-    flow.fixed_at() = kNone;
-    solved_.push_back(f);
-    const std::uint32_t group = flow.group();
+    FlowState& st = state_[f];
+    st.member = epoch_;
+    const std::uint32_t group = st.group;
+    const std::uint32_t l = join_solved(f, group);
+    const Solved flow{solved_[l]};
     const double rate = groups_[group].rate;
     const Fixed fixed_rate = to_fixed(rate);
     for (std::uint32_t k = 0; k < flow.hops(); ++k) {
@@ -670,7 +696,7 @@ class NativeEngine {
         fl.unfixed = 0;
         fl.left = std::max(0.0, res.capacity - to_double(res.load));
       }
-      res.solved_hops.push_back(f);
+      res.solved_hops.push_back(l);
       res.solved_load += fixed_rate;
       if (group == r) ++res.solved_members;
       fl.left = std::min(res.capacity, fl.left + rate);
@@ -711,8 +737,10 @@ class NativeEngine {
     }
     // Re-solved flows: their loads go from the old rate to the new, and each joins the group
     // of the resource that fixed it (unless its old group gave the same share: a tie).
-    for (std::uint32_t f : solved_) {
-      const Flow flow = flows_[f];
+    const std::size_t solved = solved_.size();
+    for (std::size_t l = 0; l < solved; ++l) {
+      const Solved flow{solved_[l]};
+      const std::uint32_t f = flow.flow();
       const double new_rate = flow.new_rate();
       const std::uint32_t group = flow.group();
       const Fixed delta = to_fixed(new_rate) - (group == kNone ? 0 : to_fixed(groups_[group].rate));
@@ -765,10 +793,10 @@ class NativeEngine {
       if (resources_[gi].kept_members > 0) {
         const Fixed delta = to_fixed(rate) - to_fixed(grp.rate);
         for (std::uint32_t f : grp.members) {
-          const Flow flow = flows_[f];
-          if (flow.member() == epoch_) continue;  // re-solved: load already updated
-          for (std::uint32_t k = 0; k < flow.hops(); ++k) {
-            ResourceState& res = resources_[flow.route()[k]];
+          if (state_[f].member == epoch_) continue;  // re-solved: load already updated
+          const std::uint32_t* row = routes_[f];
+          for (std::uint32_t k = 0; k < row[0]; ++k) {
+            ResourceState& res = resources_[row[1 + k]];
             res.load += delta;
             res.max_rate = std::max(res.max_rate, rate);
           }
@@ -803,14 +831,13 @@ class NativeEngine {
       grp.v_time = now_;
     }
     progress_[f].v_end = progress_now(gi) + remaining;
-    flows_[f].group() = gi;
+    state_[f].group = gi;
     heap_push(grp.members, f, member_before(), member_pos());
   }
 
   void leave_group(std::uint32_t f) {
-    const Flow flow = flows_[f];
-    heap_erase(groups_[flow.group()].members, f, member_before(), member_pos());
-    flow.group() = kNone;
+    heap_erase(groups_[state_[f].group].members, f, member_before(), member_pos());
+    state_[f].group = kNone;
   }
 
   /// Recomputes when the group's first member completes; leaves the completion heap
@@ -918,7 +945,8 @@ class NativeEngine {
   std::vector<std::uint32_t> pending_;
   std::priority_queue<Event, std::vector<Event>, LaterEvent> events_;
   std::vector<std::uint32_t> immediate_;
-  FlowRows flows_;
+  std::vector<FlowState> state_;             // per active flow
+  Rows routes_;                              // per active flow: its hop count, then its route
   std::vector<FlowProgress> progress_;
   std::vector<std::uint32_t> free_flows_;
   std::vector<ResourceState> resources_;
@@ -931,7 +959,7 @@ class NativeEngine {
   std::vector<std::uint32_t> started_;      // flows started since the last computation
   std::vector<std::uint32_t> open_;         // resources all of whose flows are re-solved
   std::vector<std::uint32_t> touched_;      // resources crossed by a re-solved flow
-  std::vector<std::uint32_t> solved_;       // the flows re-solved in this computation
+  Rows solved_;                             // the flows re-solved in this computation (see Solved)
   std::size_t filled_ = 0;                  // how many of them the last water-filling fixed
   std::vector<std::uint32_t> changed_;      // water-filling: resources whose key changed in this pop
   std::vector<std::uint32_t> share_heap_;   // water-filling: touched resources by (key, index)
