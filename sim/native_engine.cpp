@@ -753,12 +753,14 @@ class NativeEngine {
         if (old.popped && old.share == new_rate) target = group;
       }
       if (target == group) continue;
-      double remaining = g_.activity(ActivityId{progress_[f].activity}).amount;
+      double remaining;
       if (group != kNone) {
         const std::uint32_t from = group;
         remaining = std::max(0.0, progress_[f].v_end - progress_now(from));
         leave_group(f);
         mark_reschedule(from);
+      } else {
+        remaining = g_.activity(ActivityId{progress_[f].activity}).amount;
       }
       join_group(f, target, remaining);
       mark_reschedule(target);
