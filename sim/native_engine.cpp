@@ -136,10 +136,17 @@ class Rows {
   std::vector<std::uint32_t> words_;
 };
 
-/// What is read of an active flow when a resource's flows are scanned, kept small.
-struct FlowState {
-  std::uint32_t member = 0;      // == epoch: re-solved in the current computation
-  std::uint32_t group = kNone;   // its rate group: the resource it is bottlenecked on
+/// An active flow's row: what the rate computation reads of it, its route included, so that
+/// visiting a flow is one memory access.
+struct Flow {
+  static constexpr std::size_t kWords = 3;  // words before the route
+  std::uint32_t* w;
+  /// == epoch: re-solved in the current computation.
+  [[nodiscard]] std::uint32_t& member() const { return w[0]; }
+  /// Its rate group: the resource it is bottlenecked on.
+  [[nodiscard]] std::uint32_t& group() const { return w[1]; }
+  [[nodiscard]] std::uint32_t& hops() const { return w[2]; }
+  [[nodiscard]] std::uint32_t* route() const { return w + kWords; }
 };
 
 /// A re-solved flow, as the rate computation reads and writes it: one row of the table of
@@ -225,7 +232,7 @@ class NativeEngine {
   NativeEngine(const ActivityGraph& g, const NativeOptions& options)
       : g_(g),
         options_(options),
-        routes_(1 + g.max_route_length()),
+        flows_(Flow::kWords + g.max_route_length()),
         hop_pos_stride_(g.max_route_length()),
         solved_(Solved::stride(g.max_route_length())) {
     const std::size_t n = g.activity_count();
@@ -373,23 +380,23 @@ class NativeEngine {
       f = free_flows_.back();
       free_flows_.pop_back();
     } else {
-      f = static_cast<std::uint32_t>(state_.size());
-      state_.emplace_back();
-      routes_.grow();
+      f = static_cast<std::uint32_t>(flows_.size());
+      flows_.grow();
       progress_.emplace_back();
       hop_pos_.resize(hop_pos_.size() + hop_pos_stride_);
     }
     const auto route = g_.route(ActivityId{a});
-    state_[f] = FlowState{};
-    std::uint32_t* row = routes_[f];
-    row[0] = static_cast<std::uint32_t>(route.size());
+    const Flow flow{flows_[f]};
+    flow.member() = 0;
+    flow.group() = kNone;
+    flow.hops() = static_cast<std::uint32_t>(route.size());
     progress_[f] = FlowProgress{};
     progress_[f].activity = a;
     started_.push_back(f);
     std::uint32_t* pos = hop_pos_.data() + f * hop_pos_stride_;
     for (std::uint32_t k = 0; k < route.size(); ++k) {
       const std::uint32_t r = route[k].index;
-      row[1 + k] = r;
+      flow.route()[k] = r;
       ResourceState& res = resources_[r];
       if (res.hops.empty()) res.busy_since = now_;
       pos[k] = static_cast<std::uint32_t>(res.hops.size());
@@ -400,17 +407,17 @@ class NativeEngine {
   }
 
   void finish_flow(std::uint32_t f) {
-    const std::uint32_t* row = routes_[f];
-    const std::uint32_t hops = row[0];
-    const std::uint32_t gi = state_[f].group;
+    const Flow flow{flows_[f]};
+    const std::uint32_t hops = flow.hops();
+    const std::uint32_t gi = flow.group();
     const Fixed rate = to_fixed(groups_[gi].rate);
-    for (std::uint32_t k = 0; k < hops; ++k) resources_[row[1 + k]].load -= rate;
+    for (std::uint32_t k = 0; k < hops; ++k) resources_[flow.route()[k]].load -= rate;
     leave_group(f);
     reschedule(gi);
     const std::uint32_t a = progress_[f].activity;
     const std::uint32_t* pos_of = hop_pos_.data() + f * hop_pos_stride_;
     for (std::uint32_t k = 0; k < hops; ++k) {
-      const std::uint32_t r = row[1 + k];
+      const std::uint32_t r = flow.route()[k];
       ResourceState& res = resources_[r];
       const std::uint32_t pos = pos_of[k];
       const HopRef last = res.hops.back();
@@ -482,12 +489,12 @@ class NativeEngine {
   /// Adds a flow to the re-solved set; the resources it crosses are touched (in full mode,
   /// opened: the closure is then the whole connected component).
   void add_solved(std::uint32_t f, bool full) {
-    FlowState& st = state_[f];
-    if (st.member == epoch_) return;
-    st.member = epoch_;
-    const std::uint32_t l = join_solved(f, st.group);
+    const Flow row{flows_[f]};
+    if (row.member() == epoch_) return;
+    row.member() = epoch_;
+    const std::uint32_t group = row.group();
+    const std::uint32_t l = join_solved(f, row);
     const Solved flow{solved_[l]};
-    const std::uint32_t group = st.group;
     const Fixed rate = group == kNone ? 0 : to_fixed(groups_[group].rate);
     for (std::uint32_t k = 0; k < flow.hops(); ++k) {
       const std::uint32_t r = flow.route()[k];
@@ -500,17 +507,16 @@ class NativeEngine {
     }
   }
 
-  /// Appends flow `f` (of group `group`) to the table of re-solved flows; returns its row.
-  std::uint32_t join_solved(std::uint32_t f, std::uint32_t group) {
+  /// Appends flow `f` to the table of re-solved flows; returns its index there.
+  std::uint32_t join_solved(std::uint32_t f, Flow flow) {
     const auto l = static_cast<std::uint32_t>(solved_.size());
     const Solved row{solved_.grow()};
-    const std::uint32_t* route = routes_[f];
     row.flow() = f;
-    row.group() = group;
+    row.group() = flow.group();
     row.fixed_at() = kNone;
-    row.hops() = route[0];
+    row.hops() = flow.hops();
     row.set_new_rate(0.0);
-    std::memcpy(row.route(), route + 1, route[0] * sizeof(std::uint32_t));
+    std::memcpy(row.route(), flow.route(), flow.hops() * sizeof(std::uint32_t));
     return l;
   }
 
@@ -660,9 +666,9 @@ class NativeEngine {
     bool any = false;
     double kept_max = 0.0;
     for (const HopRef& h : resources_[r].hops) {
-      const FlowState st = state_[h.flow];
-      if (st.member == epoch_) continue;
-      const double rate = groups_[st.group].rate;
+      const Flow flow{flows_[h.flow]};
+      if (flow.member() == epoch_) continue;
+      const double rate = groups_[flow.group()].rate;
       if (rate > limit) {
         activate(h.flow);
         any = true;
@@ -677,10 +683,10 @@ class NativeEngine {
   /// Water-filling: a kept flow joins as an unfixed flow; its rate goes back to its
   /// resources' left capacity.
   void activate(std::uint32_t f) {
-    FlowState& st = state_[f];
-    st.member = epoch_;
-    const std::uint32_t group = st.group;
-    const std::uint32_t l = join_solved(f, group);
+    const Flow row{flows_[f]};
+    row.member() = epoch_;
+    const std::uint32_t group = row.group();
+    const std::uint32_t l = join_solved(f, row);
     const Solved flow{solved_[l]};
     const double rate = groups_[group].rate;
     const Fixed fixed_rate = to_fixed(rate);
@@ -795,10 +801,10 @@ class NativeEngine {
       if (resources_[gi].kept_members > 0) {
         const Fixed delta = to_fixed(rate) - to_fixed(grp.rate);
         for (std::uint32_t f : grp.members) {
-          if (state_[f].member == epoch_) continue;  // re-solved: load already updated
-          const std::uint32_t* row = routes_[f];
-          for (std::uint32_t k = 0; k < row[0]; ++k) {
-            ResourceState& res = resources_[row[1 + k]];
+          const Flow flow{flows_[f]};
+          if (flow.member() == epoch_) continue;  // re-solved: load already updated
+          for (std::uint32_t k = 0; k < flow.hops(); ++k) {
+            ResourceState& res = resources_[flow.route()[k]];
             res.load += delta;
             res.max_rate = std::max(res.max_rate, rate);
           }
@@ -833,13 +839,14 @@ class NativeEngine {
       grp.v_time = now_;
     }
     progress_[f].v_end = progress_now(gi) + remaining;
-    state_[f].group = gi;
+    Flow{flows_[f]}.group() = gi;
     heap_push(grp.members, f, member_before(), member_pos());
   }
 
   void leave_group(std::uint32_t f) {
-    heap_erase(groups_[state_[f].group].members, f, member_before(), member_pos());
-    state_[f].group = kNone;
+    const Flow flow{flows_[f]};
+    heap_erase(groups_[flow.group()].members, f, member_before(), member_pos());
+    flow.group() = kNone;
   }
 
   /// Recomputes when the group's first member completes; leaves the completion heap
@@ -947,8 +954,7 @@ class NativeEngine {
   std::vector<std::uint32_t> pending_;
   std::priority_queue<Event, std::vector<Event>, LaterEvent> events_;
   std::vector<std::uint32_t> immediate_;
-  std::vector<FlowState> state_;             // per active flow
-  Rows routes_;                              // per active flow: its hop count, then its route
+  Rows flows_;                               // per active flow (see Flow)
   std::vector<FlowProgress> progress_;
   std::vector<std::uint32_t> free_flows_;
   std::vector<ResourceState> resources_;
