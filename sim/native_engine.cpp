@@ -59,11 +59,12 @@ struct LaterEvent {
   }
 };
 
-// ---- binary min-heaps of ids whose positions live with the ids (pos(id) is a reference), so
-// that an id can be re-keyed in place (heap_fix) or removed from anywhere (heap_erase) ----
-template <class Before, class Pos>
-void heap_sift_up(std::vector<std::uint32_t>& h, std::size_t i, Before before, Pos pos) {
-  const std::uint32_t id = h[i];
+// ---- binary min-heaps of entries whose positions live with them (pos(entry) is a reference),
+// so that an entry can be re-keyed in place (heap_fix) or removed from anywhere (heap_erase);
+// an entry is an id, or an id with its key (then the comparisons read no other memory) ----
+template <class T, class Before, class Pos>
+void heap_sift_up(std::vector<T>& h, std::size_t i, Before before, Pos pos) {
+  const T id = h[i];
   while (i > 0) {
     const std::size_t parent = (i - 1) / 2;
     if (!before(id, h[parent])) break;
@@ -74,9 +75,9 @@ void heap_sift_up(std::vector<std::uint32_t>& h, std::size_t i, Before before, P
   h[i] = id;
   pos(id) = static_cast<std::uint32_t>(i);
 }
-template <class Before, class Pos>
-void heap_sift_down(std::vector<std::uint32_t>& h, std::size_t i, Before before, Pos pos) {
-  const std::uint32_t id = h[i];
+template <class T, class Before, class Pos>
+void heap_sift_down(std::vector<T>& h, std::size_t i, Before before, Pos pos) {
+  const T id = h[i];
   const std::size_t n = h.size();
   while (true) {
     std::size_t child = 2 * i + 1;
@@ -90,23 +91,23 @@ void heap_sift_down(std::vector<std::uint32_t>& h, std::size_t i, Before before,
   h[i] = id;
   pos(id) = static_cast<std::uint32_t>(i);
 }
-template <class Before, class Pos>
-void heap_push(std::vector<std::uint32_t>& h, std::uint32_t id, Before before, Pos pos) {
+template <class T, class Before, class Pos>
+void heap_push(std::vector<T>& h, T id, Before before, Pos pos) {
   h.push_back(id);
   heap_sift_up(h, h.size() - 1, before, pos);
 }
-template <class Before, class Pos>
-void heap_fix(std::vector<std::uint32_t>& h, std::uint32_t id, Before before, Pos pos) {
+template <class T, class Before, class Pos>
+void heap_fix(std::vector<T>& h, const T& id, Before before, Pos pos) {
   heap_sift_up(h, pos(id), before, pos);
   heap_sift_down(h, pos(id), before, pos);
 }
-template <class Before, class Pos>
-void heap_erase(std::vector<std::uint32_t>& h, std::uint32_t id, Before before, Pos pos) {
+template <class T, class Before, class Pos>
+void heap_erase(std::vector<T>& h, const T& id, Before before, Pos pos) {
   const std::size_t i = pos(id);
-  const std::uint32_t last = h.back();
+  const T last = h.back();
   h.pop_back();
   pos(id) = kNone;
-  if (last != id) {
+  if (i != h.size()) {
     h[i] = last;
     pos(last) = static_cast<std::uint32_t>(i);
     heap_fix(h, last, before, pos);
@@ -180,6 +181,12 @@ struct FlowProgress {
   double v_end = 0.0;               // the group progress at which it is complete
 };
 
+/// A member of a rate group, with its key (the group progress at which it is complete).
+struct Member {
+  double v_end;
+  std::uint32_t flow;
+};
+
 /// The flows bottlenecked on one resource all move at the resource's share, so they share
 /// one progress clock: `v` bytes moved by each member since the clock started, as of
 /// `v_time`. A member that joins with R bytes left completes when the clock reaches
@@ -191,7 +198,7 @@ struct Group {
   Ps finish = 0;                      // completion of its first member (key in the completion heap with `seq`)
   std::uint64_t seq = 0;
   std::uint32_t heap_pos = kNone;     // in the completion heap
-  std::vector<std::uint32_t> members;  // min-heap by (v_end, flow)
+  std::vector<Member> members;         // min-heap by (v_end, flow)
   bool reschedule = false;             // commit scratch: its first completion may have moved
 };
 
@@ -297,7 +304,7 @@ class NativeEngine {
           }
         } else {
           ++result_.events;
-          finish_flow(groups_[completions_[0]].members[0]);
+          finish_flow(groups_[completions_[0]].members[0].flow);
         }
         drain_immediate();
       }
@@ -521,7 +528,7 @@ class NativeEngine {
   }
 
   void add_members(std::uint32_t r) {
-    for (std::uint32_t f : groups_[r].members) add_solved(f, false);
+    for (const Member& m : groups_[r].members) add_solved(m.flow, false);
   }
 
   void add_all_kept(std::uint32_t r) {
@@ -800,8 +807,8 @@ class NativeEngine {
       mark_reschedule(gi);
       if (resources_[gi].kept_members > 0) {
         const Fixed delta = to_fixed(rate) - to_fixed(grp.rate);
-        for (std::uint32_t f : grp.members) {
-          const Flow flow{flows_[f]};
+        for (const Member& m : grp.members) {
+          const Flow flow{flows_[m.flow]};
           if (flow.member() == epoch_) continue;  // re-solved: load already updated
           for (std::uint32_t k = 0; k < flow.hops(); ++k) {
             ResourceState& res = resources_[flow.route()[k]];
@@ -821,15 +828,11 @@ class NativeEngine {
     }
   }
 
-  auto member_before() {
-    return [this](std::uint32_t a, std::uint32_t b) {
-      const double x = progress_[a].v_end;
-      const double y = progress_[b].v_end;
-      return x != y ? x < y : a < b;
-    };
+  static auto member_before() {
+    return [](const Member& a, const Member& b) { return a.v_end != b.v_end ? a.v_end < b.v_end : a.flow < b.flow; };
   }
   auto member_pos() {
-    return [this](std::uint32_t f) -> std::uint32_t& { return progress_[f].group_pos; };
+    return [this](const Member& m) -> std::uint32_t& { return progress_[m.flow].group_pos; };
   }
 
   void join_group(std::uint32_t f, std::uint32_t gi, double remaining) {
@@ -840,12 +843,12 @@ class NativeEngine {
     }
     progress_[f].v_end = progress_now(gi) + remaining;
     Flow{flows_[f]}.group() = gi;
-    heap_push(grp.members, f, member_before(), member_pos());
+    heap_push(grp.members, Member{progress_[f].v_end, f}, member_before(), member_pos());
   }
 
   void leave_group(std::uint32_t f) {
     const Flow flow{flows_[f]};
-    heap_erase(groups_[flow.group()].members, f, member_before(), member_pos());
+    heap_erase(groups_[flow.group()].members, Member{progress_[f].v_end, f}, member_before(), member_pos());
     flow.group() = kNone;
   }
 
@@ -863,9 +866,9 @@ class NativeEngine {
       if (grp.heap_pos != kNone) heap_erase(completions_, gi, before, pos);
       return;
     }
-    const std::uint32_t first = grp.members[0];
+    const Member& first = grp.members[0];
     const Ps finish = std::max(
-        now_, later(grp.v_time, (progress_[first].v_end - grp.v) / grp.rate, progress_[first].activity, true));
+        now_, later(grp.v_time, (first.v_end - grp.v) / grp.rate, progress_[first.flow].activity, true));
     if (grp.heap_pos != kNone && finish == grp.finish) return;
     grp.finish = finish;
     grp.seq = seq_++;
