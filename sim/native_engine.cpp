@@ -30,9 +30,9 @@ constexpr double kFixedOne = 18446744073709551616.0;  // 2^64
 /// rate are exact doubles, and so is the fraction times 2^64 (below 2^64).
 Fixed to_fixed(double rate) {
   if (rate >= 0.0 && rate < 9223372036854775808.0) {  // 2^63
-    const double whole = std::floor(rate);
-    return (static_cast<Fixed>(static_cast<std::uint64_t>(whole)) << 64) +
-           static_cast<std::uint64_t>((rate - whole) * kFixedOne);
+    const auto whole = static_cast<std::int64_t>(rate);  // truncation: the whole part
+    return (static_cast<Fixed>(whole) << 64) +
+           static_cast<std::uint64_t>((rate - static_cast<double>(whole)) * kFixedOne);
   }
   return static_cast<Fixed>(rate * kFixedOne);
 }
@@ -125,15 +125,20 @@ class Rows {
  public:
   explicit Rows(std::size_t stride) : stride_(stride) {}
   [[nodiscard]] std::uint32_t* operator[](std::size_t i) { return words_.data() + i * stride_; }
-  [[nodiscard]] std::size_t size() const { return stride_ == 0 ? 0 : words_.size() / stride_; }
+  [[nodiscard]] std::size_t size() const { return rows_; }
   std::uint32_t* grow() {
+    ++rows_;
     words_.resize(words_.size() + stride_);
     return words_.data() + words_.size() - stride_;
   }
-  void clear() { words_.clear(); }
+  void clear() {
+    rows_ = 0;
+    words_.clear();
+  }
 
  private:
   std::size_t stride_;
+  std::size_t rows_ = 0;
   std::vector<std::uint32_t> words_;
 };
 
@@ -756,7 +761,8 @@ class NativeEngine {
       const std::uint32_t f = flow.flow();
       const double new_rate = flow.new_rate();
       const std::uint32_t group = flow.group();
-      const Fixed delta = to_fixed(new_rate) - (group == kNone ? 0 : to_fixed(groups_[group].rate));
+      const double old_rate = group == kNone ? 0.0 : groups_[group].rate;
+      const Fixed delta = new_rate == old_rate ? 0 : to_fixed(new_rate) - (group == kNone ? 0 : to_fixed(old_rate));
       if (delta != 0) {
         for (std::uint32_t k = 0; k < flow.hops(); ++k) resources_[flow.route()[k]].load += delta;
       }
