@@ -120,10 +120,24 @@ struct HopRef {
   std::uint32_t hop;
 };
 
+/// Storage aligned on cache lines (64 bytes).
+template <class T>
+struct LineAligned {
+  using value_type = T;
+  LineAligned() = default;
+  template <class U>
+  explicit LineAligned(const LineAligned<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
+  bool operator==(const LineAligned&) const { return true; }
+};
+
 /// Rows of 32-bit words of one stride, reused in place (a flow's route, a re-solved flow).
+/// The stride is a power of two up to 16 words, or a multiple of 16 (64 bytes), and the rows
+/// are aligned on cache lines, so that a row of up to 64 bytes is one line.
 class Rows {
  public:
-  explicit Rows(std::size_t stride) : stride_(stride) {}
+  explicit Rows(std::size_t words) : stride_(padded(words)) {}
   [[nodiscard]] std::uint32_t* operator[](std::size_t i) { return words_.data() + i * stride_; }
   [[nodiscard]] std::size_t size() const { return rows_; }
   std::uint32_t* grow() {
@@ -137,21 +151,42 @@ class Rows {
   }
 
  private:
+  static std::size_t padded(std::size_t words) {
+    std::size_t stride = 1;
+    while (stride < words && stride < 16) stride *= 2;
+    return stride >= words ? stride : (words + 15) / 16 * 16;
+  }
+
   std::size_t stride_;
   std::size_t rows_ = 0;
-  std::vector<std::uint32_t> words_;
+  std::vector<std::uint32_t, LineAligned<std::uint32_t>> words_;
+};
+
+/// One bit per index.
+class Bits {
+ public:
+  [[nodiscard]] bool test(std::size_t i) const { return (words_[i >> 6] >> (i & 63)) & 1; }
+  void set(std::size_t i) { words_[i >> 6] |= std::uint64_t{1} << (i & 63); }
+  void reset(std::size_t i) { words_[i >> 6] &= ~(std::uint64_t{1} << (i & 63)); }
+  /// Makes room for index i (new bits are clear).
+  void cover(std::size_t i) {
+    if ((i >> 6) >= words_.size()) words_.resize((i >> 6) + 1, 0);
+  }
+  /// Clears the bits below n.
+  void clear_below(std::size_t n) { std::fill(words_.begin(), words_.begin() + static_cast<std::ptrdiff_t>((n + 63) >> 6), 0); }
+
+ private:
+  std::vector<std::uint64_t> words_;
 };
 
 /// An active flow's row: what the rate computation reads of it, its route included, so that
 /// visiting a flow is one memory access.
 struct Flow {
-  static constexpr std::size_t kWords = 3;  // words before the route
+  static constexpr std::size_t kWords = 2;  // words before the route
   std::uint32_t* w;
-  /// == epoch: re-solved in the current computation.
-  [[nodiscard]] std::uint32_t& member() const { return w[0]; }
   /// Its rate group: the resource it is bottlenecked on.
-  [[nodiscard]] std::uint32_t& group() const { return w[1]; }
-  [[nodiscard]] std::uint32_t& hops() const { return w[2]; }
+  [[nodiscard]] std::uint32_t& group() const { return w[0]; }
+  [[nodiscard]] std::uint32_t& hops() const { return w[1]; }
   [[nodiscard]] std::uint32_t* route() const { return w + kWords; }
 };
 
@@ -161,7 +196,6 @@ struct Flow {
 /// active flows.
 struct Solved {
   static constexpr std::size_t kWords = 6;  // words before the route
-  static std::size_t stride(std::size_t max_hops) { return kWords + ((max_hops + 1) & ~std::size_t{1}); }
   std::uint32_t* w;
   [[nodiscard]] std::uint32_t& flow() const { return w[0]; }
   /// Its group when it joined (its group until the commit).
@@ -246,7 +280,7 @@ class NativeEngine {
         options_(options),
         flows_(Flow::kWords + g.max_route_length()),
         hop_pos_stride_(g.max_route_length()),
-        solved_(Solved::stride(g.max_route_length())) {
+        solved_(Solved::kWords + g.max_route_length()) {
     const std::size_t n = g.activity_count();
     pending_.resize(n);
     result_.start.assign(n, SimTime::from_ps(-1));
@@ -394,12 +428,12 @@ class NativeEngine {
     } else {
       f = static_cast<std::uint32_t>(flows_.size());
       flows_.grow();
+      member_.cover(f);
       progress_.emplace_back();
       hop_pos_.resize(hop_pos_.size() + hop_pos_stride_);
     }
     const auto route = g_.route(ActivityId{a});
     const Flow flow{flows_[f]};
-    flow.member() = 0;
     flow.group() = kNone;
     flow.hops() = static_cast<std::uint32_t>(route.size());
     progress_[f] = FlowProgress{};
@@ -502,8 +536,8 @@ class NativeEngine {
   /// opened: the closure is then the whole connected component).
   void add_solved(std::uint32_t f, bool full) {
     const Flow row{flows_[f]};
-    if (row.member() == epoch_) return;
-    row.member() = epoch_;
+    if (member_.test(f)) return;
+    member_.set(f);
     const std::uint32_t group = row.group();
     const std::uint32_t l = join_solved(f, row);
     const Solved flow{solved_[l]};
@@ -523,6 +557,7 @@ class NativeEngine {
   std::uint32_t join_solved(std::uint32_t f, Flow flow) {
     const auto l = static_cast<std::uint32_t>(solved_.size());
     const Solved row{solved_.grow()};
+    fixed_.cover(l);
     row.flow() = f;
     row.group() = flow.group();
     row.fixed_at() = kNone;
@@ -593,7 +628,7 @@ class NativeEngine {
       }
     }
     // Flows added since the last filling are unfixed already.
-    for (std::size_t i = 0; i < filled_; ++i) Solved{solved_[i]}.fixed_at() = kNone;
+    fixed_.clear_below(filled_);
     // In exact arithmetic the shares fixed by progressive filling never decrease; holding
     // them monotone keeps rounding from starving a flow with a near-zero leftover share.
     double floor_share = 0.0;
@@ -625,8 +660,9 @@ class NativeEngine {
       fl.popped = true;
       fl.share = share;
       for (std::uint32_t l : res.solved_hops) {
+        if (fixed_.test(l)) continue;
+        fixed_.set(l);
         const Solved flow{solved_[l]};
-        if (flow.fixed_at() != kNone) continue;
         flow.fixed_at() = top;
         flow.set_new_rate(share);
         const std::uint32_t hops = flow.hops();
@@ -678,8 +714,8 @@ class NativeEngine {
     bool any = false;
     double kept_max = 0.0;
     for (const HopRef& h : resources_[r].hops) {
+      if (member_.test(h.flow)) continue;
       const Flow flow{flows_[h.flow]};
-      if (flow.member() == epoch_) continue;
       const double rate = groups_[flow.group()].rate;
       if (rate > limit) {
         activate(h.flow);
@@ -696,7 +732,7 @@ class NativeEngine {
   /// resources' left capacity.
   void activate(std::uint32_t f) {
     const Flow row{flows_[f]};
-    row.member() = epoch_;
+    member_.set(f);
     const std::uint32_t group = row.group();
     const std::uint32_t l = join_solved(f, row);
     const Solved flow{solved_[l]};
@@ -795,6 +831,8 @@ class NativeEngine {
       reschedule(gi);
     }
     rescheduled_.clear();
+    for (std::size_t l = 0; l < solved_.size(); ++l) member_.reset(Solved{solved_[l]}.flow());
+    fixed_.clear_below(solved_.size());
   }
 
   // ---- rate groups and the completion heap ----
@@ -814,8 +852,8 @@ class NativeEngine {
       if (resources_[gi].kept_members > 0) {
         const Fixed delta = to_fixed(rate) - to_fixed(grp.rate);
         for (const Member& m : grp.members) {
+          if (member_.test(m.flow)) continue;  // re-solved: load already updated
           const Flow flow{flows_[m.flow]};
-          if (flow.member() == epoch_) continue;  // re-solved: load already updated
           for (std::uint32_t k = 0; k < flow.hops(); ++k) {
             ResourceState& res = resources_[flow.route()[k]];
             res.load += delta;
@@ -977,6 +1015,8 @@ class NativeEngine {
   std::vector<std::uint32_t> open_;         // resources all of whose flows are re-solved
   std::vector<std::uint32_t> touched_;      // resources crossed by a re-solved flow
   Rows solved_;                             // the flows re-solved in this computation (see Solved)
+  Bits member_;                             // per active flow: in solved_
+  Bits fixed_;                              // per row of solved_: fixed by the current water-filling
   std::size_t filled_ = 0;                  // how many of them the last water-filling fixed
   std::vector<std::uint32_t> changed_;      // water-filling: resources whose key changed in this pop
   std::vector<std::uint32_t> share_heap_;   // water-filling: touched resources by (key, index)
