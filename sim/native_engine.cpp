@@ -241,23 +241,26 @@ struct Group {
   bool reschedule = false;             // commit scratch: its first completion may have moved
 };
 
-struct ResourceState {
+/// A resource. The fields a computation reads and writes for each re-solved flow crossing it
+/// come first, in one cache line (the states are aligned on lines).
+struct alignas(64) ResourceState {
+  // Per computation (valid when touch_mark equals the current epoch).
+  Fixed solved_load = 0;                   // the re-solved flows' current rates, summed
+  std::vector<std::uint32_t> solved_hops;  // the re-solved flows crossing it (rows of the solved table)
+  std::uint32_t touch_mark = 0;            // crossed by a re-solved flow
+  std::uint32_t solved_members = 0;        // re-solved flows bottlenecked here
+  double kept_max = 0.0;                   // bound on the kept flows' rates (exact once scanned)
+  double max_rate = 0.0;                   // bound on the current rates of its flows
+  // The rest.
+  Fixed load = 0;          // the sum of the current rates of its flows, exactly (see to_fixed)
   std::vector<HopRef> hops;  // active flows crossing this resource
   double capacity = 0.0;
-  Fixed load = 0;          // the sum of the current rates of its flows, exactly (see to_fixed)
-  double max_rate = 0.0;   // bound on the current rates of its flows
+  std::uint32_t open_mark = 0;     // all its flows are re-solved (valid when equal to the epoch)
+  std::uint32_t kept_members = 0;  // commit: flows bottlenecked here that were not re-solved
   Ps busy_since = 0;
   Ps busy = 0;
   double bytes = 0.0;
   bool dirty = false;
-  // Per computation (valid when the mark equals the current epoch).
-  std::uint32_t open_mark = 0;   // all its flows are re-solved
-  std::uint32_t touch_mark = 0;  // crossed by a re-solved flow
-  std::vector<std::uint32_t> solved_hops;  // the re-solved flows crossing it
-  Fixed solved_load = 0;               // the re-solved flows' current rates, summed
-  std::uint32_t solved_members = 0;    // re-solved flows bottlenecked here
-  std::uint32_t kept_members = 0;      // commit: flows bottlenecked here that were not re-solved
-  double kept_max = 0.0;               // bound on the kept flows' rates (exact once scanned)
 };
 
 /// A resource's water-filling scratch, apart from the rest so that the filling's accesses,
