@@ -45,6 +45,10 @@ double to_double(Fixed x) { return static_cast<double>(x) / kFixedOne; }
 constexpr double kIncrementalMinCapacity = 1.0;
 constexpr double kIncrementalMaxCapacity = 72057594037927936.0;  // 2^56
 
+/// How many entries ahead the loops over a resource's flows prefetch the rows they will visit
+/// (scattered in memory; a row is one cache line).
+constexpr std::size_t kAhead = 8;
+
 enum class EventType : std::uint8_t { compute_done, latency_done };
 
 struct Event {
@@ -571,7 +575,11 @@ class NativeEngine {
   }
 
   void add_members(std::uint32_t r) {
-    for (const Member& m : groups_[r].members) add_solved(m.flow, false);
+    const std::vector<Member>& members = groups_[r].members;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (i + kAhead < members.size()) __builtin_prefetch(flows_[members[i + kAhead].flow]);
+      add_solved(members[i].flow, false);
+    }
   }
 
   void add_all_kept(std::uint32_t r) {
@@ -662,7 +670,10 @@ class NativeEngine {
       floor_share = share;
       fl.popped = true;
       fl.share = share;
-      for (std::uint32_t l : res.solved_hops) {
+      const std::size_t listed = res.solved_hops.size();
+      for (std::size_t i = 0; i < listed; ++i) {
+        if (i + kAhead < listed) __builtin_prefetch(solved_[res.solved_hops[i + kAhead]]);
+        const std::uint32_t l = res.solved_hops[i];
         if (fixed_.test(l)) continue;
         fixed_.set(l);
         const Solved flow{solved_[l]};
@@ -716,7 +727,10 @@ class NativeEngine {
   bool activate_kept_above(std::uint32_t r, double limit) {
     bool any = false;
     double kept_max = 0.0;
-    for (const HopRef& h : resources_[r].hops) {
+    const std::vector<HopRef>& hops = resources_[r].hops;
+    for (std::size_t i = 0; i < hops.size(); ++i) {
+      if (i + kAhead < hops.size()) __builtin_prefetch(flows_[hops[i + kAhead].flow]);
+      const HopRef& h = hops[i];
       if (member_.test(h.flow)) continue;
       const Flow flow{flows_[h.flow]};
       const double rate = groups_[flow.group()].rate;
