@@ -810,6 +810,7 @@ class NativeEngine {
     // of the resource that fixed it (unless its old group gave the same share: a tie).
     const std::size_t solved = solved_.size();
     for (std::size_t l = 0; l < solved; ++l) {
+      if (l + kAhead < solved) __builtin_prefetch(&progress_[Solved{solved_[l + kAhead]}.flow()]);
       const Solved flow{solved_[l]};
       const std::uint32_t f = flow.flow();
       const double new_rate = flow.new_rate();
@@ -868,7 +869,9 @@ class NativeEngine {
       mark_reschedule(gi);
       if (resources_[gi].kept_members > 0) {
         const Fixed delta = to_fixed(rate) - to_fixed(grp.rate);
-        for (const Member& m : grp.members) {
+        for (std::size_t i = 0; i < grp.members.size(); ++i) {
+          if (i + kAhead < grp.members.size()) __builtin_prefetch(flows_[grp.members[i + kAhead].flow]);
+          const Member& m = grp.members[i];
           if (member_.test(m.flow)) continue;  // re-solved: load already updated
           const Flow flow{flows_[m.flow]};
           for (std::uint32_t k = 0; k < flow.hops(); ++k) {
