@@ -48,8 +48,9 @@
 //   the order they join it, which the water-filling and the commit read (the commit in order);
 //   the water-filling's per-resource scratch is a small array apart from the resource state,
 //   whose per-computation fields share one cache line. A rate group's member heap holds each
-//   member's key. None of this changes an operation or its order: results are bit-identical
-//   to those of the straightforward layout.
+//   member's key. Loops over a resource's flows prefetch the rows a few entries ahead. None
+//   of this changes an operation or its order: results are bit-identical to those of the
+//   straightforward layout.
 //
 // Rounding and ties: compute durations and route latencies are rounded to the nearest
 // picosecond; a group's next completion is rounded up, so a transfer finishes at most 1 ps
