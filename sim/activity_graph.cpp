@@ -1,5 +1,6 @@
 #include "sim/activity_graph.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace dlrmsim::sim {
@@ -117,6 +118,7 @@ void ActivityGraph::add_route(Activity& a, std::span<const ResourceId> route, st
   a.route_begin = static_cast<std::uint32_t>(route_pool_.size());
   route_pool_.insert(route_pool_.end(), route.begin(), route.end());
   a.route_end = static_cast<std::uint32_t>(route_pool_.size());
+  max_route_length_ = std::max(max_route_length_, route.size());
 }
 
 ActivityId ActivityGraph::add_transfer(Bytes bytes, std::span<const ResourceId> route, std::span<const ActivityId> deps,

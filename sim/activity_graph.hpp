@@ -145,6 +145,8 @@ class ActivityGraph {
   [[nodiscard]] std::size_t edge_count() const { return edges_.size(); }
   /// Total number of route hops over all transfers (a route slot indexes one hop).
   [[nodiscard]] std::size_t route_pool_size() const { return route_pool_.size(); }
+  /// The number of resources of the longest route (0 if there are no transfers).
+  [[nodiscard]] std::size_t max_route_length() const { return max_route_length_; }
 
   [[nodiscard]] const Activity& activity(ActivityId a) const { return activities_[a.index]; }
   [[nodiscard]] const Resource& resource(ResourceId r) const { return resources_[r.index]; }
@@ -179,6 +181,7 @@ class ActivityGraph {
   std::vector<Activity> activities_;
   std::vector<Edge> edges_;
   std::vector<ResourceId> route_pool_;
+  std::size_t max_route_length_ = 0;
 };
 
 /// What a backend reports after running a graph.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <queue>
 #include <stdexcept>
 #include <string>
@@ -24,7 +25,17 @@ constexpr double kSlack = 1e-11;
 /// built it, and never drifts. 128 bits hold any sum up to 2^63 B/s.
 __extension__ typedef __int128 Fixed;
 constexpr double kFixedOne = 18446744073709551616.0;  // 2^64
-Fixed to_fixed(double rate) { return static_cast<Fixed>(rate * kFixedOne); }
+/// The same value as static_cast<Fixed>(rate * 2^64) (truncation), without the library
+/// call that conversion compiles to: below 2^63 B/s, the whole part and the fraction of a
+/// rate are exact doubles, and so is the fraction times 2^64 (below 2^64).
+Fixed to_fixed(double rate) {
+  if (rate >= 0.0 && rate < 9223372036854775808.0) {  // 2^63
+    const auto whole = static_cast<std::int64_t>(rate);  // truncation: the whole part
+    return (static_cast<Fixed>(whole) << 64) +
+           static_cast<std::uint64_t>((rate - static_cast<double>(whole)) * kFixedOne);
+  }
+  return static_cast<Fixed>(rate * kFixedOne);
+}
 double to_double(Fixed x) { return static_cast<double>(x) / kFixedOne; }
 
 /// Capacities (B/s) within which kept loads are exact enough for the incremental
@@ -33,6 +44,10 @@ double to_double(Fixed x) { return static_cast<double>(x) / kFixedOne; }
 /// platform) the engine recomputes whole components.
 constexpr double kIncrementalMinCapacity = 1.0;
 constexpr double kIncrementalMaxCapacity = 72057594037927936.0;  // 2^56
+
+/// How many entries ahead the loops over a resource's flows prefetch the rows they will visit
+/// (scattered in memory; a row is one cache line).
+constexpr std::size_t kAhead = 8;
 
 enum class EventType : std::uint8_t { compute_done, latency_done };
 
@@ -48,11 +63,12 @@ struct LaterEvent {
   }
 };
 
-// ---- binary min-heaps of ids whose positions live with the ids (pos(id) is a reference), so
-// that an id can be re-keyed in place (heap_fix) or removed from anywhere (heap_erase) ----
-template <class Before, class Pos>
-void heap_sift_up(std::vector<std::uint32_t>& h, std::size_t i, Before before, Pos pos) {
-  const std::uint32_t id = h[i];
+// ---- binary min-heaps of entries whose positions live with them (pos(entry) is a reference),
+// so that an entry can be re-keyed in place (heap_fix) or removed from anywhere (heap_erase);
+// an entry is an id, or an id with its key (then the comparisons read no other memory) ----
+template <class T, class Before, class Pos>
+void heap_sift_up(std::vector<T>& h, std::size_t i, Before before, Pos pos) {
+  const T id = h[i];
   while (i > 0) {
     const std::size_t parent = (i - 1) / 2;
     if (!before(id, h[parent])) break;
@@ -63,9 +79,9 @@ void heap_sift_up(std::vector<std::uint32_t>& h, std::size_t i, Before before, P
   h[i] = id;
   pos(id) = static_cast<std::uint32_t>(i);
 }
-template <class Before, class Pos>
-void heap_sift_down(std::vector<std::uint32_t>& h, std::size_t i, Before before, Pos pos) {
-  const std::uint32_t id = h[i];
+template <class T, class Before, class Pos>
+void heap_sift_down(std::vector<T>& h, std::size_t i, Before before, Pos pos) {
+  const T id = h[i];
   const std::size_t n = h.size();
   while (true) {
     std::size_t child = 2 * i + 1;
@@ -79,43 +95,126 @@ void heap_sift_down(std::vector<std::uint32_t>& h, std::size_t i, Before before,
   h[i] = id;
   pos(id) = static_cast<std::uint32_t>(i);
 }
-template <class Before, class Pos>
-void heap_push(std::vector<std::uint32_t>& h, std::uint32_t id, Before before, Pos pos) {
+template <class T, class Before, class Pos>
+void heap_push(std::vector<T>& h, T id, Before before, Pos pos) {
   h.push_back(id);
   heap_sift_up(h, h.size() - 1, before, pos);
 }
-template <class Before, class Pos>
-void heap_fix(std::vector<std::uint32_t>& h, std::uint32_t id, Before before, Pos pos) {
+template <class T, class Before, class Pos>
+void heap_fix(std::vector<T>& h, const T& id, Before before, Pos pos) {
   heap_sift_up(h, pos(id), before, pos);
   heap_sift_down(h, pos(id), before, pos);
 }
-template <class Before, class Pos>
-void heap_erase(std::vector<std::uint32_t>& h, std::uint32_t id, Before before, Pos pos) {
+template <class T, class Before, class Pos>
+void heap_erase(std::vector<T>& h, const T& id, Before before, Pos pos) {
   const std::size_t i = pos(id);
-  const std::uint32_t last = h.back();
+  const T last = h.back();
   h.pop_back();
   pos(id) = kNone;
-  if (last != id) {
+  if (i != h.size()) {
     h[i] = last;
     pos(last) = static_cast<std::uint32_t>(i);
     heap_fix(h, last, before, pos);
   }
 }
 
-/// One hop of an active flow as listed on a resource: which flow, and which route slot.
+/// One hop of an active flow as listed on a resource: which flow, and which hop of its route.
 struct HopRef {
   std::uint32_t flow;
-  std::uint32_t slot;  // index into the graph's route pool (unique per transfer and hop)
+  std::uint32_t hop;
 };
 
-/// What the rate computation reads of an active flow, kept small: it is read once per hop.
+/// Storage aligned on cache lines (64 bytes).
+template <class T>
+struct LineAligned {
+  using value_type = T;
+  LineAligned() = default;
+  template <class U>
+  explicit LineAligned(const LineAligned<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
+  bool operator==(const LineAligned&) const { return true; }
+};
+
+/// Rows of 32-bit words of one stride, reused in place (a flow's route, a re-solved flow).
+/// The stride is a power of two up to 16 words, or a multiple of 16 (64 bytes), and the rows
+/// are aligned on cache lines, so that a row of up to 64 bytes is one line.
+class Rows {
+ public:
+  explicit Rows(std::size_t words) : stride_(padded(words)) {}
+  [[nodiscard]] std::uint32_t* operator[](std::size_t i) { return words_.data() + i * stride_; }
+  [[nodiscard]] std::size_t size() const { return rows_; }
+  std::uint32_t* grow() {
+    ++rows_;
+    words_.resize(words_.size() + stride_);
+    return words_.data() + words_.size() - stride_;
+  }
+  void clear() {
+    rows_ = 0;
+    words_.clear();
+  }
+
+ private:
+  static std::size_t padded(std::size_t words) {
+    std::size_t stride = 1;
+    while (stride < words && stride < 16) stride *= 2;
+    return stride >= words ? stride : (words + 15) / 16 * 16;
+  }
+
+  std::size_t stride_;
+  std::size_t rows_ = 0;
+  std::vector<std::uint32_t, LineAligned<std::uint32_t>> words_;
+};
+
+/// One bit per index.
+class Bits {
+ public:
+  [[nodiscard]] bool test(std::size_t i) const { return (words_[i >> 6] >> (i & 63)) & 1; }
+  void set(std::size_t i) { words_[i >> 6] |= std::uint64_t{1} << (i & 63); }
+  void reset(std::size_t i) { words_[i >> 6] &= ~(std::uint64_t{1} << (i & 63)); }
+  /// Makes room for index i (new bits are clear).
+  void cover(std::size_t i) {
+    if ((i >> 6) >= words_.size()) words_.resize((i >> 6) + 1, 0);
+  }
+  /// Clears the bits below n.
+  void clear_below(std::size_t n) { std::fill(words_.begin(), words_.begin() + static_cast<std::ptrdiff_t>((n + 63) >> 6), 0); }
+
+ private:
+  std::vector<std::uint64_t> words_;
+};
+
+/// An active flow's row: what the rate computation reads of it, its route included, so that
+/// visiting a flow is one memory access.
 struct Flow {
-  const ResourceId* route = nullptr;  // the transfer's route (in the graph's route pool)
-  std::uint32_t hops = 0;             // route length
-  std::uint32_t member = 0;           // == epoch: re-solved in the current computation
-  std::uint32_t fixed_at = kNone;     // water-filling: the resource that fixed its rate
-  std::uint32_t group = kNone;        // its rate group: the resource it is bottlenecked on
-  double new_rate = 0.0;              // water-filling: its rate
+  static constexpr std::size_t kWords = 2;  // words before the route
+  std::uint32_t* w;
+  /// Its rate group: the resource it is bottlenecked on.
+  [[nodiscard]] std::uint32_t& group() const { return w[0]; }
+  [[nodiscard]] std::uint32_t& hops() const { return w[1]; }
+  [[nodiscard]] std::uint32_t* route() const { return w + kWords; }
+};
+
+/// A re-solved flow, as the rate computation reads and writes it: one row of the table of
+/// the current computation (in the order the flows joined it), its route copied in, so that
+/// the water-filling and the commit visit compact memory, not one row per flow of all the
+/// active flows.
+struct Solved {
+  static constexpr std::size_t kWords = 6;  // words before the route
+  std::uint32_t* w;
+  [[nodiscard]] std::uint32_t& flow() const { return w[0]; }
+  /// Its group when it joined (its group until the commit).
+  [[nodiscard]] std::uint32_t& group() const { return w[1]; }
+  /// Water-filling: the resource that fixed its rate.
+  [[nodiscard]] std::uint32_t& fixed_at() const { return w[2]; }
+  [[nodiscard]] std::uint32_t& hops() const { return w[3]; }
+  /// Water-filling: its rate (a double in words 4-5).
+  [[nodiscard]] double new_rate() const {
+    double x;
+    std::memcpy(&x, w + 4, sizeof x);
+    return x;
+  }
+  void set_new_rate(double x) const { std::memcpy(w + 4, &x, sizeof x); }
+  [[nodiscard]] std::uint32_t* route() const { return w + kWords; }
 };
 
 /// The rest of an active flow.
@@ -123,6 +222,12 @@ struct FlowProgress {
   std::uint32_t activity = kNone;
   std::uint32_t group_pos = kNone;  // position in its group's member heap
   double v_end = 0.0;               // the group progress at which it is complete
+};
+
+/// A member of a rate group, with its key (the group progress at which it is complete).
+struct Member {
+  double v_end;
+  std::uint32_t flow;
 };
 
 /// The flows bottlenecked on one resource all move at the resource's share, so they share
@@ -136,28 +241,35 @@ struct Group {
   Ps finish = 0;                      // completion of its first member (key in the completion heap with `seq`)
   std::uint64_t seq = 0;
   std::uint32_t heap_pos = kNone;     // in the completion heap
-  std::vector<std::uint32_t> members;  // min-heap by (v_end, flow)
+  std::vector<Member> members;         // min-heap by (v_end, flow)
   bool reschedule = false;             // commit scratch: its first completion may have moved
 };
 
-struct ResourceState {
+/// A resource. The fields a computation reads and writes for each re-solved flow crossing it
+/// come first, in one cache line (the states are aligned on lines).
+struct alignas(64) ResourceState {
+  // Per computation (valid when touch_mark equals the current epoch).
+  Fixed solved_load = 0;                   // the re-solved flows' current rates, summed
+  std::vector<std::uint32_t> solved_hops;  // the re-solved flows crossing it (rows of the solved table)
+  std::uint32_t touch_mark = 0;            // crossed by a re-solved flow
+  std::uint32_t solved_members = 0;        // re-solved flows bottlenecked here
+  double kept_max = 0.0;                   // bound on the kept flows' rates (exact once scanned)
+  double max_rate = 0.0;                   // bound on the current rates of its flows
+  // The rest.
+  Fixed load = 0;          // the sum of the current rates of its flows, exactly (see to_fixed)
   std::vector<HopRef> hops;  // active flows crossing this resource
   double capacity = 0.0;
-  Fixed load = 0;          // the sum of the current rates of its flows, exactly (see to_fixed)
-  double max_rate = 0.0;   // bound on the current rates of its flows
+  std::uint32_t open_mark = 0;     // all its flows are re-solved (valid when equal to the epoch)
+  std::uint32_t kept_members = 0;  // commit: flows bottlenecked here that were not re-solved
   Ps busy_since = 0;
   Ps busy = 0;
   double bytes = 0.0;
   bool dirty = false;
-  // Per computation (valid when the mark equals the current epoch).
-  std::uint32_t open_mark = 0;   // all its flows are re-solved
-  std::uint32_t touch_mark = 0;  // crossed by a re-solved flow
-  std::vector<std::uint32_t> solved_hops;  // the re-solved flows crossing it
-  Fixed solved_load = 0;               // the re-solved flows' current rates, summed
-  std::uint32_t solved_members = 0;    // re-solved flows bottlenecked here
-  std::uint32_t kept_members = 0;      // commit: flows bottlenecked here that were not re-solved
-  double kept_max = 0.0;               // bound on the kept flows' rates (exact once scanned)
-  // Water-filling scratch.
+};
+
+/// A resource's water-filling scratch, apart from the rest so that the filling's accesses,
+/// several per hop, stay within a small array.
+struct Fill {
   double left = 0.0;        // capacity not yet given out
   double key = 0.0;         // left / unfixed: the share it would give now
   double share = 0.0;       // the share it gave when popped
@@ -170,12 +282,18 @@ struct ResourceState {
 
 class NativeEngine {
  public:
-  NativeEngine(const ActivityGraph& g, const NativeOptions& options) : g_(g), options_(options) {
+  NativeEngine(const ActivityGraph& g, const NativeOptions& options)
+      : g_(g),
+        options_(options),
+        flows_(Flow::kWords + g.max_route_length()),
+        hop_pos_stride_(g.max_route_length()),
+        solved_(Solved::kWords + g.max_route_length()) {
     const std::size_t n = g.activity_count();
     pending_.resize(n);
     result_.start.assign(n, SimTime::from_ps(-1));
     result_.end.assign(n, SimTime::from_ps(-1));
     resources_.resize(g.resource_count());
+    fill_.resize(g.resource_count());
     groups_.resize(g.resource_count());
     for (std::size_t r = 0; r < resources_.size(); ++r) {
       const double capacity = g.resource(ResourceId{static_cast<std::uint32_t>(r)}).capacity.value();
@@ -187,7 +305,6 @@ class NativeEngine {
     engine_active_.assign(g.engine_count(), 0);
     engine_busy_since_.assign(g.engine_count(), 0);
     engine_busy_.assign(g.engine_count(), 0);
-    hop_pos_.resize(g.route_pool_size());
     if (options_.on_milestone) {
       milestone_.assign(g.activity_count(), 0);
       for (ActivityId m : options_.milestones) {
@@ -233,7 +350,7 @@ class NativeEngine {
           }
         } else {
           ++result_.events;
-          finish_flow(groups_[completions_[0]].members[0]);
+          finish_flow(groups_[completions_[0]].members[0].flow);
         }
         drain_immediate();
       }
@@ -317,45 +434,48 @@ class NativeEngine {
       free_flows_.pop_back();
     } else {
       f = static_cast<std::uint32_t>(flows_.size());
-      flows_.emplace_back();
+      flows_.grow();
+      member_.cover(f);
       progress_.emplace_back();
+      hop_pos_.resize(hop_pos_.size() + hop_pos_stride_);
     }
     const auto route = g_.route(ActivityId{a});
-    Flow& flow = flows_[f];
-    flow = Flow{};
-    flow.route = route.data();
-    flow.hops = static_cast<std::uint32_t>(route.size());
+    const Flow flow{flows_[f]};
+    flow.group() = kNone;
+    flow.hops() = static_cast<std::uint32_t>(route.size());
     progress_[f] = FlowProgress{};
     progress_[f].activity = a;
     started_.push_back(f);
-    for (std::uint32_t k = 0; k < flow.hops; ++k) {
+    std::uint32_t* pos = hop_pos_.data() + f * hop_pos_stride_;
+    for (std::uint32_t k = 0; k < route.size(); ++k) {
       const std::uint32_t r = route[k].index;
-      const std::uint32_t slot = act.route_begin + k;
+      flow.route()[k] = r;
       ResourceState& res = resources_[r];
       if (res.hops.empty()) res.busy_since = now_;
-      hop_pos_[slot] = static_cast<std::uint32_t>(res.hops.size());
-      res.hops.push_back(HopRef{f, slot});
+      pos[k] = static_cast<std::uint32_t>(res.hops.size());
+      res.hops.push_back(HopRef{f, k});
       res.bytes += act.amount;
       mark_dirty(r);
     }
   }
 
   void finish_flow(std::uint32_t f) {
-    const std::uint32_t gi = flows_[f].group;
+    const Flow flow{flows_[f]};
+    const std::uint32_t hops = flow.hops();
+    const std::uint32_t gi = flow.group();
     const Fixed rate = to_fixed(groups_[gi].rate);
-    for (std::uint32_t k = 0; k < flows_[f].hops; ++k) resources_[flows_[f].route[k].index].load -= rate;
+    for (std::uint32_t k = 0; k < hops; ++k) resources_[flow.route()[k]].load -= rate;
     leave_group(f);
     reschedule(gi);
-    const Flow& flow = flows_[f];
     const std::uint32_t a = progress_[f].activity;
-    const std::uint32_t route_begin = g_.activity(ActivityId{a}).route_begin;
-    for (std::uint32_t k = 0; k < flow.hops; ++k) {
-      const std::uint32_t r = flow.route[k].index;
+    const std::uint32_t* pos_of = hop_pos_.data() + f * hop_pos_stride_;
+    for (std::uint32_t k = 0; k < hops; ++k) {
+      const std::uint32_t r = flow.route()[k];
       ResourceState& res = resources_[r];
-      const std::uint32_t pos = hop_pos_[route_begin + k];
+      const std::uint32_t pos = pos_of[k];
       const HopRef last = res.hops.back();
       res.hops[pos] = last;
-      hop_pos_[last.slot] = pos;
+      hop_pos_[last.flow * hop_pos_stride_ + last.hop] = pos;
       res.hops.pop_back();
       if (res.hops.empty()) {
         res.busy += now_ - res.busy_since;
@@ -422,25 +542,44 @@ class NativeEngine {
   /// Adds a flow to the re-solved set; the resources it crosses are touched (in full mode,
   /// opened: the closure is then the whole connected component).
   void add_solved(std::uint32_t f, bool full) {
-    Flow& flow = flows_[f];
-    if (flow.member == epoch_) return;
-    flow.member = epoch_;
-    flow.fixed_at = kNone;
-    solved_.push_back(f);
-    const Fixed rate = flow.group == kNone ? 0 : to_fixed(groups_[flow.group].rate);
-    for (std::uint32_t k = 0; k < flow.hops; ++k) {
-      const std::uint32_t r = flow.route[k].index;
+    const Flow row{flows_[f]};
+    if (member_.test(f)) return;
+    member_.set(f);
+    const std::uint32_t group = row.group();
+    const std::uint32_t l = join_solved(f, row);
+    const Solved flow{solved_[l]};
+    const Fixed rate = group == kNone ? 0 : to_fixed(groups_[group].rate);
+    for (std::uint32_t k = 0; k < flow.hops(); ++k) {
+      const std::uint32_t r = flow.route()[k];
       touch(r);
       ResourceState& res = resources_[r];
-      res.solved_hops.push_back(f);
+      res.solved_hops.push_back(l);
       res.solved_load += rate;
-      if (flow.group == r) ++res.solved_members;
+      if (group == r) ++res.solved_members;
       if (full) open(r);
     }
   }
 
+  /// Appends flow `f` to the table of re-solved flows; returns its index there.
+  std::uint32_t join_solved(std::uint32_t f, Flow flow) {
+    const auto l = static_cast<std::uint32_t>(solved_.size());
+    const Solved row{solved_.grow()};
+    fixed_.cover(l);
+    row.flow() = f;
+    row.group() = flow.group();
+    row.fixed_at() = kNone;
+    row.hops() = flow.hops();
+    row.set_new_rate(0.0);
+    std::memcpy(row.route(), flow.route(), flow.hops() * sizeof(std::uint32_t));
+    return l;
+  }
+
   void add_members(std::uint32_t r) {
-    for (std::uint32_t f : groups_[r].members) add_solved(f, false);
+    const std::vector<Member>& members = groups_[r].members;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (i + kAhead < members.size()) __builtin_prefetch(flows_[members[i + kAhead].flow]);
+      add_solved(members[i].flow, false);
+    }
   }
 
   void add_all_kept(std::uint32_t r) {
@@ -469,13 +608,13 @@ class NativeEngine {
   // The water-filling heap: touched resources by (key, index).
   auto share_before() {
     return [this](std::uint32_t a, std::uint32_t b) {
-      const double x = resources_[a].key;
-      const double y = resources_[b].key;
+      const double x = fill_[a].key;
+      const double y = fill_[b].key;
       return x != y ? x < y : a < b;
     };
   }
   auto share_pos() {
-    return [this](std::uint32_t r) -> std::uint32_t& { return resources_[r].heap_pos; };
+    return [this](std::uint32_t r) -> std::uint32_t& { return fill_[r].heap_pos; };
   }
 
   /// Progressive filling of the re-solved flows over the touched resources, the kept flows'
@@ -484,37 +623,39 @@ class NativeEngine {
   std::uint32_t water_fill() {
     share_heap_.clear();
     for (std::uint32_t r : touched_) {
-      ResourceState& res = resources_[r];
-      res.popped = false;
-      res.solved_max = 0.0;
-      res.heap_pos = kNone;
-      res.unfixed = static_cast<std::uint32_t>(res.solved_hops.size());
+      const ResourceState& res = resources_[r];
+      Fill& fl = fill_[r];
+      fl.popped = false;
+      fl.solved_max = 0.0;
+      fl.heap_pos = kNone;
+      fl.unfixed = static_cast<std::uint32_t>(res.solved_hops.size());
       // The kept flows' load is what the resource carries less what the re-solved flows
       // carried (exact, see Fixed); a resource all of whose flows are re-solved starts full.
-      res.left = res.unfixed == res.hops.size() ? res.capacity
-                                                : std::max(0.0, res.capacity - to_double(res.load - res.solved_load));
-      if (res.unfixed > 0) {
-        res.key = res.left / res.unfixed;
+      fl.left = fl.unfixed == res.hops.size() ? res.capacity
+                                              : std::max(0.0, res.capacity - to_double(res.load - res.solved_load));
+      if (fl.unfixed > 0) {
+        fl.key = fl.left / fl.unfixed;
         heap_push(share_heap_, r, share_before(), share_pos());
       }
     }
     // Flows added since the last filling are unfixed already.
-    for (std::size_t i = 0; i < filled_; ++i) flows_[solved_[i]].fixed_at = kNone;
+    fixed_.clear_below(filled_);
     // In exact arithmetic the shares fixed by progressive filling never decrease; holding
     // them monotone keeps rounding from starving a flow with a near-zero leftover share.
     double floor_share = 0.0;
     while (!share_heap_.empty()) {
       const std::uint32_t top = share_heap_[0];
-      ResourceState& res = resources_[top];
+      const ResourceState& res = resources_[top];
+      Fill& fl = fill_[top];
       // Keys are lowered in the heap at once but raised only when they reach the top: no
       // key is above its true value, so a top whose key is true is the smallest.
-      const double key = res.left / res.unfixed;
-      if (key != res.key) {
-        res.key = key;
+      const double key = fl.left / fl.unfixed;
+      if (key != fl.key) {
+        fl.key = key;
         heap_sift_down(share_heap_, 0, share_before(), share_pos());
         continue;
       }
-      const double share = std::max(res.key, floor_share);
+      const double share = std::max(fl.key, floor_share);
       // A kept flow faster than this share must slow down to it: it joins the computation
       // now, which raises this resource's key and lowers none below the share (see header).
       if (res.kept_max > share * (1.0 + kSlack) && res.solved_hops.size() != res.hops.size() &&
@@ -527,16 +668,22 @@ class NativeEngine {
         return top;
       }
       floor_share = share;
-      res.popped = true;
-      res.share = share;
-      for (std::uint32_t f : res.solved_hops) {
-        Flow& flow = flows_[f];
-        if (flow.fixed_at != kNone) continue;
-        flow.fixed_at = top;
-        flow.new_rate = share;
-        for (std::uint32_t k = 0; k < flow.hops; ++k) {
-          const std::uint32_t r2 = flow.route[k].index;
-          ResourceState& other = resources_[r2];
+      fl.popped = true;
+      fl.share = share;
+      const std::size_t listed = res.solved_hops.size();
+      for (std::size_t i = 0; i < listed; ++i) {
+        if (i + kAhead < listed) __builtin_prefetch(solved_[res.solved_hops[i + kAhead]]);
+        const std::uint32_t l = res.solved_hops[i];
+        if (fixed_.test(l)) continue;
+        fixed_.set(l);
+        const Solved flow{solved_[l]};
+        flow.fixed_at() = top;
+        flow.set_new_rate(share);
+        const std::uint32_t hops = flow.hops();
+        const std::uint32_t* route = flow.route();
+        for (std::uint32_t k = 0; k < hops; ++k) {
+          const std::uint32_t r2 = route[k];
+          Fill& other = fill_[r2];
           other.left = std::max(0.0, other.left - share);
           --other.unfixed;
           other.solved_max = share;  // shares are fixed in non-decreasing order
@@ -547,7 +694,7 @@ class NativeEngine {
         }
       }
       for (std::uint32_t r2 : changed_) {
-        ResourceState& other = resources_[r2];
+        Fill& other = fill_[r2];
         other.changed = false;
         if (other.unfixed == 0) {
           heap_erase(share_heap_, r2, share_before(), share_pos());
@@ -564,14 +711,14 @@ class NativeEngine {
   /// After a resource's left or unfixed count changed: lowers its heap key at once (a raise
   /// waits until it reaches the top), or enters it in the heap.
   void lower_key(std::uint32_t r) {
-    ResourceState& res = resources_[r];
-    const double key = res.left / res.unfixed;
-    if (res.heap_pos == kNone) {
-      res.key = key;
+    Fill& fl = fill_[r];
+    const double key = fl.left / fl.unfixed;
+    if (fl.heap_pos == kNone) {
+      fl.key = key;
       heap_push(share_heap_, r, share_before(), share_pos());
-    } else if (key < res.key) {
-      res.key = key;
-      heap_sift_up(share_heap_, res.heap_pos, share_before(), share_pos());
+    } else if (key < fl.key) {
+      fl.key = key;
+      heap_sift_up(share_heap_, fl.heap_pos, share_before(), share_pos());
     }
   }
 
@@ -580,10 +727,13 @@ class NativeEngine {
   bool activate_kept_above(std::uint32_t r, double limit) {
     bool any = false;
     double kept_max = 0.0;
-    for (const HopRef& h : resources_[r].hops) {
-      const Flow& flow = flows_[h.flow];
-      if (flow.member == epoch_) continue;
-      const double rate = groups_[flow.group].rate;
+    const std::vector<HopRef>& hops = resources_[r].hops;
+    for (std::size_t i = 0; i < hops.size(); ++i) {
+      if (i + kAhead < hops.size()) __builtin_prefetch(flows_[hops[i + kAhead].flow]);
+      const HopRef& h = hops[i];
+      if (member_.test(h.flow)) continue;
+      const Flow flow{flows_[h.flow]};
+      const double rate = groups_[flow.group()].rate;
       if (rate > limit) {
         activate(h.flow);
         any = true;
@@ -598,28 +748,30 @@ class NativeEngine {
   /// Water-filling: a kept flow joins as an unfixed flow; its rate goes back to its
   /// resources' left capacity.
   void activate(std::uint32_t f) {
-    Flow& flow = flows_[f];
-    flow.member = epoch_;
-    flow.fixed_at = kNone;
-    solved_.push_back(f);
-    const double rate = groups_[flow.group].rate;
+    const Flow row{flows_[f]};
+    member_.set(f);
+    const std::uint32_t group = row.group();
+    const std::uint32_t l = join_solved(f, row);
+    const Solved flow{solved_[l]};
+    const double rate = groups_[group].rate;
     const Fixed fixed_rate = to_fixed(rate);
-    for (std::uint32_t k = 0; k < flow.hops; ++k) {
-      const std::uint32_t r = flow.route[k].index;
+    for (std::uint32_t k = 0; k < flow.hops(); ++k) {
+      const std::uint32_t r = flow.route()[k];
       ResourceState& res = resources_[r];
+      Fill& fl = fill_[r];
       if (res.touch_mark != epoch_) {
         touch(r);
-        res.popped = false;
-        res.solved_max = 0.0;
-        res.heap_pos = kNone;
-        res.unfixed = 0;
-        res.left = std::max(0.0, res.capacity - to_double(res.load));
+        fl.popped = false;
+        fl.solved_max = 0.0;
+        fl.heap_pos = kNone;
+        fl.unfixed = 0;
+        fl.left = std::max(0.0, res.capacity - to_double(res.load));
       }
-      res.solved_hops.push_back(f);
+      res.solved_hops.push_back(l);
       res.solved_load += fixed_rate;
-      if (flow.group == r) ++res.solved_members;
-      res.left = std::min(res.capacity, res.left + rate);
-      ++res.unfixed;
+      if (group == r) ++res.solved_members;
+      fl.left = std::min(res.capacity, fl.left + rate);
+      ++fl.unfixed;
       lower_key(r);
     }
   }
@@ -634,9 +786,10 @@ class NativeEngine {
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint32_t r = touched_[i];
       const ResourceState& res = resources_[r];
+      const Fill& fl = fill_[r];
       if (groups_[r].members.size() > res.solved_members) {  // kept flows bottlenecked here
-        const bool saturated = res.popped || res.left <= kSlack * res.capacity;
-        if (!saturated || groups_[r].rate < res.solved_max * (1.0 - kSlack)) add_members(r);
+        const bool saturated = fl.popped || fl.left <= kSlack * res.capacity;
+        if (!saturated || groups_[r].rate < fl.solved_max * (1.0 - kSlack)) add_members(r);
       }
     }
     return solved_.size() != before;
@@ -650,29 +803,37 @@ class NativeEngine {
     // shares; rate changes below raise them again where needed.
     for (std::uint32_t r : touched_) {
       ResourceState& res = resources_[r];
-      res.max_rate = std::max(res.solved_hops.size() == res.hops.size() ? 0.0 : res.kept_max, res.solved_max);
+      res.max_rate = std::max(res.solved_hops.size() == res.hops.size() ? 0.0 : res.kept_max, fill_[r].solved_max);
       res.kept_members = static_cast<std::uint32_t>(groups_[r].members.size()) - res.solved_members;
     }
     // Re-solved flows: their loads go from the old rate to the new, and each joins the group
     // of the resource that fixed it (unless its old group gave the same share: a tie).
-    for (std::uint32_t f : solved_) {
-      Flow& flow = flows_[f];
-      const Fixed delta = to_fixed(flow.new_rate) - (flow.group == kNone ? 0 : to_fixed(groups_[flow.group].rate));
+    const std::size_t solved = solved_.size();
+    for (std::size_t l = 0; l < solved; ++l) {
+      if (l + kAhead < solved) __builtin_prefetch(&progress_[Solved{solved_[l + kAhead]}.flow()]);
+      const Solved flow{solved_[l]};
+      const std::uint32_t f = flow.flow();
+      const double new_rate = flow.new_rate();
+      const std::uint32_t group = flow.group();
+      const double old_rate = group == kNone ? 0.0 : groups_[group].rate;
+      const Fixed delta = new_rate == old_rate ? 0 : to_fixed(new_rate) - (group == kNone ? 0 : to_fixed(old_rate));
       if (delta != 0) {
-        for (std::uint32_t k = 0; k < flow.hops; ++k) resources_[flow.route[k].index].load += delta;
+        for (std::uint32_t k = 0; k < flow.hops(); ++k) resources_[flow.route()[k]].load += delta;
       }
-      std::uint32_t target = flow.fixed_at;
-      if (flow.group != kNone && flow.group != target) {
-        const ResourceState& old = resources_[flow.group];
-        if (old.popped && old.share == flow.new_rate) target = flow.group;
+      std::uint32_t target = flow.fixed_at();
+      if (group != kNone && group != target) {
+        const Fill& old = fill_[group];
+        if (old.popped && old.share == new_rate) target = group;
       }
-      if (target == flow.group) continue;
-      double remaining = g_.activity(ActivityId{progress_[f].activity}).amount;
-      if (flow.group != kNone) {
-        const std::uint32_t from = flow.group;
+      if (target == group) continue;
+      double remaining;
+      if (group != kNone) {
+        const std::uint32_t from = group;
         remaining = std::max(0.0, progress_[f].v_end - progress_now(from));
         leave_group(f);
         mark_reschedule(from);
+      } else {
+        remaining = g_.activity(ActivityId{progress_[f].activity}).amount;
       }
       join_group(f, target, remaining);
       mark_reschedule(target);
@@ -680,14 +841,16 @@ class NativeEngine {
     // Groups: each popped resource's moves at its share (the clocks read the same now
     // before and after the moves above); the loads of members not re-solved follow.
     for (std::uint32_t r : touched_) {
-      const ResourceState& res = resources_[r];
-      if (res.popped && res.share != groups_[r].rate) set_group_rate(r, res.share);
+      const Fill& fl = fill_[r];
+      if (fl.popped && fl.share != groups_[r].rate) set_group_rate(r, fl.share);
     }
     for (std::uint32_t gi : rescheduled_) {
       groups_[gi].reschedule = false;
       reschedule(gi);
     }
     rescheduled_.clear();
+    for (std::size_t l = 0; l < solved_.size(); ++l) member_.reset(Solved{solved_[l]}.flow());
+    fixed_.clear_below(solved_.size());
   }
 
   // ---- rate groups and the completion heap ----
@@ -706,11 +869,13 @@ class NativeEngine {
       mark_reschedule(gi);
       if (resources_[gi].kept_members > 0) {
         const Fixed delta = to_fixed(rate) - to_fixed(grp.rate);
-        for (std::uint32_t f : grp.members) {
-          const Flow& flow = flows_[f];
-          if (flow.member == epoch_) continue;  // re-solved: load already updated
-          for (std::uint32_t k = 0; k < flow.hops; ++k) {
-            ResourceState& res = resources_[flow.route[k].index];
+        for (std::size_t i = 0; i < grp.members.size(); ++i) {
+          if (i + kAhead < grp.members.size()) __builtin_prefetch(flows_[grp.members[i + kAhead].flow]);
+          const Member& m = grp.members[i];
+          if (member_.test(m.flow)) continue;  // re-solved: load already updated
+          const Flow flow{flows_[m.flow]};
+          for (std::uint32_t k = 0; k < flow.hops(); ++k) {
+            ResourceState& res = resources_[flow.route()[k]];
             res.load += delta;
             res.max_rate = std::max(res.max_rate, rate);
           }
@@ -727,15 +892,11 @@ class NativeEngine {
     }
   }
 
-  auto member_before() {
-    return [this](std::uint32_t a, std::uint32_t b) {
-      const double x = progress_[a].v_end;
-      const double y = progress_[b].v_end;
-      return x != y ? x < y : a < b;
-    };
+  static auto member_before() {
+    return [](const Member& a, const Member& b) { return a.v_end != b.v_end ? a.v_end < b.v_end : a.flow < b.flow; };
   }
   auto member_pos() {
-    return [this](std::uint32_t f) -> std::uint32_t& { return progress_[f].group_pos; };
+    return [this](const Member& m) -> std::uint32_t& { return progress_[m.flow].group_pos; };
   }
 
   void join_group(std::uint32_t f, std::uint32_t gi, double remaining) {
@@ -745,15 +906,14 @@ class NativeEngine {
       grp.v_time = now_;
     }
     progress_[f].v_end = progress_now(gi) + remaining;
-    Flow& flow = flows_[f];
-    flow.group = gi;
-    heap_push(grp.members, f, member_before(), member_pos());
+    Flow{flows_[f]}.group() = gi;
+    heap_push(grp.members, Member{progress_[f].v_end, f}, member_before(), member_pos());
   }
 
   void leave_group(std::uint32_t f) {
-    Flow& flow = flows_[f];
-    heap_erase(groups_[flow.group].members, f, member_before(), member_pos());
-    flow.group = kNone;
+    const Flow flow{flows_[f]};
+    heap_erase(groups_[flow.group()].members, Member{progress_[f].v_end, f}, member_before(), member_pos());
+    flow.group() = kNone;
   }
 
   /// Recomputes when the group's first member completes; leaves the completion heap
@@ -770,9 +930,9 @@ class NativeEngine {
       if (grp.heap_pos != kNone) heap_erase(completions_, gi, before, pos);
       return;
     }
-    const std::uint32_t first = grp.members[0];
+    const Member& first = grp.members[0];
     const Ps finish = std::max(
-        now_, later(grp.v_time, (progress_[first].v_end - grp.v) / grp.rate, progress_[first].activity, true));
+        now_, later(grp.v_time, (first.v_end - grp.v) / grp.rate, progress_[first.flow].activity, true));
     if (grp.heap_pos != kNone && finish == grp.finish) return;
     grp.finish = finish;
     grp.seq = seq_++;
@@ -861,18 +1021,22 @@ class NativeEngine {
   std::vector<std::uint32_t> pending_;
   std::priority_queue<Event, std::vector<Event>, LaterEvent> events_;
   std::vector<std::uint32_t> immediate_;
-  std::vector<Flow> flows_;
+  Rows flows_;                               // per active flow (see Flow)
   std::vector<FlowProgress> progress_;
   std::vector<std::uint32_t> free_flows_;
   std::vector<ResourceState> resources_;
+  std::vector<Fill> fill_;                   // one per resource
   std::vector<Group> groups_;                // one per resource
   std::vector<std::uint32_t> completions_;   // groups with members, by (finish, seq)
-  std::vector<std::uint32_t> hop_pos_;
+  std::size_t hop_pos_stride_;              // the longest route
+  std::vector<std::uint32_t> hop_pos_;      // per flow and hop: its position in the resource's hops
   std::vector<std::uint32_t> dirty_;
   std::vector<std::uint32_t> started_;      // flows started since the last computation
   std::vector<std::uint32_t> open_;         // resources all of whose flows are re-solved
   std::vector<std::uint32_t> touched_;      // resources crossed by a re-solved flow
-  std::vector<std::uint32_t> solved_;       // the flows re-solved in this computation
+  Rows solved_;                             // the flows re-solved in this computation (see Solved)
+  Bits member_;                             // per active flow: in solved_
+  Bits fixed_;                              // per row of solved_: fixed by the current water-filling
   std::size_t filled_ = 0;                  // how many of them the last water-filling fixed
   std::vector<std::uint32_t> changed_;      // water-filling: resources whose key changed in this pop
   std::vector<std::uint32_t> share_heap_;   // water-filling: touched resources by (key, index)

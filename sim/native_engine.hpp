@@ -41,6 +41,17 @@
 //   rounding. `full_component` re-solves every flow coupled to a change (the reference used
 //   by tests, and the mode used when a capacity is outside [1 B/s, 2^56 B/s]).
 //
+// Data layout (what makes a computation cheap is touching little memory per re-solved flow)
+//   An active flow is one row (its group and its route, copied from the graph), so visiting
+//   it is one cache line for routes of up to 14 resources; membership of the re-solved set is
+//   a bitset. The flows re-solved by a computation are copied into a table of their own, in
+//   the order they join it, which the water-filling and the commit read (the commit in order);
+//   the water-filling's per-resource scratch is a small array apart from the resource state,
+//   whose per-computation fields share one cache line. A rate group's member heap holds each
+//   member's key. Loops over a resource's flows prefetch the rows a few entries ahead. None
+//   of this changes an operation or its order: results are bit-identical to those of the
+//   straightforward layout.
+//
 // Rounding and ties: compute durations and route latencies are rounded to the nearest
 // picosecond; a group's next completion is rounded up, so a transfer finishes at most 1 ps
 // late. Re-solving a subset sums rates in another order than a full computation, so
