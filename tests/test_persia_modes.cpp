@@ -18,18 +18,15 @@
 
 #include "models/simulation.hpp"
 #include "tools/run_report.hpp"
+#include "scenario_fixtures.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
+using namespace dlrmsim::models::testing;
 
 namespace {
 
-const std::string kRoot = DLRMSIM_SOURCE_DIR;
-const std::string kCalibration = kRoot + "/configs/calibration";
 
-Scenario shipped(const std::string& name, const std::vector<std::string>& overrides = {}) {
-  return load_scenario(kRoot + "/configs/scenarios/" + name + ".yaml", overrides);
-}
 
 // A small Persia cluster: one trainer node (one V100 on PCIe gen5 to its CPU, a 1.6 Tbit/s
 // NIC), one embedding worker and one parameter server (one CPU socket and a 1.6 Tbit/s NIC

@@ -9,23 +9,20 @@
 #include "topologies/device_profile.hpp"
 #include "models/simulation.hpp"
 #include "topologies/platform_loader.hpp"
+#include "scenario_fixtures.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
+using namespace dlrmsim::models::testing;
 
 namespace {
 
-const std::string kRoot = DLRMSIM_SOURCE_DIR;
-const std::string kCalibration = kRoot + "/configs/calibration";
 
 Scenario scenario_text(const std::string& text, const std::vector<std::string>& overrides = {}) {
   return load_scenario_text(text + "\nrun: {warmup_steps: 2, steps: 3, calibration: " + kCalibration + "}\n",
                             "test-scenario.yaml", kRoot + "/configs/scenarios", overrides);
 }
 
-Scenario shipped(const std::string& name, const std::vector<std::string>& overrides = {}) {
-  return load_scenario(kRoot + "/configs/scenarios/" + name + ".yaml", overrides);
-}
 
 // Four nodes of two H100s (NVLink between them, PCIe gen5 to one CPU socket and one NIC),
 // one non-blocking Ethernet switch (or the given fabric). `nic` is the NIC bandwidth.

@@ -258,6 +258,8 @@ std::string trace_json(const RunReport& r) {
         named[r0] = true;
         metadata("process_name", link_pid_base + r0, std::nullopt, "link " + g.resource(route.front()).name);
       }
+      args["bytes"] = num(act.amount);
+      args["hops"] = route.size();
       events.push_back({{"ph", "X"},
                         {"name", cat},
                         {"cat", cat},
@@ -266,8 +268,6 @@ std::string trace_json(const RunReport& r) {
                         {"ts", num(ts)},
                         {"dur", num(dur)},
                         {"args", std::move(args)}});
-      events.back()["args"]["bytes"] = num(act.amount);
-      events.back()["args"]["hops"] = route.size();
     }
   }
   return json_text(doc, -1);
