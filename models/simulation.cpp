@@ -145,23 +145,22 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
   rep.simulated_trainers = b.steps.simulated_trainers;
   rep.warmup_steps = sc.warmup_steps;
   rep.measured_steps = sc.steps;
-  rep.step_time = steady_step_time(r, b.steps, sc.warmup_steps, sc.steps);
-  rep.throughput_samples_per_s =
-      rep.step_time.value() > 0.0 ? static_cast<double>(sc.model.global_batch_size) / rep.step_time.value() : 0.0;
   for (auto a : b.steps.step_end) rep.step_ends.push_back(r.end[a.index].seconds());
   {
-    double lo = 0.0, hi = 0.0, sum = 0.0;
-    int count = 0;
-    const std::size_t measured_end = static_cast<std::size_t>(sc.warmup_steps + sc.steps);
-    for (std::size_t k = static_cast<std::size_t>(std::max(sc.warmup_steps, 1)); k < measured_end; ++k) {
-      const double d = (rep.step_ends[k] - rep.step_ends[k - 1]).value();
-      lo = count ? std::min(lo, d) : d;
-      hi = count ? std::max(hi, d) : d;
-      sum += d;
-      ++count;
+    // The measured steps' durations; the step time is their mean over whole periods of the
+    // steady state (models/steady_state.hpp): the last steps_used measured steps.
+    std::vector<double> durations;
+    for (int k = sc.warmup_steps; k < sc.warmup_steps + sc.steps; ++k) {
+      const double before = k > 0 ? rep.step_ends[static_cast<std::size_t>(k) - 1].value() : 0.0;
+      durations.push_back(rep.step_ends[static_cast<std::size_t>(k)].value() - before);
     }
-    rep.step_time_spread = count > 1 && sum > 0.0 ? (hi - lo) / (sum / count) : 0.0;
+    rep.steady_state = find_steady_state(durations);
+    const int skipped = sc.steps - rep.steady_state.steps_used;
+    rep.step_time = steady_step_time(r, b.steps, sc.warmup_steps + skipped, rep.steady_state.steps_used);
+    rep.step_time_spread = rep.steady_state.spread;
   }
+  rep.throughput_samples_per_s =
+      rep.step_time.value() > 0.0 ? static_cast<double>(sc.model.global_batch_size) / rep.step_time.value() : 0.0;
 
   // Breakdown over the measured window.
   const std::int64_t w0 = sc.warmup_steps > 0 ? r.end[b.steps.step_end[static_cast<std::size_t>(sc.warmup_steps) - 1].index].ps() : 0;

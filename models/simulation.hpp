@@ -46,6 +46,7 @@
 #include "models/goodput.hpp"
 #include "models/power.hpp"
 #include "models/scenario.hpp"
+#include "models/steady_state.hpp"
 #include "models/stragglers.hpp"
 #include "placement/placement.hpp"
 #include "sim/activity_graph.hpp"
@@ -115,9 +116,12 @@ struct RunReport {
   double throughput_samples_per_s = 0.0;
   Seconds step_time;
   std::vector<Seconds> step_ends;  // end time of every simulated step (warm-up, measured, cool-down)
-  /// (longest - shortest) / mean of the measured steps' durations: near 0 in steady state;
-  /// a large value asks for more warm-up steps (run.warmup_steps).
+  /// (longest - shortest) / mean of the measured steps' durations (0 when they are alike;
+  /// a periodic steady state has a spread and a period).
   double step_time_spread = 0.0;
+  /// Whether the measured steps repeat, with which period, and how many the step time
+  /// averages over (models/steady_state.hpp).
+  SteadyState steady_state;
   std::vector<BreakdownEntry> breakdown;
   Seconds idle;  // per step: step time - sum of exposed
   Seconds critical_idle;  // per step: gaps on the critical path (step time - sum of critical)

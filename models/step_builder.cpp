@@ -19,9 +19,8 @@ TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
   TrainingOptions o;
   if (!node.is_map()) node.fail("expected a mapping with mode: ...");
   o.mode = node.get<std::string>("mode");
-  o.nodes = node.get_choice_or("nodes", {"representative", "all"}, "representative") == "all"
-                ? NodeFidelity::all
-                : NodeFidelity::representative;
+  const std::string nodes = node.get_choice_or("nodes", {"auto", "representative", "all"}, "auto");
+  o.nodes = nodes == "all" ? NodeFidelity::all : nodes == "representative" ? NodeFidelity::representative : NodeFidelity::automatic;
   o.communication = node.get_choice_or("communication", {"aggregated", "per_pair"}, "aggregated") == "per_pair"
                         ? CommunicationFidelity::per_pair
                         : CommunicationFidelity::aggregated;
@@ -125,7 +124,9 @@ void StepBuilder::select_trainers(bool cpu_trainers) {
   for (const auto& [n, devs] : by_node) {
     if (devs.size() != trainers_per_node_ || platform_.node(topo::NodeId{n}).template_name != tmpl) symmetric = false;
   }
-  representative_ = symmetric && options_.nodes == TrainingOptions::NodeFidelity::representative;
+  const bool cheap = trainer_nodes_ <= TrainingOptions::kEveryNodeUpTo;
+  representative_ = symmetric && (options_.nodes == TrainingOptions::NodeFidelity::representative ||
+                                  (options_.nodes == TrainingOptions::NodeFidelity::automatic && !cheap));
   compute_owner_work();
   trainer_node_list_.clear();
   if (representative_) {
@@ -632,6 +633,36 @@ std::span<const sim::ResourceId> StepBuilder::ingress_route(topo::DeviceId d) {
   return ingress_.emplace(d.index, std::move(r)).first->second;
 }
 
+StepBuilder::RemoteBytes StepBuilder::remote_bytes(topo::NodeId n) const {
+  // Per step, from the plan's owner work (every owner, not only the simulated ones): an
+  // owner's node receives the ids and the pooled gradients of the samples of the other nodes
+  // and sends them its pooled outputs; a trainer node receives the other nodes' owners'
+  // outputs for its samples and sends them its ids and gradients; the dense all-reduce moves
+  // 2 (N-1)/N of the dense gradients each way (the ring's byte count, as all_reduce()).
+  RemoteBytes b;
+  const double nodes = static_cast<double>(std::max<std::size_t>(1, trainer_nodes_));
+  const double on_node = 1.0 / nodes;  // the node's share of the global batch
+  for (std::uint32_t i = 0; i < owner_work_.size(); ++i) {
+    const OwnerWork& w = owner_work_[i];
+    if (!w.any) continue;
+    const auto& dev = problem_.devices[i];
+    const bool here = dev.kind != DeviceKind::parameter_server &&
+                      platform_.node_of(topo::DeviceId{dev.topology_id}) == n;
+    const double in = (w.ids_in + w.pooled_out).value(), out = w.pooled_out.value();
+    if (here) {
+      b.down += in * (1.0 - on_node);
+      b.up += out * (1.0 - on_node);
+    } else {
+      b.down += out * on_node;
+      b.up += in * on_node;
+    }
+  }
+  const double dense = (element_size(model_.communication_precision) * model_.dense_parameters() + dp_gradient_bytes_).value();
+  b.up += dense * 2.0 * (nodes - 1.0) / nodes;
+  b.down += dense * 2.0 * (nodes - 1.0) / nodes;
+  return b;
+}
+
 const StepBuilder::CoreShare* StepBuilder::core_share(topo::DeviceId d) {
   auto it = core_share_.find(d.index);
   if (it != core_share_.end()) return it->second ? &*it->second : nullptr;
@@ -669,15 +700,42 @@ const StepBuilder::CoreShare* StepBuilder::core_share(topo::DeviceId d) {
       const BytesPerSecond host = platform_.link(ft.host_link_of_nic[number]).bandwidth;
       const BytesPerSecond per_nic = uplinks / std::max(on_leaf, 1.0);
       if (others > 0.0 && per_nic < host) {
-        // One pair of resources per NIC, shared by every device whose traffic leaves by it.
-        auto known = nic_core_share_.find(nic->index);
+        // One pair of resources per (node, leaf), shared by every device whose traffic leaves
+        // by one of the node's NICs on that leaf. Its capacity is the node's share of the
+        // leaf's uplinks in proportion to the bytes it sends (receives) across nodes per step
+        // among the trainer nodes on the leaf: the uplinks carry the leaf's bytes in the time
+        // they need, and the representative node (the one with the most loaded owner) is not
+        // limited to an equal share when the other nodes on its leaf send less.
+        double node_nics = 0.0;
+        std::vector<topo::NodeId> leaf_nodes;
+        for (std::uint32_t k = 0; k < ft.nic_device.size(); ++k) {
+          if (ft.leaf_of_nic[k] != leaf) continue;
+          const auto n = platform_.node_of(ft.nic_device[k]);
+          if (n == my_node) node_nics += 1.0;
+          if (std::find(leaf_nodes.begin(), leaf_nodes.end(), n) == leaf_nodes.end()) leaf_nodes.push_back(n);
+        }
+        const std::uint64_t key = (static_cast<std::uint64_t>(my_node.index) << 32) | leaf;
+        auto known = nic_core_share_.find(key);
         if (known == nic_core_share_.end()) {
           CoreShare c;
           c.remote_fraction = 1.0 - others_on_leaf / others;
-          const std::string name = platform_.device(*nic).name + ".leaf_uplink_share";
-          c.up = graph_.add_resource(name + ".up", per_nic, Seconds(0.0), "network");
-          c.down = graph_.add_resource(name + ".down", per_nic, Seconds(0.0), "network");
-          known = nic_core_share_.emplace(nic->index, c).first;
+          const RemoteBytes mine = remote_bytes(my_node);
+          RemoteBytes leaf_total;
+          for (auto n : leaf_nodes) {
+            const RemoteBytes b = remote_bytes(n);
+            leaf_total.up += b.up;
+            leaf_total.down += b.down;
+          }
+          const BytesPerSecond equal = per_nic * node_nics;
+          const BytesPerSecond cap = host * node_nics;
+          auto capacity = [&](double own, double total) {
+            if (total <= 0.0 || own <= 0.0) return equal;
+            return std::min(cap, std::max(equal, uplinks * (own / total)));
+          };
+          const std::string name = platform_.node(my_node).name + ".leaf_uplink_share";
+          c.up = graph_.add_resource(name + ".up", capacity(mine.up, leaf_total.up), Seconds(0.0), "network");
+          c.down = graph_.add_resource(name + ".down", capacity(mine.down, leaf_total.down), Seconds(0.0), "network");
+          known = nic_core_share_.emplace(key, c).first;
         }
         share = known->second;
       }

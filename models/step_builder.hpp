@@ -66,8 +66,13 @@ namespace dlrmsim::models {
 /// Options of the `training:` section of a scenario (besides `mode`).
 struct TrainingOptions {
   std::string mode = "hybrid_parallel_sync";
-  /// representative: one trainer node stands for all (symmetric clusters); all: every node.
-  enum class NodeFidelity { representative, all } nodes = NodeFidelity::representative;
+  /// representative: one trainer node stands for all (symmetric clusters); all: every node;
+  /// automatic (`auto`, the default): every node up to kEveryNodeUpTo trainer nodes, where
+  /// simulating them all costs at most a few seconds, else the representative node.
+  enum class NodeFidelity { automatic, representative, all } nodes = NodeFidelity::automatic;
+  /// Measured (dlrmsim-bench `dcnv2_64node_all_s`, README "Engine"): DCNv2 on 64 DGX H100,
+  /// every node, 1.8 s on the 2-core reference machine; 512 nodes take 20 s.
+  static constexpr std::size_t kEveryNodeUpTo = 64;
   /// aggregated: one flow per destination node; per_pair: one flow per pair of endpoints.
   enum class CommunicationFidelity { aggregated, per_pair } communication = CommunicationFidelity::aggregated;
   /// Embedding kernels of a GPU: `serial` on the GPU's one compute stream with the dense
@@ -360,6 +365,11 @@ class StepBuilder {
     sim::ResourceId up, down;
   };
   const CoreShare* core_share(topo::DeviceId d);
+  /// Bytes trainer node n sends to (up) and receives from (down) other nodes per step.
+  struct RemoteBytes {
+    double up = 0.0, down = 0.0;
+  };
+  RemoteBytes remote_bytes(topo::NodeId n) const;
   bool simulated_node(topo::NodeId n) const;
   /// The host thread of a GPU trainer: a core pool of one core on its node's cores, and the
   /// last host activity (in program order); loader threads likewise.
@@ -393,7 +403,7 @@ class StepBuilder {
   std::map<std::uint32_t, std::uint32_t> represented_owner_;  // problem device -> owner whose (max) work it carries
   std::map<std::uint32_t, std::vector<sim::ResourceId>> egress_, ingress_;
   std::map<std::uint32_t, std::optional<CoreShare>> core_share_;  // by device
-  std::map<std::uint32_t, CoreShare> nic_core_share_;               // by NIC device
+  std::map<std::uint64_t, CoreShare> nic_core_share_;               // by (node, leaf)
   std::map<std::string, std::vector<DenseOperatorCost>> dense_cache_;
   std::map<std::uint32_t, HostThread> host_threads_;    // by GPU device index
   std::map<std::uint32_t, sim::ResourceId> node_cores_;  // by node index

@@ -134,6 +134,7 @@ std::string run_json(const RunReport& r) {
   doc["throughput_samples_per_s"] = num(r.throughput_samples_per_s);
   doc["step_time_s"] = num(r.step_time.value());
   doc["step_time_spread"] = num(r.step_time_spread);
+  doc["steady_state"] = {{"period_steps", r.steady_state.period}, {"steps_used", r.steady_state.steps_used}};
   Json& ends = doc["step_end_times_s"] = Json::array();
   for (const Seconds& t : r.step_ends) ends.push_back(num(t.value()));
   Json& breakdown = doc["breakdown"] = Json::object();
@@ -378,8 +379,21 @@ void print_text(std::ostream& out, const RunReport& r) {
   out << "\n";
   out << "throughput  " << fmt_rate(r.throughput_samples_per_s) << "\n";
   out << "step time   " << format_seconds(r.step_time);
-  if (r.step_time_spread > 0.02 && !r.stragglers) {  // with stragglers, steps differ by design
-    out << "  (measured steps differ by " << pct(r.step_time_spread) << ": not yet steady, raise run.warmup_steps)";
+  if (!r.stragglers) {  // with stragglers, steps differ by design
+    const auto& st = r.steady_state;
+    if (st.period > 1) {
+      // One period of the pattern: the last `period` measured steps.
+      const auto last = static_cast<std::size_t>(r.warmup_steps + r.measured_steps);
+      out << "  (periodic steady state: every " << st.period << " steps repeat, ";
+      for (std::size_t k = last - static_cast<std::size_t>(st.period); k < last; ++k) {
+        out << (k > last - static_cast<std::size_t>(st.period) ? " / " : "")
+            << format_seconds(r.step_ends[k] - (k > 0 ? r.step_ends[k - 1] : Seconds(0.0)));
+      }
+      out << "; mean of the last " << st.steps_used << " measured steps)";
+    } else if (st.period == 0 && r.measured_steps > 1) {
+      out << "  (not steady: the " << r.measured_steps << " measured steps differ by up to " << pct(st.spread)
+          << " and do not repeat with a period of up to " << r.measured_steps / 2 << " steps)";
+    }
   }
   out << "\n\n";
   out << "breakdown per step          busy        exposed     overlapped  critical path\n";

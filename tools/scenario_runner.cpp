@@ -20,7 +20,8 @@ constexpr const char* kCategories[] = {"dense_compute", "all_to_all", "embedding
 constexpr const char* kMemoryKinds[] = {"gpu", "cpu_socket", "parameter_server"};
 
 std::vector<std::string> make_columns() {
-  std::vector<std::string> cols{"throughput_samples_per_s", "step_time_s", "idle_s", "critical_path_idle_s"};
+  std::vector<std::string> cols{"throughput_samples_per_s", "step_time_s", "idle_s", "critical_path_idle_s",
+                                "fidelity", "steady_state.period_steps"};
   for (const char* c : kCategories) {
     cols.push_back(std::string("breakdown.") + c + ".busy_s");
     cols.push_back(std::string("breakdown.") + c + ".exposed_s");
@@ -53,6 +54,8 @@ std::map<std::string, std::string> report_columns(const models::RunReport& repor
   out["step_time_s"] = format_number(report.step_time.value(), 6);
   out["idle_s"] = format_number(report.idle.value(), 6);
   out["critical_path_idle_s"] = format_number(report.critical_idle.value(), 6);
+  out["fidelity"] = report.fidelity;
+  out["steady_state.period_steps"] = std::to_string(report.steady_state.period);
   for (const auto& b : report.breakdown) {
     out["breakdown." + b.category + ".busy_s"] = format_number(b.busy.value(), 6);
     out["breakdown." + b.category + ".exposed_s"] = format_number(b.exposed.value(), 6);
