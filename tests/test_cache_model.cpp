@@ -3,6 +3,8 @@
 // brute-force LRU simulations.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <cmath>
 #include <algorithm>
 #include <cstdint>
@@ -79,9 +81,9 @@ TEST_CASE("generalized harmonic numbers match direct sums") {
   for (double s : {0.0, 0.5, 0.99, 1.0, 1.01, 1.5, 2.0}) {
     CAPTURE(s);
     const double exact = direct_harmonic(1'000'000, s);
-    CHECK(generalized_harmonic(1e6, s) == doctest::Approx(exact).epsilon(1e-10));
+    CHECK(generalized_harmonic(1e6, s) == dlrmsim::rel(exact).epsilon(1e-10));
   }
-  CHECK(generalized_harmonic(200, 1.0) == doctest::Approx(direct_harmonic(200, 1.0)).epsilon(1e-14));
+  CHECK(generalized_harmonic(200, 1.0) == dlrmsim::rel(direct_harmonic(200, 1.0)).epsilon(1e-14));
 }
 
 // For s = 1, H(n) = ln n + gamma + 1/(2n) - 1/(12 n^2) + ... (Euler's asymptotic expansion);
@@ -89,17 +91,17 @@ TEST_CASE("generalized harmonic numbers match direct sums") {
 TEST_CASE("generalized harmonic number at 10^12 rows follows Euler's expansion") {
   const double n = 1e12;
   const double gamma = 0.57721566490153286;
-  CHECK(generalized_harmonic(n, 1.0) == doctest::Approx(std::log(n) + gamma + 0.5 / n).epsilon(1e-12));
+  CHECK(generalized_harmonic(n, 1.0) == dlrmsim::rel(std::log(n) + gamma + 0.5 / n).epsilon(1e-12));
   // s = 0 counts the rows.
-  CHECK(generalized_harmonic(n, 0.0) == doctest::Approx(n).epsilon(1e-12));
+  CHECK(generalized_harmonic(n, 0.0) == dlrmsim::rel(n).epsilon(1e-12));
 }
 
 // A static cache of the k hottest rows hits with probability H(k, s) / H(N, s); for s = 0 this
 // is k / N exactly, and for s > 0 it is far above k / N.
 TEST_CASE("static top-k hit rate is the Zipf head mass") {
-  CHECK(zipf_top_k_hit_rate(1000, 250, 0.0) == doctest::Approx(0.25).epsilon(1e-12));
+  CHECK(zipf_top_k_hit_rate(1000, 250, 0.0) == dlrmsim::rel(0.25).epsilon(1e-12));
   const double expected = direct_harmonic(1000, 1.0) / direct_harmonic(1'000'000, 1.0);
-  CHECK(zipf_top_k_hit_rate(1e6, 1000, 1.0) == doctest::Approx(expected).epsilon(1e-10));
+  CHECK(zipf_top_k_hit_rate(1e6, 1000, 1.0) == dlrmsim::rel(expected).epsilon(1e-10));
   CHECK(zipf_top_k_hit_rate(1e6, 0, 1.0) == 0.0);
   CHECK(zipf_top_k_hit_rate(1e6, 2e6, 1.0) == 1.0);
 }
@@ -115,7 +117,7 @@ TEST_CASE("Zipf LRU hit rate (Che) matches the term-by-term Che sum") {
       CAPTURE(s);
       CAPTURE(cache);
       CHECK(zipf_lru_hit_rate(static_cast<double>(rows), cache, s) ==
-            doctest::Approx(lru_hit_rate_che(popularity, cache)).epsilon(1e-6));
+            dlrmsim::rel(lru_hit_rate_che(popularity, cache)).epsilon(1e-6));
     }
   }
 }
@@ -125,7 +127,7 @@ TEST_CASE("Zipf LRU hit rate (Che) matches the term-by-term Che sum") {
 // A measured hit-rate curve gives no popularities, so every draw counts (an upper bound).
 TEST_CASE("expected distinct rows among the lookups of a step") {
   CHECK(expected_distinct_rows(AccessDistribution::uniform(), 1e6, 524'288.0) ==
-        doctest::Approx(1e6 * -std::expm1(-0.524288)));
+        dlrmsim::rel(1e6 * -std::expm1(-0.524288)));
   const std::size_t rows = 200'000;
   for (double s : {0.6, 1.05, 1.3}) {
     std::vector<double> p(rows);
@@ -137,10 +139,10 @@ TEST_CASE("expected distinct rows among the lookups of a step") {
       CAPTURE(s);
       CAPTURE(draws);
       CHECK(expected_distinct_rows(AccessDistribution::zipf(s), static_cast<double>(rows), draws) ==
-            doctest::Approx(exact).epsilon(1e-6));
+            dlrmsim::rel(exact).epsilon(1e-6));
     }
   }
-  CHECK(expected_distinct_rows(AccessDistribution::zipf(1.05), 3.0, 55'296.0) == doctest::Approx(3.0));
+  CHECK(expected_distinct_rows(AccessDistribution::zipf(1.05), 3.0, 55'296.0) == dlrmsim::rel(3.0));
   CHECK(expected_distinct_rows(AccessDistribution::hit_rate({{0.1, 0.5}}), 1e6, 1000.0) == 1000.0);
   CHECK(expected_distinct_rows(AccessDistribution::uniform(), 1e6, 0.0) == 0.0);
   CHECK_THROWS_AS((void)expected_distinct_rows(AccessDistribution::uniform(), 1e6, -1.0), std::invalid_argument);
@@ -175,7 +177,7 @@ TEST_CASE("Mattson miss-ratio curve equals brute-force LRU at every cache size")
   for (std::size_t c = 0; c <= 310; ++c) {
     CAPTURE(c);
     const auto misses = brute_force_lru_misses(trace, c);
-    CHECK(curve.miss_ratio(c) == doctest::Approx(static_cast<double>(misses) / trace.size()).epsilon(1e-15));
+    CHECK(curve.miss_ratio(c) == dlrmsim::rel(static_cast<double>(misses) / trace.size()).epsilon(1e-15));
   }
 }
 
@@ -198,7 +200,7 @@ TEST_CASE("stack distances of a cyclic trace") {
 // Uniform popularity: C of N equally likely rows hit with probability C / N (any policy).
 TEST_CASE("uniform access hit rate is the cached fraction") {
   for (auto model : {CacheModel::lru, CacheModel::static_top_k}) {
-    CHECK(cache_hit_rate(AccessDistribution::uniform(), 1e6, 2e5, model) == doctest::Approx(0.2));
+    CHECK(cache_hit_rate(AccessDistribution::uniform(), 1e6, 2e5, model) == dlrmsim::rel(0.2));
   }
 }
 
@@ -206,9 +208,9 @@ TEST_CASE("uniform access hit rate is the cached fraction") {
 // towards (1, 1) beyond its last; bad curves are refused with the offending point named.
 TEST_CASE("hit-rate curves are interpolated and validated") {
   const auto curve = AccessDistribution::hit_rate({{0.1, 0.6}, {0.5, 0.9}});
-  CHECK(cache_hit_rate(curve, 1000, 50, CacheModel::lru) == doctest::Approx(0.3));
-  CHECK(cache_hit_rate(curve, 1000, 300, CacheModel::lru) == doctest::Approx(0.75));
-  CHECK(cache_hit_rate(curve, 1000, 750, CacheModel::lru) == doctest::Approx(0.95));
+  CHECK(cache_hit_rate(curve, 1000, 50, CacheModel::lru) == dlrmsim::rel(0.3));
+  CHECK(cache_hit_rate(curve, 1000, 300, CacheModel::lru) == dlrmsim::rel(0.75));
+  CHECK(cache_hit_rate(curve, 1000, 750, CacheModel::lru) == dlrmsim::rel(0.95));
   CHECK_THROWS_WITH_AS(AccessDistribution::hit_rate({{0.5, 0.9}, {0.1, 0.95}}), doctest::Contains("point 1"),
                        std::invalid_argument);
   CHECK_THROWS_AS(AccessDistribution::hit_rate({{0.1, 1.5}}), std::invalid_argument);
@@ -225,7 +227,7 @@ TEST_CASE("miss-ratio curve as a hit-rate curve") {
   CHECK(points.size() > 16);
   for (const auto& [fraction, hit] : points) {
     if (fraction >= 1.0) continue;
-    CHECK(cache_hit_rate(access, 1000, fraction * 1000, CacheModel::lru) == doctest::Approx(hit));
-    CHECK(hit == doctest::Approx(mrc.hit_rate(static_cast<std::uint64_t>(std::llround(fraction * 1000)))));
+    CHECK(cache_hit_rate(access, 1000, fraction * 1000, CacheModel::lru) == dlrmsim::rel(hit));
+    CHECK(hit == dlrmsim::rel(mrc.hit_rate(static_cast<std::uint64_t>(std::llround(fraction * 1000)))));
   }
 }

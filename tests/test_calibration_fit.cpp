@@ -3,6 +3,8 @@
 // bounds its own profile's predictions, and rejects malformed raw files.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -163,9 +165,9 @@ TEST_CASE("the saturating-product fit recovers exact coefficients") {
     }
   }
   const SaturatingFit fit = fit_saturating_product(samples, 2);
-  CHECK(fit.max_efficiency == doctest::Approx(0.8).epsilon(1e-6));
-  CHECK(fit.halves[0] == doctest::Approx(50.0).epsilon(1e-6));
-  CHECK(fit.halves[1] == doctest::Approx(3.0).epsilon(1e-6));
+  CHECK(fit.max_efficiency == dlrmsim::rel(0.8).epsilon(1e-6));
+  CHECK(fit.halves[0] == dlrmsim::rel(50.0).epsilon(1e-6));
+  CHECK(fit.halves[1] == dlrmsim::rel(3.0).epsilon(1e-6));
   CHECK(fit.rms_log_residual < 1e-8);
 }
 
@@ -182,10 +184,10 @@ TEST_CASE("the saturating-product fit recovers a per-call constant") {
     }
   }
   const SaturatingFit fit = fit_saturating_product(samples, 2, true);
-  CHECK(fit.offset == doctest::Approx(5.0).epsilon(1e-6));
-  CHECK(fit.max_efficiency == doctest::Approx(0.9).epsilon(1e-6));
-  CHECK(fit.halves[0] == doctest::Approx(300.0).epsilon(1e-6));
-  CHECK(fit.halves[1] == doctest::Approx(100.0).epsilon(1e-6));
+  CHECK(fit.offset == dlrmsim::rel(5.0).epsilon(1e-6));
+  CHECK(fit.max_efficiency == dlrmsim::rel(0.9).epsilon(1e-6));
+  CHECK(fit.halves[0] == dlrmsim::rel(300.0).epsilon(1e-6));
+  CHECK(fit.halves[1] == dlrmsim::rel(100.0).epsilon(1e-6));
   CHECK(fit_saturating_product(samples, 2).rms_log_residual > 100.0 * fit.rms_log_residual);
 }
 
@@ -198,8 +200,8 @@ TEST_CASE("the relative line fit recovers latency and bandwidth") {
     t.push_back(7e-6 + b / 25e9);
   }
   const LineFit fit = fit_line_relative(x, t);
-  CHECK(fit.intercept == doctest::Approx(7e-6).epsilon(1e-9));
-  CHECK(1.0 / fit.slope == doctest::Approx(25e9).epsilon(1e-9));
+  CHECK(fit.intercept == dlrmsim::rel(7e-6).epsilon(1e-9));
+  CHECK(1.0 / fit.slope == dlrmsim::rel(25e9).epsilon(1e-9));
   CHECK_THROWS_AS(fit_line_relative({1.0, 1.0}, {1.0, 2.0}), std::invalid_argument);
 }
 
@@ -222,10 +224,10 @@ TEST_CASE("the fitter recovers known coefficients from noisy synthetic measureme
   for (GemmDtype dtype : {GemmDtype::fp32, GemmDtype::tf32, GemmDtype::bf16, GemmDtype::fp16}) {
     CAPTURE(name_of(dtype));
     const GemmCoefficients& c = p.gemm_coefficients(dtype);
-    CHECK(c.max_efficiency == doctest::Approx(0.82).epsilon(0.02));
-    CHECK(c.m_half == doctest::Approx(300.0).epsilon(0.2));
-    CHECK(c.n_half == doctest::Approx(200.0).epsilon(0.2));
-    CHECK(c.k_half == doctest::Approx(100.0).epsilon(0.2));
+    CHECK(c.max_efficiency == dlrmsim::rel(0.82).epsilon(0.02));
+    CHECK(c.m_half == dlrmsim::rel(300.0).epsilon(0.2));
+    CHECK(c.n_half == dlrmsim::rel(200.0).epsilon(0.2));
+    CHECK(c.k_half == dlrmsim::rel(100.0).epsilon(0.2));
     REQUIRE(c.provenance.fit);
     CHECK(c.provenance.fit->rms_relative > 0.006);
     CHECK(c.provenance.fit->rms_relative < 0.015);
@@ -234,20 +236,20 @@ TEST_CASE("the fitter recovers known coefficients from noisy synthetic measureme
   CHECK(p.gemm_coefficients(GemmDtype::fp8).max_efficiency == base.gemm_coefficients(GemmDtype::fp8).max_efficiency);
   CHECK(p.gemm_coefficients(GemmDtype::fp8).provenance.source == base.gemm_coefficients(GemmDtype::fp8).provenance.source);
 
-  CHECK(p.memory.achievable_fraction == doctest::Approx(0.93).epsilon(0.02));
+  CHECK(p.memory.achievable_fraction == dlrmsim::rel(0.93).epsilon(0.02));
   for (CopyKind kind : kCopyKinds) {
     CAPTURE(name_of(kind));
-    CHECK(p.copy(kind).latency.value() == doctest::Approx(device.copy(kind).latency.value()).epsilon(0.10));
-    CHECK(p.copy(kind).bandwidth.value() == doctest::Approx(device.copy(kind).bandwidth.value()).epsilon(0.02));
+    CHECK(p.copy(kind).latency.value() == dlrmsim::rel(device.copy(kind).latency.value()).epsilon(0.10));
+    CHECK(p.copy(kind).bandwidth.value() == dlrmsim::rel(device.copy(kind).bandwidth.value()).epsilon(0.02));
   }
-  CHECK(p.gather.max_efficiency == doctest::Approx(0.68).epsilon(0.02));
-  CHECK(p.gather.row_half.value() == doctest::Approx(24.0).epsilon(0.2));
-  CHECK(p.gather.pooling_half == doctest::Approx(2.0).epsilon(0.2));
-  CHECK(p.embedding_backward.sgd_multiple == doctest::Approx(3.9).epsilon(0.02));
-  CHECK(p.embedding_backward.rowwise_adagrad_multiple == doctest::Approx(4.3).epsilon(0.02));
-  CHECK(p.uvm_gather.max_efficiency == doctest::Approx(0.83).epsilon(0.02));
-  CHECK(p.uvm_gather.row_half.value() == doctest::Approx(40.0).epsilon(0.2));
-  CHECK(p.launch_overhead.value() == doctest::Approx(2.5e-6).epsilon(0.02));
+  CHECK(p.gather.max_efficiency == dlrmsim::rel(0.68).epsilon(0.02));
+  CHECK(p.gather.row_half.value() == dlrmsim::rel(24.0).epsilon(0.2));
+  CHECK(p.gather.pooling_half == dlrmsim::rel(2.0).epsilon(0.2));
+  CHECK(p.embedding_backward.sgd_multiple == dlrmsim::rel(3.9).epsilon(0.02));
+  CHECK(p.embedding_backward.rowwise_adagrad_multiple == dlrmsim::rel(4.3).epsilon(0.02));
+  CHECK(p.uvm_gather.max_efficiency == dlrmsim::rel(0.83).epsilon(0.02));
+  CHECK(p.uvm_gather.row_half.value() == dlrmsim::rel(40.0).epsilon(0.2));
+  CHECK(p.launch_overhead.value() == dlrmsim::rel(2.5e-6).epsilon(0.02));
 
   // Datasheet numbers are kept from the base profile; provenance names the run.
   CHECK(p.gemm_peak(GemmDtype::bf16).value() == base.gemm_peak(GemmDtype::bf16).value());
@@ -311,7 +313,7 @@ TEST_CASE("raw measurement files round-trip and bad ones are rejected") {
   const RawMeasurements back = parse_raw_measurements(ConfigNode::load_string(text, "raw.yaml"));
   REQUIRE(back.measurements.size() == raw.measurements.size());
   for (std::size_t i = 0; i < raw.measurements.size(); ++i) {
-    CHECK(back.measurements[i].time.value() == doctest::Approx(raw.measurements[i].time.value()).epsilon(1e-8));
+    CHECK(back.measurements[i].time.value() == dlrmsim::rel(raw.measurements[i].time.value()).epsilon(1e-8));
     CHECK(model_of(back.measurements[i]) == model_of(raw.measurements[i]));
   }
   CHECK(back.machine.gpu == raw.machine.gpu);

@@ -2,6 +2,8 @@
 // link figures are the ones their sources give.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <set>
 
 #include "topologies/devices.hpp"
@@ -43,12 +45,12 @@ TEST_CASE("every device kind, precision and link kind is listed once and its nam
 TEST_CASE("link bandwidths per direction match their published derivations") {
   // NVLink 2/3/4: 25 GB/s per link per direction (V100: 6 links = 300 GB/s bidirectional;
   // A100: 12 = 600; H100: 18 = 900). PCIe x16 per direction: GT/s x 16 x 128/130 / 8.
-  CHECK(link_kind_info(LinkKind::nvlink2).bandwidth->value() * 6 * 2 == doctest::Approx(300e9));
-  CHECK(link_kind_info(LinkKind::nvlink3).bandwidth->value() * 12 * 2 == doctest::Approx(600e9));
-  CHECK(link_kind_info(LinkKind::nvlink4).bandwidth->value() * 18 * 2 == doctest::Approx(900e9));
-  CHECK(link_kind_info(LinkKind::pcie3x16).bandwidth->value() == doctest::Approx(15.754e9).epsilon(1e-3));
-  CHECK(link_kind_info(LinkKind::pcie4x16).bandwidth->value() == doctest::Approx(31.508e9).epsilon(1e-3));
-  CHECK(link_kind_info(LinkKind::pcie5x16).bandwidth->value() == doctest::Approx(63.015e9).epsilon(1e-3));
+  CHECK(link_kind_info(LinkKind::nvlink2).bandwidth->value() * 6 * 2 == dlrmsim::rel(300e9));
+  CHECK(link_kind_info(LinkKind::nvlink3).bandwidth->value() * 12 * 2 == dlrmsim::rel(600e9));
+  CHECK(link_kind_info(LinkKind::nvlink4).bandwidth->value() * 18 * 2 == dlrmsim::rel(900e9));
+  CHECK(link_kind_info(LinkKind::pcie3x16).bandwidth->value() == dlrmsim::rel(15.754e9).epsilon(1e-3));
+  CHECK(link_kind_info(LinkKind::pcie4x16).bandwidth->value() == dlrmsim::rel(31.508e9).epsilon(1e-3));
+  CHECK(link_kind_info(LinkKind::pcie5x16).bandwidth->value() == dlrmsim::rel(63.015e9).epsilon(1e-3));
   // Network links have no default speed: it comes from the file or the NIC.
   CHECK_FALSE(link_kind_info(LinkKind::ethernet).bandwidth.has_value());
   CHECK_FALSE(link_kind_info(LinkKind::infiniband).bandwidth.has_value());

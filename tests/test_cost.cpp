@@ -2,6 +2,8 @@
 // cost.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <string>
 #include <vector>
 
@@ -35,12 +37,12 @@ TEST_CASE("a cloud price per node-hour gives the cost per sample and per trainin
   const double thr = r.throughput_samples_per_s;
   CHECK(r.cost.currency == "USD");
   CHECK(r.cost.pricing == "cloud");
-  CHECK(r.cost.per_hour.amount == doctest::Approx(36.0));
+  CHECK(r.cost.per_hour.amount == dlrmsim::rel(36.0));
   CHECK(r.cost.energy_per_hour.amount == 0.0);
-  CHECK(r.cost.per_sample.amount == doctest::Approx(36.0 / (3600.0 * thr)));
-  CHECK(r.cost.per_million_samples.amount == doctest::Approx(36.0e6 / (3600.0 * thr)));
-  CHECK(r.cost.time_to_train.value() == doctest::Approx(1e9 / thr));
-  CHECK(r.cost.per_training_run.amount == doctest::Approx(1e9 * 36.0 / (3600.0 * thr)));
+  CHECK(r.cost.per_sample.amount == dlrmsim::rel(36.0 / (3600.0 * thr)));
+  CHECK(r.cost.per_million_samples.amount == dlrmsim::rel(36.0e6 / (3600.0 * thr)));
+  CHECK(r.cost.time_to_train.value() == dlrmsim::rel(1e9 / thr));
+  CHECK(r.cost.per_training_run.amount == dlrmsim::rel(1e9 * 36.0 / (3600.0 * thr)));
 }
 
 TEST_CASE("an owned node costs its amortised purchase plus its energy at the PUE") {
@@ -49,10 +51,10 @@ TEST_CASE("an owned node costs its amortised purchase plus its energy at the PUE
   const RunReport r = dgx({"cost.energy_price=0.10 USD/kWh", "cost.pue=1.5"});
   REQUIRE(r.cost.available);
   CHECK(r.cost.pricing == "owned");
-  CHECK(r.cost.hardware_per_hour.amount == doctest::Approx(300000.0 / (4.0 * 8760.0)));
+  CHECK(r.cost.hardware_per_hour.amount == dlrmsim::rel(300000.0 / (4.0 * 8760.0)));
   const double kw = r.power.job_average.value() / 1e3;
-  CHECK(r.cost.energy_per_hour.amount == doctest::Approx(0.10 * kw * 1.5));
-  CHECK(r.cost.per_hour.amount == doctest::Approx(300000.0 / (4.0 * 8760.0) + 0.10 * kw * 1.5));
+  CHECK(r.cost.energy_per_hour.amount == dlrmsim::rel(0.10 * kw * 1.5));
+  CHECK(r.cost.per_hour.amount == dlrmsim::rel(300000.0 / (4.0 * 8760.0) + 0.10 * kw * 1.5));
 }
 
 TEST_CASE("no cost without prices, without an energy price for owned nodes, or with mixed currencies") {
@@ -80,8 +82,8 @@ TEST_CASE("the shipped cloud instances carry their dated, located, sourced on-de
     REQUIRE(r.cost.available);
     CHECK(r.cost.pricing == "cloud");
     CHECK(r.cost.sources.find("https://github.com/") != std::string::npos);
-    CHECK(r.cost.per_hour.amount == doctest::Approx(per_hour));
+    CHECK(r.cost.per_hour.amount == dlrmsim::rel(per_hour));
     CHECK(r.cost.energy_per_hour.amount == 0.0);
-    CHECK(r.cost.per_million_samples.amount == doctest::Approx(per_hour / 3600.0 / r.throughput_samples_per_s * 1e6));
+    CHECK(r.cost.per_million_samples.amount == dlrmsim::rel(per_hour / 3600.0 / r.throughput_samples_per_s * 1e6));
   }
 }

@@ -2,6 +2,8 @@
 // documented closed form evaluated by hand on the shipped H100 profile or on round numbers.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <algorithm>
 #include <string>
 
@@ -30,14 +32,14 @@ topo::CpuSocketSpec socket(double dram_gbps, int cores, double per_core_gbps) {
 // 60 cores the DRAM's 128 GB/s binds: 0.5 ms.
 TEST_CASE("CPU gathers are bounded by per-core gather bandwidth or DRAM bandwidth") {
   const auto few = socket(128, 20, 4);
-  CHECK(cpu_gather_time(few, 1e6, Bytes(32.0), Bytes(64.0)).value() == doctest::Approx(0.8e-3));
+  CHECK(cpu_gather_time(few, 1e6, Bytes(32.0), Bytes(64.0)).value() == dlrmsim::rel(0.8e-3));
   const auto many = socket(128, 60, 4);
-  CHECK(cpu_gather_time(many, 1e6, Bytes(32.0), Bytes(64.0)).value() == doctest::Approx(0.5e-3));
+  CHECK(cpu_gather_time(many, 1e6, Bytes(32.0), Bytes(64.0)).value() == dlrmsim::rel(0.5e-3));
   // Update: read + write of a 256-byte row and of its 4-byte state (a 64-byte line each way):
   // 1e6 x (2 x 256 + 2 x 64) B = 640 MB at 80 GB/s = 8 ms.
-  CHECK(cpu_update_time(few, 1e6, Bytes(256.0), Bytes(4.0), Bytes(64.0)).value() == doctest::Approx(8e-3));
+  CHECK(cpu_update_time(few, 1e6, Bytes(256.0), Bytes(4.0), Bytes(64.0)).value() == dlrmsim::rel(8e-3));
   // Dense: 1 TFLOP at 2 TFLOP/s x 0.5 = 1 s.
-  CHECK(cpu_dense_time(few, Flops(1e12), Precision::fp32, 0.5).value() == doctest::Approx(1.0));
+  CHECK(cpu_dense_time(few, Flops(1e12), Precision::fp32, 0.5).value() == dlrmsim::rel(1.0));
   CHECK_THROWS_AS(cpu_peak(few, Precision::bf16), std::invalid_argument);  // no bf16 figure given
 }
 
@@ -48,14 +50,14 @@ TEST_CASE("embedding backward uses the profile's multiples and scales for per-el
   const auto p = load_device_profile_for("H100-SXM5-80GB", kCalibration);
   const GatherWork w{1e6, Bytes(512.0), 10.0, 128};
   const Seconds fwd = gpu_embedding_forward_time(p, w);
-  CHECK(fwd.value() == doctest::Approx(p.embedding_forward_time(1e6, Bytes(512.0), 10.0).value()));
+  CHECK(fwd.value() == dlrmsim::rel(p.embedding_forward_time(1e6, Bytes(512.0), 10.0).value()));
   Optimizer rowwise{OptimizerKind::rowwise_adagrad, Precision::fp32};
   Optimizer full{OptimizerKind::adagrad, Precision::fp32};
   Optimizer adam{OptimizerKind::adam, Precision::fp32};
   const Seconds rw = gpu_embedding_backward_time(p, w, rowwise);
-  CHECK(rw.value() == doctest::Approx(fwd.value() * p.embedding_backward.rowwise_adagrad_multiple));
-  CHECK(gpu_embedding_backward_time(p, w, full).value() == doctest::Approx(rw.value() * 1024.0 / 516.0));
-  CHECK(gpu_embedding_backward_time(p, w, adam).value() == doctest::Approx(rw.value() * 1536.0 / 516.0));
+  CHECK(rw.value() == dlrmsim::rel(fwd.value() * p.embedding_backward.rowwise_adagrad_multiple));
+  CHECK(gpu_embedding_backward_time(p, w, full).value() == dlrmsim::rel(rw.value() * 1024.0 / 516.0));
+  CHECK(gpu_embedding_backward_time(p, w, adam).value() == dlrmsim::rel(rw.value() * 1536.0 / 516.0));
   CHECK(gpu_embedding_forward_time(p, GatherWork{0.0, Bytes(512.0), 1.0, 128}).value() == 0.0);
 }
 
@@ -67,9 +69,9 @@ TEST_CASE("effective bytes reproduce the profile's copy and zero-copy times on a
   const BytesPerSecond route(63e9);
   const Bytes raw(1e8);
   const Bytes eff = copy_effective_bytes(p, CopyKind::h2d_pinned, raw, route);
-  CHECK((eff / route).value() == doctest::Approx((raw / p.copy(CopyKind::h2d_pinned).bandwidth).value()));
+  CHECK((eff / route).value() == dlrmsim::rel((raw / p.copy(CopyKind::h2d_pinned).bandwidth).value()));
   const Bytes uvm = uvm_effective_bytes(p, 1e6, Bytes(256.0), route);
-  CHECK((uvm / route).value() == doctest::Approx(p.uvm_gather_time(1e6, Bytes(256.0)).value()));
+  CHECK((uvm / route).value() == dlrmsim::rel(p.uvm_gather_time(1e6, Bytes(256.0)).value()));
 }
 
 // Dense costs: a linear layer is one forward GEMM (b, out, in) and two backward GEMMs, each
@@ -91,9 +93,9 @@ precision: {compute: bf16}
   const auto costs = gpu_dense_costs(m, p, 1024);
   REQUIRE(costs.size() == 4);
   const Seconds launch = p.kernel_launch_overhead();
-  CHECK(costs[0].forward.value() == doctest::Approx((p.gemm_time(1024, 32, 64, GemmDtype::bf16) + launch).value()));
+  CHECK(costs[0].forward.value() == dlrmsim::rel((p.gemm_time(1024, 32, 64, GemmDtype::bf16) + launch).value()));
   CHECK(costs[2].backward.value() ==
-        doctest::Approx((p.gemm_time(1024, 64, 256, GemmDtype::bf16) + p.gemm_time(64, 256, 1024, GemmDtype::bf16) +
+        dlrmsim::rel((p.gemm_time(1024, 64, 256, GemmDtype::bf16) + p.gemm_time(64, 256, 1024, GemmDtype::bf16) +
                          launch * 2.0)
                             .value()));
   CHECK(gemm_dtype_for(Precision::bf16, p) == GemmDtype::bf16);
@@ -103,5 +105,5 @@ precision: {compute: bf16}
                        only_fp32.gemm.end());
   CHECK_THROWS_WITH_AS(gemm_dtype_for(Precision::bf16, only_fp32), doctest::Contains("bf16"), std::invalid_argument);
   // SGD dense optimiser: fp32 weight read + write (8 B) + bf16-free gradient (fp32 comm, 4 B) = 12 B per parameter.
-  CHECK(dense_optimizer_bytes_per_parameter(m).value() == doctest::Approx(12.0));
+  CHECK(dense_optimizer_bytes_per_parameter(m).value() == dlrmsim::rel(12.0));
 }

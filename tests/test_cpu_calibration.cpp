@@ -4,6 +4,8 @@
 // tiny sizes. No timing is asserted (timings on a shared machine are noise).
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -172,8 +174,8 @@ TEST_CASE("CPU raw measurements round-trip through their YAML form") {
       parse_cpu_raw_measurements(ConfigNode::load_string(cpu_raw_measurements_to_yaml(raw), "raw.yaml"));
   CHECK(back.machine.cpu == raw.machine.cpu);
   CHECK(back.machine.logical_cpus == 8);
-  CHECK(back.machine.clock.value() == doctest::Approx(2.5e9));
-  CHECK(back.machine.llc.value() == doctest::Approx(33554432.0));
+  CHECK(back.machine.clock.value() == dlrmsim::rel(2.5e9));
+  CHECK(back.machine.llc.value() == dlrmsim::rel(33554432.0));
   CHECK(back.machine.load_before == "0.10 0.20 0.30");
   CHECK(back.machine.transparent_hugepages == "madvise");
   CHECK(back.machine.load_after == "0.40 0.50 0.60");
@@ -190,12 +192,12 @@ TEST_CASE("CPU raw measurements round-trip through their YAML form") {
     CHECK(a.row_bytes.value() == b.row_bytes.value());
     CHECK(a.lookups == b.lookups);
     CHECK(a.keys == b.keys);
-    CHECK(a.bytes.value() == doctest::Approx(b.bytes.value()));
+    CHECK(a.bytes.value() == dlrmsim::rel(b.bytes.value()));
     CHECK(a.passes == b.passes);
     CHECK(a.cached == b.cached);
     CHECK(a.calls == b.calls);
-    CHECK(b.time.value() == doctest::Approx(a.time.value()).epsilon(1e-8));
-    CHECK(b.min_time.value() == doctest::Approx(a.min_time.value()).epsilon(1e-8));
+    CHECK(b.time.value() == dlrmsim::rel(a.time.value()).epsilon(1e-8));
+    CHECK(b.min_time.value() == dlrmsim::rel(a.min_time.value()).epsilon(1e-8));
     CHECK(b.repeats == 7);
   }
   CHECK(is_cpu_raw_measurements(ConfigNode::load_string(cpu_raw_measurements_to_yaml(raw), "raw.yaml")));
@@ -231,25 +233,25 @@ TEST_CASE("the CPU fitter recovers known coefficients from measurements with 1 %
   const models::CpuProfile& p = result.profile;
   CHECK(p.cores == 8);
   for (const auto& [fitted, known] : {std::pair{&p.gemm_per_core, &truth.gemm_per_core}, {&p.gemm_all_cores, &truth.gemm_all_cores}}) {
-    CHECK(fitted->rate.value() == doctest::Approx(known->rate.value()).epsilon(0.02));
-    CHECK(fitted->m_half == doctest::Approx(known->m_half).epsilon(0.10));
-    CHECK(fitted->n_half == doctest::Approx(known->n_half).epsilon(0.10));
-    CHECK(fitted->k_half == doctest::Approx(known->k_half).epsilon(0.10));
-    CHECK(fitted->call_overhead.value() == doctest::Approx(known->call_overhead.value()).epsilon(0.10));
+    CHECK(fitted->rate.value() == dlrmsim::rel(known->rate.value()).epsilon(0.02));
+    CHECK(fitted->m_half == dlrmsim::rel(known->m_half).epsilon(0.10));
+    CHECK(fitted->n_half == dlrmsim::rel(known->n_half).epsilon(0.10));
+    CHECK(fitted->k_half == dlrmsim::rel(known->k_half).epsilon(0.10));
+    CHECK(fitted->call_overhead.value() == dlrmsim::rel(known->call_overhead.value()).epsilon(0.10));
   }
   for (const auto& [fitted, known] : {std::pair{&p.gather, &truth.gather}, {&p.update, &truth.update}, {&p.hash_update, &truth.hash_update}}) {
-    CHECK(fitted->per_core.row_time.value() == doctest::Approx(known->per_core.row_time.value()).epsilon(0.05));
-    CHECK(fitted->per_core.bandwidth.value() == doctest::Approx(known->per_core.bandwidth.value()).epsilon(0.05));
-    CHECK(fitted->all_cores.parallel_scaling == doctest::Approx(known->all_cores.parallel_scaling).epsilon(0.05));
+    CHECK(fitted->per_core.row_time.value() == dlrmsim::rel(known->per_core.row_time.value()).epsilon(0.05));
+    CHECK(fitted->per_core.bandwidth.value() == dlrmsim::rel(known->per_core.bandwidth.value()).epsilon(0.05));
+    CHECK(fitted->all_cores.parallel_scaling == dlrmsim::rel(known->all_cores.parallel_scaling).epsilon(0.05));
   }
-  CHECK(p.gather.all_cores.dram_bandwidth.value() == doctest::Approx(30e9).epsilon(0.04));
-  CHECK(p.update.all_cores.dram_bandwidth.value() == doctest::Approx(30e9).epsilon(0.04));
+  CHECK(p.gather.all_cores.dram_bandwidth.value() == dlrmsim::rel(30e9).epsilon(0.04));
+  CHECK(p.update.all_cores.dram_bandwidth.value() == dlrmsim::rel(30e9).epsilon(0.04));
   // The hash update never reached DRAM: its bound is the streaming bandwidth, 2 x 25 GB/s.
-  CHECK(p.hash_update.all_cores.dram_bandwidth.value() == doctest::Approx(2.0 * p.memcpy.dram.all_cores.value()));
+  CHECK(p.hash_update.all_cores.dram_bandwidth.value() == dlrmsim::rel(2.0 * p.memcpy.dram.all_cores.value()));
   CHECK(p.hash_update.all_cores.provenance.source.find("no run reached the DRAM bound") != std::string::npos);
-  CHECK(p.memcpy.dram.all_cores.value() == doctest::Approx(25e9).epsilon(0.04));
-  CHECK(p.fp16_convert.cached.per_core.value() == doctest::Approx(20e9).epsilon(0.04));
-  CHECK(p.call_overhead.value() == doctest::Approx(1.5e-9).epsilon(0.04));
+  CHECK(p.memcpy.dram.all_cores.value() == dlrmsim::rel(25e9).epsilon(0.04));
+  CHECK(p.fp16_convert.cached.per_core.value() == dlrmsim::rel(20e9).epsilon(0.04));
+  CHECK(p.call_overhead.value() == dlrmsim::rel(1.5e-9).epsilon(0.04));
   // Every model's fit error is at the noise level.
   for (const ModelFitReport& r : result.models) {
     INFO(r.model);
@@ -276,14 +278,14 @@ TEST_CASE("a CPU profile round-trips through YAML") {
     pr->source = "synthetic";
   }
   const models::CpuProfile back = models::parse_cpu_profile(ConfigNode::load_string(models::cpu_profile_to_yaml(truth), "p.yaml"));
-  CHECK(back.gemm_time(256, 1024, 1024, false).value() == doctest::Approx(truth.gemm_time(256, 1024, 1024, false).value()).epsilon(1e-5));
-  CHECK(back.gemm_time(256, 1024, 1024, true).value() == doctest::Approx(truth.gemm_time(256, 1024, 1024, true).value()).epsilon(1e-5));
+  CHECK(back.gemm_time(256, 1024, 1024, false).value() == dlrmsim::rel(truth.gemm_time(256, 1024, 1024, false).value()).epsilon(1e-5));
+  CHECK(back.gemm_time(256, 1024, 1024, true).value() == dlrmsim::rel(truth.gemm_time(256, 1024, 1024, true).value()).epsilon(1e-5));
   for (int cores : {1, 8}) {
-    CHECK(back.gather_rows_per_second(Bytes(512.0), cores) == doctest::Approx(truth.gather_rows_per_second(Bytes(512.0), cores)).epsilon(1e-5));
-    CHECK(back.hash_updates_per_second(Bytes(64.0), cores) == doctest::Approx(truth.hash_updates_per_second(Bytes(64.0), cores)).epsilon(1e-5));
+    CHECK(back.gather_rows_per_second(Bytes(512.0), cores) == dlrmsim::rel(truth.gather_rows_per_second(Bytes(512.0), cores)).epsilon(1e-5));
+    CHECK(back.hash_updates_per_second(Bytes(64.0), cores) == dlrmsim::rel(truth.hash_updates_per_second(Bytes(64.0), cores)).epsilon(1e-5));
   }
-  CHECK(back.memcpy.dram.bandwidth(8).value() == doctest::Approx(25e9).epsilon(1e-5));
-  CHECK(back.call_overhead.value() == doctest::Approx(1.5e-9).epsilon(1e-5));
+  CHECK(back.memcpy.dram.bandwidth(8).value() == dlrmsim::rel(25e9).epsilon(1e-5));
+  CHECK(back.call_overhead.value() == dlrmsim::rel(1.5e-9).epsilon(1e-5));
 }
 
 // System: the gather formula of topologies/cpu_profile.hpp with the known profile: one core, 64 B
@@ -293,11 +295,11 @@ TEST_CASE("a CPU profile round-trips through YAML") {
 // line twice: 8 cores, 512 B: min(8 x 0.85 / 162.4 ns, 30 GB/s / 1024 B) = 29.30 M rows/s.
 TEST_CASE("row kernels: min of the core-bound and the DRAM-bound rate") {
   const models::CpuProfile p = known_profile();
-  CHECK(p.gather_rows_per_second(Bytes(64.0), 1) == doctest::Approx(1.0 / 48e-9));
-  CHECK(p.gather_rows_per_second(Bytes(64.0), 8) == doctest::Approx(8.0 * 0.9 / 48e-9));
-  CHECK(p.gather_rows_per_second(Bytes(512.0), 8) == doctest::Approx(30e9 / 512.0));
-  CHECK(p.update_rows_per_second(Bytes(512.0), 8) == doctest::Approx(30e9 / 1024.0));
-  CHECK(p.gather_rows_per_second(Bytes(16.0), 8) == doctest::Approx(8.0 * 0.9 / 42e-9));  // a 16 B row still moves a line, but is core-bound
+  CHECK(p.gather_rows_per_second(Bytes(64.0), 1) == dlrmsim::rel(1.0 / 48e-9));
+  CHECK(p.gather_rows_per_second(Bytes(64.0), 8) == dlrmsim::rel(8.0 * 0.9 / 48e-9));
+  CHECK(p.gather_rows_per_second(Bytes(512.0), 8) == dlrmsim::rel(30e9 / 512.0));
+  CHECK(p.update_rows_per_second(Bytes(512.0), 8) == dlrmsim::rel(30e9 / 1024.0));
+  CHECK(p.gather_rows_per_second(Bytes(16.0), 8) == dlrmsim::rel(8.0 * 0.9 / 42e-9));  // a 16 B row still moves a line, but is core-bound
 }
 
 // System: raw measurements with no GEMM records, and with GEMMs too small to show the plateau.
@@ -365,12 +367,12 @@ TEST_CASE("the committed CPU profiles load and are reproduced by fitting their r
     const CpuRawMeasurements raw = load_cpu_raw_measurements(raw_path.string());
     const models::CpuProfile refit = fit_cpu_profile(raw, {}).profile;
     CHECK(profile.cores == raw.machine.logical_cpus);
-    CHECK(refit.gemm_per_core.rate.value() == doctest::Approx(profile.gemm_per_core.rate.value()).epsilon(1e-5));
-    CHECK(refit.gather.per_core.row_time.value() == doctest::Approx(profile.gather.per_core.row_time.value()).epsilon(1e-5));
+    CHECK(refit.gemm_per_core.rate.value() == dlrmsim::rel(profile.gemm_per_core.rate.value()).epsilon(1e-5));
+    CHECK(refit.gather.per_core.row_time.value() == dlrmsim::rel(profile.gather.per_core.row_time.value()).epsilon(1e-5));
     CHECK(refit.hash_update.all_cores.parallel_scaling ==
-          doctest::Approx(profile.hash_update.all_cores.parallel_scaling).epsilon(1e-3));
-    CHECK(refit.memcpy.dram.all_cores.value() == doctest::Approx(profile.memcpy.dram.all_cores.value()).epsilon(1e-5));
-    CHECK(refit.call_overhead.value() == doctest::Approx(profile.call_overhead.value()).epsilon(1e-5));
+          dlrmsim::rel(profile.hash_update.all_cores.parallel_scaling).epsilon(1e-3));
+    CHECK(refit.memcpy.dram.all_cores.value() == dlrmsim::rel(profile.memcpy.dram.all_cores.value()).epsilon(1e-5));
+    CHECK(refit.call_overhead.value() == dlrmsim::rel(profile.call_overhead.value()).epsilon(1e-5));
   }
   CHECK(profiles >= 1);
 }

@@ -3,6 +3,8 @@
 // profiles are rejected with the file, line and key.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -57,32 +59,32 @@ int line_of(const std::string& text, const std::string& needle) {
 // and 141 GB): they are what every cost model scales from.
 TEST_CASE("the shipped profiles load with their datasheet figures") {
   const DeviceProfile v100 = load_device_profile(kCalibrationDir + "/v100.yaml");
-  CHECK(v100.gemm_peak(GemmDtype::fp32).value() == doctest::Approx(15.7e12));
-  CHECK(v100.gemm_peak(GemmDtype::fp16).value() == doctest::Approx(125e12));
+  CHECK(v100.gemm_peak(GemmDtype::fp32).value() == dlrmsim::rel(15.7e12));
+  CHECK(v100.gemm_peak(GemmDtype::fp16).value() == dlrmsim::rel(125e12));
   CHECK_FALSE(v100.supports(GemmDtype::bf16));
-  CHECK(v100.hbm_bandwidth().value() == doctest::Approx(900e9));
-  CHECK(v100.memory_capacity.value() == doctest::Approx(32e9));
-  CHECK(load_device_profile(kCalibrationDir + "/v100-sxm2-16gb.yaml").memory_capacity.value() == doctest::Approx(16e9));
+  CHECK(v100.hbm_bandwidth().value() == dlrmsim::rel(900e9));
+  CHECK(v100.memory_capacity.value() == dlrmsim::rel(32e9));
+  CHECK(load_device_profile(kCalibrationDir + "/v100-sxm2-16gb.yaml").memory_capacity.value() == dlrmsim::rel(16e9));
 
   const DeviceProfile a100 = load_device_profile(kCalibrationDir + "/a100.yaml");
-  CHECK(a100.gemm_peak(GemmDtype::fp32).value() == doctest::Approx(19.5e12));
-  CHECK(a100.gemm_peak(GemmDtype::tf32).value() == doctest::Approx(156e12));
-  CHECK(a100.gemm_peak(GemmDtype::bf16).value() == doctest::Approx(312e12));
-  CHECK(a100.hbm_bandwidth().value() == doctest::Approx(2039e9));
-  CHECK(a100.uvm_gather.pcie_bandwidth.value() == doctest::Approx(31.5e9));
+  CHECK(a100.gemm_peak(GemmDtype::fp32).value() == dlrmsim::rel(19.5e12));
+  CHECK(a100.gemm_peak(GemmDtype::tf32).value() == dlrmsim::rel(156e12));
+  CHECK(a100.gemm_peak(GemmDtype::bf16).value() == dlrmsim::rel(312e12));
+  CHECK(a100.hbm_bandwidth().value() == dlrmsim::rel(2039e9));
+  CHECK(a100.uvm_gather.pcie_bandwidth.value() == dlrmsim::rel(31.5e9));
 
   const DeviceProfile h = h100();
   CHECK(h.name == "H100-SXM5-80GB");
-  CHECK(h.gemm_peak(GemmDtype::fp32).value() == doctest::Approx(66.9e12));
-  CHECK(h.gemm_peak(GemmDtype::tf32).value() == doctest::Approx(494.7e12));
-  CHECK(h.gemm_peak(GemmDtype::bf16).value() == doctest::Approx(989.4e12));
-  CHECK(h.gemm_peak(GemmDtype::fp8).value() == doctest::Approx(1978.9e12));
-  CHECK(h.hbm_bandwidth().value() == doctest::Approx(3.35e12));
+  CHECK(h.gemm_peak(GemmDtype::fp32).value() == dlrmsim::rel(66.9e12));
+  CHECK(h.gemm_peak(GemmDtype::tf32).value() == dlrmsim::rel(494.7e12));
+  CHECK(h.gemm_peak(GemmDtype::bf16).value() == dlrmsim::rel(989.4e12));
+  CHECK(h.gemm_peak(GemmDtype::fp8).value() == dlrmsim::rel(1978.9e12));
+  CHECK(h.hbm_bandwidth().value() == dlrmsim::rel(3.35e12));
 
   const DeviceProfile h200 = load_device_profile(kCalibrationDir + "/h200.yaml");
-  CHECK(h200.gemm_peak(GemmDtype::bf16).value() == doctest::Approx(989.4e12));
-  CHECK(h200.hbm_bandwidth().value() == doctest::Approx(4.8e12));
-  CHECK(h200.memory_capacity.value() == doctest::Approx(141e9));
+  CHECK(h200.gemm_peak(GemmDtype::bf16).value() == dlrmsim::rel(989.4e12));
+  CHECK(h200.hbm_bandwidth().value() == dlrmsim::rel(4.8e12));
+  CHECK(h200.memory_capacity.value() == dlrmsim::rel(141e9));
   for (const auto& [dtype, c] : h200.gemm) CHECK_FALSE(c.provenance.source.empty());
 }
 
@@ -95,9 +97,9 @@ TEST_CASE("gemm_time is compute over peak x efficiency, floored by HBM traffic")
   const DeviceProfile h = h100();
   const double efficiency =
       1.0 * (8192.0 / (8192.0 + 237.0)) * (8192.0 / (8192.0 + 246.0)) * (8192.0 / (8192.0 + 155.0));
-  CHECK(h.gemm_efficiency(8192, 8192, 8192, GemmDtype::bf16) == doctest::Approx(efficiency));
+  CHECK(h.gemm_efficiency(8192, 8192, 8192, GemmDtype::bf16) == dlrmsim::rel(efficiency));
   CHECK(h.gemm_time(8192, 8192, 8192, GemmDtype::bf16).value() ==
-        doctest::Approx(2.0 * 8192.0 * 8192.0 * 8192.0 / (989.4e12 * efficiency)));
+        dlrmsim::rel(2.0 * 8192.0 * 8192.0 * 8192.0 / (989.4e12 * efficiency)));
 
   // The GEMV: with n = 1 the tile loss (n_half = 246) makes the compute term the larger one,
   // 2 m k / (peak x s(65536,237) s(1,246) s(1024,155)); with the half extents set to 0 (no
@@ -105,13 +107,13 @@ TEST_CASE("gemm_time is compute over peak x efficiency, floored by HBM traffic")
   const double gemv_bytes = (65536.0 * 1024.0 + 1024.0 + 65536.0) * 2.0;
   const double gemv_efficiency = 1.0 * (65536.0 / (65536.0 + 237.0)) * (1.0 / 247.0) * (1024.0 / 1179.0);
   CHECK(h.gemm_time(65536, 1, 1024, GemmDtype::bf16).value() ==
-        doctest::Approx(std::max(2.0 * 65536.0 * 1024.0 / (989.4e12 * gemv_efficiency), gemv_bytes / (0.90 * 3.35e12))));
+        dlrmsim::rel(std::max(2.0 * 65536.0 * 1024.0 / (989.4e12 * gemv_efficiency), gemv_bytes / (0.90 * 3.35e12))));
   DeviceProfile no_tile_loss = h;
   for (auto& [dtype, c] : no_tile_loss.gemm) c.m_half = c.n_half = c.k_half = 0.0;
-  CHECK(no_tile_loss.gemm_time(65536, 1, 1024, GemmDtype::bf16).value() == doctest::Approx(gemv_bytes / (0.90 * 3.35e12)));
+  CHECK(no_tile_loss.gemm_time(65536, 1, 1024, GemmDtype::bf16).value() == dlrmsim::rel(gemv_bytes / (0.90 * 3.35e12)));
   // fp8 writes a bf16 output: 1-byte operands, 2-byte result.
   CHECK(no_tile_loss.gemm_time(65536, 1, 1024, GemmDtype::fp8).value() ==
-        doctest::Approx((65536.0 * 1024.0 + 1024.0 + 2.0 * 65536.0) / (0.90 * 3.35e12)));
+        dlrmsim::rel((65536.0 * 1024.0 + 1024.0 + 2.0 * 65536.0) / (0.90 * 3.35e12)));
   CHECK_THROWS_AS((void)h.gemm_time(0, 1, 1, GemmDtype::bf16), std::invalid_argument);
   const DeviceProfile v100 = load_device_profile(kCalibrationDir + "/v100.yaml");
   CHECK_THROWS_WITH_AS((void)v100.gemm_time(128, 128, 128, GemmDtype::tf32), doctest::Contains("no tf32 GEMM"),
@@ -125,15 +127,15 @@ TEST_CASE("gemm_time is compute over peak x efficiency, floored by HBM traffic")
 // backward is 4.88x the forward (10.695 ms / 2.193 ms in the PR).
 TEST_CASE("embedding gather time follows the sector-rounded bytes over HBM x efficiency") {
   const DeviceProfile h = h100();
-  CHECK(h.gather_efficiency(Bytes(256.0), 20.0) == doctest::Approx(0.647).epsilon(0.008));
+  CHECK(h.gather_efficiency(Bytes(256.0), 20.0) == dlrmsim::rel(0.647).epsilon(0.008));
   CHECK(h.gather_access_bytes(Bytes(4.0)).value() == 32.0);
   CHECK(h.gather_access_bytes(Bytes(48.0)).value() == 64.0);
   CHECK(h.gather_access_bytes(Bytes(512.0)).value() == 512.0);
   const double efficiency = 0.72 * (4.0 / 20.0) * (8.0 / 9.0);
-  CHECK(h.embedding_forward_time(1e6, Bytes(4.0), 8.0).value() == doctest::Approx(1e6 * 32.0 / (3.35e12 * efficiency)));
+  CHECK(h.embedding_forward_time(1e6, Bytes(4.0), 8.0).value() == dlrmsim::rel(1e6 * 32.0 / (3.35e12 * efficiency)));
   const Seconds forward = h.embedding_forward_time(1e6, Bytes(512.0), 32.0);
   CHECK(h.embedding_backward_time(1e6, Bytes(512.0), 32.0, EmbeddingOptimizer::rowwise_adagrad).value() ==
-        doctest::Approx(4.88 * forward.value()));
+        dlrmsim::rel(4.88 * forward.value()));
   CHECK_THROWS_AS((void)h.embedding_forward_time(10.0, Bytes(64.0), 0.5), std::invalid_argument);
 }
 
@@ -146,9 +148,9 @@ TEST_CASE("the embedding backward touches each distinct row once") {
   const Seconds forward = h.embedding_forward_time(1e6, Bytes(512.0), 32.0);
   const double g = 512.0 / (3.0 * 512.0 + 8.0);
   CHECK(h.embedding_backward_time(1e6, Bytes(512.0), 32.0, EmbeddingOptimizer::rowwise_adagrad, 0.25).value() ==
-        doctest::Approx(4.88 * forward.value() * (g + (1.0 - g) * 0.25)));
+        dlrmsim::rel(4.88 * forward.value() * (g + (1.0 - g) * 0.25)));
   CHECK(h.embedding_backward_time(1e6, Bytes(512.0), 32.0, EmbeddingOptimizer::sgd, 0.25).value() ==
-        doctest::Approx(4.8 * forward.value() * (1.0 / 3.0 + 2.0 / 3.0 * 0.25)));
+        dlrmsim::rel(4.8 * forward.value() * (1.0 / 3.0 + 2.0 / 3.0 * 0.25)));
   CHECK_THROWS_AS((void)h.embedding_backward_time(1e6, Bytes(512.0), 32.0, EmbeddingOptimizer::sgd, 0.0),
                   std::invalid_argument);
   CHECK_THROWS_AS((void)h.embedding_backward_time(1e6, Bytes(512.0), 32.0, EmbeddingOptimizer::sgd, 1.5),
@@ -166,10 +168,10 @@ TEST_CASE("batched GEMMs pay tensor-core padding and their memory traffic") {
   const double compute = 6912.0 * 2.0 * 32.0 * 32.0 * 128.0 / (989.4e12 * c.max_efficiency * 128.0 / (128.0 + c.k_half));
   const double floor = 6912.0 * (2.0 * 27.0 * 128.0 * 2.0 + 27.0 * 27.0 * 2.0) / (0.90 * 3.35e12);
   REQUIRE(floor > compute);
-  CHECK(h.batched_gemm_time(6912, 27, 27, 128, GemmDtype::bf16).value() == doctest::Approx(floor));
+  CHECK(h.batched_gemm_time(6912, 27, 27, 128, GemmDtype::bf16).value() == dlrmsim::rel(floor));
   DeviceProfile fast = h;
   fast.memory.hbm_bandwidth = fast.memory.hbm_bandwidth * 100.0;
-  CHECK(fast.batched_gemm_time(6912, 27, 27, 128, GemmDtype::bf16).value() == doctest::Approx(compute));
+  CHECK(fast.batched_gemm_time(6912, 27, 27, 128, GemmDtype::bf16).value() == dlrmsim::rel(compute));
   CHECK_THROWS_AS((void)h.batched_gemm_time(0, 27, 27, 128, GemmDtype::bf16), std::invalid_argument);
 }
 
@@ -178,10 +180,10 @@ TEST_CASE("batched GEMMs pay tensor-core padding and their memory traffic") {
 TEST_CASE("copies and zero-copy gathers follow their closed forms") {
   const DeviceProfile h = h100();
   const double bytes = 64.0 * 1048576.0;
-  CHECK(h.copy_time(CopyKind::h2d_pinned, Bytes(bytes)).value() == doctest::Approx(10e-6 + bytes / 50.4e9));
+  CHECK(h.copy_time(CopyKind::h2d_pinned, Bytes(bytes)).value() == dlrmsim::rel(10e-6 + bytes / 50.4e9));
   CHECK(h.uvm_gather_time(1e5, Bytes(256.0)).value() ==
-        doctest::Approx(1e5 * 256.0 / (63e9 * 0.8 * 256.0 / 304.0)));
-  CHECK(h.kernel_launch_overhead().value() == doctest::Approx(3e-6));
+        dlrmsim::rel(1e5 * 256.0 / (63e9 * 0.8 * 256.0 / 304.0)));
+  CHECK(h.kernel_launch_overhead().value() == dlrmsim::rel(3e-6));
 }
 
 // System: the H100 profile with `memory.hbm_bandwidth` deleted. Expected: ConfigError naming
@@ -238,12 +240,12 @@ TEST_CASE("profiles round-trip through YAML") {
     CHECK(back.name == original.name);
     CHECK(back.gemm.size() == original.gemm.size());
     for (const auto& [dtype, c] : original.gemm) {
-      CHECK(back.gemm_time(1024, 512, 256, dtype).value() == doctest::Approx(original.gemm_time(1024, 512, 256, dtype).value()).epsilon(1e-8));
+      CHECK(back.gemm_time(1024, 512, 256, dtype).value() == dlrmsim::rel(original.gemm_time(1024, 512, 256, dtype).value()).epsilon(1e-8));
     }
     CHECK(back.embedding_forward_time(1e6, Bytes(64.0), 4.0).value() ==
-          doctest::Approx(original.embedding_forward_time(1e6, Bytes(64.0), 4.0).value()).epsilon(1e-8));
+          dlrmsim::rel(original.embedding_forward_time(1e6, Bytes(64.0), 4.0).value()).epsilon(1e-8));
     for (CopyKind k : kCopyKinds) {
-      CHECK(back.copy_time(k, Bytes(1e6)).value() == doctest::Approx(original.copy_time(k, Bytes(1e6)).value()).epsilon(1e-8));
+      CHECK(back.copy_time(k, Bytes(1e6)).value() == dlrmsim::rel(original.copy_time(k, Bytes(1e6)).value()).epsilon(1e-8));
     }
     CHECK(back.copy(CopyKind::d2d).provenance.source == original.copy(CopyKind::d2d).provenance.source);
   }

@@ -2,6 +2,8 @@
 // engines per GPU and CPU socket, and routes as resource lists.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "sim/activity_graph.hpp"
 #include "topologies/engine_export.hpp"
 #include "topologies/platform_loader.hpp"
@@ -24,9 +26,9 @@ TEST_CASE("DGX A100 export: one resource per link direction and memory, one engi
   CHECK(graph.engine(res.engine(gpu3)).name == "gpu3");
   const sim::Resource& hbm = graph.resource(res.memory(gpu3));
   CHECK(hbm.kind == "hbm");
-  CHECK(hbm.capacity.value() == doctest::Approx(2039e9));  // A100 80 GB datasheet figure in the file
+  CHECK(hbm.capacity.value() == dlrmsim::rel(2039e9));  // A100 80 GB datasheet figure in the file
   CHECK(graph.resource(res.memory(cpu1)).kind == "dram");
-  CHECK(graph.resource(res.memory(cpu1)).capacity.value() == doctest::Approx(204.8e9));
+  CHECK(graph.resource(res.memory(cpu1)).capacity.value() == dlrmsim::rel(204.8e9));
   CHECK_THROWS_AS((void)res.engine(*p.find_device("nic0")), PlatformError);
   CHECK_THROWS_AS((void)res.memory(*p.find_device("pcie0")), PlatformError);
 
@@ -39,8 +41,8 @@ TEST_CASE("DGX A100 export: one resource per link direction and memory, one engi
     const sim::Resource& r = graph.resource(route[i]);
     CHECK(route[i] == res.link_resource(links[i]));
     CHECK(r.kind == "nvlink");
-    CHECK(r.capacity.value() == doctest::Approx(300e9));
-    CHECK(r.latency.value() == doctest::Approx(0.3e-6));
+    CHECK(r.capacity.value() == dlrmsim::rel(300e9));
+    CHECK(r.latency.value() == dlrmsim::rel(0.3e-6));
   }
   // The two directions of a link are two resources with mirrored names.
   CHECK(graph.resource(route[0]).name == "gpu3->nvswitch");
@@ -49,7 +51,7 @@ TEST_CASE("DGX A100 export: one resource per link direction and memory, one engi
   const auto to_host = res.route_resources(gpu3, *p.host_cpu(gpu3));
   REQUIRE(to_host.size() == 2);
   CHECK(graph.resource(to_host[0]).kind == "pcie");
-  CHECK(graph.resource(to_host[0]).capacity.value() == doctest::Approx(31.5e9).epsilon(1e-3));
+  CHECK(graph.resource(to_host[0]).capacity.value() == dlrmsim::rel(31.5e9).epsilon(1e-3));
   // A transfer over the exported route is accepted by the engine graph.
   CHECK_NOTHROW(graph.add_transfer(Bytes(1e6), route));
 }

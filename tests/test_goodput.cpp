@@ -3,6 +3,8 @@
 // preset against the report it comes from, failure-rate parsing, and the scenario keys.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <cmath>
 #include <string>
 
@@ -49,10 +51,10 @@ GoodputInputs simple_inputs(double throughput, double gpus) {
 // With lambda = 0 the same run takes exactly W.
 TEST_CASE("a single segment's expected time follows the exponential closed form") {
   const double hour = 3600.0;
-  CHECK(expected_run_time(hour, 2 * hour, 60.0, 0.0, 1.0 / hour) == doctest::Approx((std::exp(1.0) - 1.0) * hour));
+  CHECK(expected_run_time(hour, 2 * hour, 60.0, 0.0, 1.0 / hour) == dlrmsim::rel((std::exp(1.0) - 1.0) * hour));
   CHECK(expected_run_time(hour, hour, 60.0, 0.0, 0.0) == hour);
   // Four segments of 15 min with three 60 s checkpoints between them, no failures.
-  CHECK(expected_run_time(hour, hour / 4, 60.0, 0.0, 0.0) == doctest::Approx(hour + 3 * 60.0));
+  CHECK(expected_run_time(hour, hour / 4, 60.0, 0.0, 0.0) == dlrmsim::rel(hour + 3 * 60.0));
 }
 
 // System: 10^9 s of work, checkpoints of C = 60 s, restart free (R = 0), failures rare:
@@ -72,8 +74,8 @@ TEST_CASE("the best checkpoint interval is within 5 % of Young/Daly when restart
   o.samples = 1e9 * 1000.0;  // W = 1e9 s at 1000 samples/s
   o.failure_rates[0] = {Hertz(1e-9), "test"};
   const GoodputReport r = evaluate_goodput(o, simple_inputs(1000.0, 1000.0));
-  CHECK(r.checkpoint_time.value() == doctest::Approx(60.0));
-  CHECK(r.young_interval.value() == doctest::Approx(young));
+  CHECK(r.checkpoint_time.value() == dlrmsim::rel(60.0));
+  CHECK(r.young_interval.value() == dlrmsim::rel(young));
   CHECK(std::abs(r.best.interval.value() / young - 1.0) < 0.05);
   CHECK(r.chosen.goodput_samples_per_s < r.throughput_samples_per_s);
 }
@@ -96,8 +98,8 @@ TEST_CASE("goodput with no failures equals throughput") {
   o.samples = 1e12;
   const GoodputReport r = evaluate_goodput(o, simple_inputs(2.5e7, 512.0));
   CHECK(r.job_failure_rate.value() == 0.0);
-  CHECK(r.best.goodput_samples_per_s == doctest::Approx(2.5e7).epsilon(1e-12));
-  CHECK(r.chosen.expected_time.value() == doctest::Approx(1e12 / 2.5e7).epsilon(1e-12));
+  CHECK(r.best.goodput_samples_per_s == dlrmsim::rel(2.5e7).epsilon(1e-12));
+  CHECK(r.chosen.expected_time.value() == dlrmsim::rel(1e12 / 2.5e7).epsilon(1e-12));
   CHECK(r.expected_failures == 0.0);
 }
 
@@ -112,15 +114,15 @@ TEST_CASE("the llama3_16k_h100 preset reproduces the report's 419 interruptions 
   for (std::size_t c = 0; c < kFailureComponents; ++c) {
     interruptions += (*preset)[c].rate.value() * counts[c] * 54 * 24 * 3600.0;
   }
-  CHECK(interruptions == doctest::Approx(419.0));
+  CHECK(interruptions == dlrmsim::rel(419.0));
   CHECK(!failure_rate_preset("llama4"));
 }
 
 // "N per TIME" is failures of one component per time; a bare number has no unit and is
 // refused, as are negative counts and zero or unit-less times.
 TEST_CASE("failure rates need a unit") {
-  CHECK(rate_of("1 per 80000 h").value() == doctest::Approx(1.0 / (80000 * 3600.0)));
-  CHECK(rate_of("2.5e-5 per h").value() == doctest::Approx(2.5e-5 / 3600.0));
+  CHECK(rate_of("1 per 80000 h").value() == dlrmsim::rel(1.0 / (80000 * 3600.0)));
+  CHECK(rate_of("2.5e-5 per h").value() == dlrmsim::rel(2.5e-5 / 3600.0));
   CHECK(rate_of("0 per h").value() == 0.0);
   CHECK(rate_error("0.001").find("rate.yaml:1:4: r: '0.001' is a failure rate with no unit") == 0);
   CHECK(rate_error("-1 per h").find("negative failure rate") != std::string::npos);
@@ -145,14 +147,14 @@ TEST_CASE("a scenario's goodput section reaches the run report") {
   CHECK(g.components[3].count > 0);
   const Bytes expected = sc.model.embedding_weight_bytes() + sc.model.embedding_optimizer_state_bytes() +
                          sc.model.dense_weight_bytes() + sc.model.dense_optimizer_state_bytes();
-  CHECK(g.checkpoint_full_bytes.value() == doctest::Approx(expected.value()));
-  CHECK(g.chosen.goodput_samples_per_s == doctest::Approx(r.throughput_samples_per_s).epsilon(1e-12));
+  CHECK(g.checkpoint_full_bytes.value() == dlrmsim::rel(expected.value()));
+  CHECK(g.chosen.goodput_samples_per_s == dlrmsim::rel(r.throughput_samples_per_s).epsilon(1e-12));
 
   // Incremental checkpoints write a share of the tables, the dense part in full.
   const Scenario half = load_scenario(kGoodputScenario, {"goodput.checkpoint.embedding_fraction_written=0.5"});
   const auto in = goodput_inputs(*half.goodput, half.model, half.platform, 1.0);
   CHECK(in.checkpoint_written_bytes.value() ==
-        doctest::Approx(0.5 * (half.model.embedding_weight_bytes() + half.model.embedding_optimizer_state_bytes()).value() +
+        dlrmsim::rel(0.5 * (half.model.embedding_weight_bytes() + half.model.embedding_optimizer_state_bytes()).value() +
                         (half.model.dense_weight_bytes() + half.model.dense_optimizer_state_bytes()).value()));
 }
 

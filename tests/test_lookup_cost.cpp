@@ -2,6 +2,8 @@
 // with and without a calibrated device profile.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <memory>
 
 #include "placement/lookup_cost.hpp"
@@ -33,13 +35,13 @@ TEST_CASE("gpu_hbm lookup time from bandwidth and gather efficiency") {
   CHECK(w.lookups == 262'144.0);
   CHECK(w.samples == 65'536.0);
   const double expected = 2.0 * 262'144.0 * 512.0 / 0.5e12;
-  CHECK(lookup_time(p, p.devices[1], Tier::gpu_hbm, t, w).value() == doctest::Approx(expected));
+  CHECK(lookup_time(p, p.devices[1], Tier::gpu_hbm, t, w).value() == dlrmsim::rel(expected));
   // The access granule rounds short rows up: 4 columns x 4 B = 16 B read as 32 B.
   p.devices[1].access_granule = Bytes(32.0);
   const auto narrow = table("n", 1000, 4, 1);
   const auto wn = shard_work(p, narrow, whole(narrow, Tier::gpu_hbm, 1), Sharding::table_wise);
   CHECK(lookup_time(p, p.devices[1], Tier::gpu_hbm, narrow, wn).value() ==
-        doctest::Approx(2.0 * 65'536.0 * 32.0 / 0.5e12));
+        dlrmsim::rel(2.0 * 65'536.0 * 32.0 / 0.5e12));
 }
 
 // With a profile the GPU costs are the profile's: forward = L x access bytes / (HBM x gather
@@ -67,14 +69,14 @@ TEST_CASE("a device profile replaces the plain GPU figures") {
   const auto w = shard_work(p, t, s, Sharding::table_wise);
   const double forward = profile->embedding_forward_time(w.lookups, Bytes(256.0), 8.0).value();
   // efficiency = 0.6 x 256/(256+64) x 8/(8+2) = 0.384; L = 524,288 rows.
-  CHECK(forward == doctest::Approx(524'288.0 * 256.0 / (2e12 * 0.384)));
+  CHECK(forward == dlrmsim::rel(524'288.0 * 256.0 / (2e12 * 0.384)));
   // Uniform ids: 524,288 lookups touch 10^6 (1 - exp(-0.524288)) distinct rows; row-wise
   // Adagrad's backward scales by g + (1 - g) x distinct / L with g = 256 / (3 x 256 + 2 x 4).
   const double distinct = 1e6 * -std::expm1(-524'288.0 / 1e6) / 524'288.0;
-  CHECK(w.distinct_rows == doctest::Approx(distinct * w.lookups));
+  CHECK(w.distinct_rows == dlrmsim::rel(distinct * w.lookups));
   const double g = 256.0 / (3.0 * 256.0 + 8.0);
   const double backward_scale = 3.0 * (g + (1.0 - g) * distinct);
-  CHECK(lookup_time(p, p.devices[1], Tier::gpu_hbm, t, w).value() == doctest::Approx((1.0 + backward_scale) * forward));
+  CHECK(lookup_time(p, p.devices[1], Tier::gpu_hbm, t, w).value() == dlrmsim::rel((1.0 + backward_scale) * forward));
   // uvm with a 25 % hit rate: hits as HBM (backward scaled as above), misses as zero-copy
   // gathers times (1 + 3).
   s.tier = Tier::uvm;
@@ -83,7 +85,7 @@ TEST_CASE("a device profile replaces the plain GPU figures") {
   const double hits = profile->embedding_forward_time(0.25 * wu.lookups, Bytes(256.0), 8.0).value();
   const double misses = 0.75 * wu.lookups * 256.0 / (25e9 * 0.7);
   CHECK(lookup_time(p, p.devices[1], Tier::uvm, t, wu).value() ==
-        doctest::Approx((1.0 + backward_scale) * hits + 4.0 * misses));
+        dlrmsim::rel((1.0 + backward_scale) * hits + 4.0 * misses));
 }
 
 // uvm without a profile: hit rate 1 costs exactly gpu_hbm; hit rate 0 reads every row over
@@ -95,10 +97,10 @@ TEST_CASE("uvm lookup time spans HBM and PCIe with the hit rate") {
   s.expected_hit_rate = 1.0;
   const auto all_hits = lookup_time(p, p.devices[1], Tier::uvm, t, shard_work(p, t, s, Sharding::table_wise));
   const auto hbm = lookup_time(p, p.devices[1], Tier::gpu_hbm, t, shard_work(p, t, s, Sharding::table_wise));
-  CHECK(all_hits.value() == doctest::Approx(hbm.value()));
+  CHECK(all_hits.value() == dlrmsim::rel(hbm.value()));
   s.expected_hit_rate = 0.0;
   const auto no_hits = lookup_time(p, p.devices[1], Tier::uvm, t, shard_work(p, t, s, Sharding::table_wise));
-  CHECK(no_hits.value() == doctest::Approx(2.0 * 65'536.0 * 512.0 / 16e9));
+  CHECK(no_hits.value() == dlrmsim::rel(2.0 * 65'536.0 * 512.0 / 16e9));
 }
 
 // host_dram: CPU gather of 65,536 x 512 B (64-byte granule) limited by the slower of DRAM
@@ -111,11 +113,11 @@ TEST_CASE("host_dram lookup time: CPU gather plus PCIe transfer") {
   const auto w = shard_work(p, t, whole(t, Tier::host_dram, 0), Sharding::table_wise);
   const double gather = 65'536.0 * 512.0 / 50e9;
   const double transfer = (2.0 * 65'536.0 * 512.0 + 65'536.0 * 8.0) / 32e9;
-  CHECK(lookup_time(p, p.devices[0], Tier::host_dram, t, w).value() == doctest::Approx(2.0 * gather + transfer));
+  CHECK(lookup_time(p, p.devices[0], Tier::host_dram, t, w).value() == dlrmsim::rel(2.0 * gather + transfer));
   // Faster cores leave DRAM bandwidth as the limit.
   p.devices[0].core_gather_bandwidth = BytesPerSecond(400e9);
   CHECK(lookup_time(p, p.devices[0], Tier::host_dram, t, w).value() ==
-        doctest::Approx(2.0 * 65'536.0 * 512.0 / 100e9 + transfer));
+        dlrmsim::rel(2.0 * 65'536.0 * 512.0 / 100e9 + transfer));
 }
 
 // remote_ps: the same CPU gather on the server (200 GB/s DRAM, 100 GB/s cores) plus the
@@ -126,7 +128,7 @@ TEST_CASE("remote_ps lookup time: server gather plus network transfer") {
   const auto w = shard_work(p, t, whole(t, Tier::remote_ps, 2), Sharding::table_wise);
   const double expected =
       2.0 * 65'536.0 * 512.0 / 100e9 + (2.0 * 65'536.0 * 512.0 + 65'536.0 * 8.0) / 12.5e9;
-  CHECK(lookup_time(p, p.devices[2], Tier::remote_ps, t, w).value() == doctest::Approx(expected));
+  CHECK(lookup_time(p, p.devices[2], Tier::remote_ps, t, w).value() == dlrmsim::rel(expected));
 }
 
 // A row shard with a quarter of the rows gets a quarter of the lookups (hashed ids) but
@@ -139,7 +141,7 @@ TEST_CASE("work per owner for row shards and replicas") {
   s.row_begin = 250'000;
   s.row_end = 500'000;
   const auto w = shard_work(p, t, s, Sharding::row_wise);
-  CHECK(w.lookups == doctest::Approx(65'536.0 * 2 / 4));
+  CHECK(w.lookups == dlrmsim::rel(65'536.0 * 2 / 4));
   CHECK(w.samples == 65'536.0);
   Shard r = whole(t, Tier::gpu_hbm, 1);
   r.owners = {1, 2, 3, 4};

@@ -1,6 +1,8 @@
 // Tests of the model specification and its loader (models/model_spec.hpp).
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <string>
 
 #include "models/model_spec.hpp"
@@ -45,17 +47,17 @@ optimizer: {embedding: rowwise_adagrad, dense: adam}
 TEST_CASE("the shipped DLRM-DCNv2 model has the published shape") {
   const auto m = load_model(kConfigs + "dlrm_dcnv2_criteo_4tb.yaml");
   CHECK(m.table_count() == 26);
-  CHECK(m.lookups_per_sample() == doctest::Approx(214.0));
+  CHECK(m.lookups_per_sample() == dlrmsim::rel(214.0));
   double rows = 0;
   for (const auto& t : m.tables) rows += static_cast<double>(t.rows) * t.count;
-  CHECK(rows == doctest::Approx(204184588.0));
-  CHECK(m.embedding_parameters() == doctest::Approx(204184588.0 * 128));
+  CHECK(rows == dlrmsim::rel(204184588.0));
+  CHECK(m.embedding_parameters() == dlrmsim::rel(204184588.0 * 128));
   CHECK(m.interaction_input_width() == 3456);
   CHECK(m.global_batch_size == 55296);
   CHECK(m.interaction.cross_layers == 3);
   CHECK(m.interaction.low_rank == 512);
   // Row-wise Adagrad: one fp32 per row.
-  CHECK(m.embedding_optimizer_state_bytes().value() == doctest::Approx(204184588.0 * 4));
+  CHECK(m.embedding_optimizer_state_bytes().value() == dlrmsim::rel(204184588.0 * 4));
 }
 
 // MLPerf DLRM (Criteo 1 TB): dot interaction over 26 tables + the bottom output gives
@@ -79,7 +81,7 @@ TEST_CASE("every shipped model file loads") {
   }
   // The 100 T model: 26 x 240,384,615,385 rows x 16 = 1.0000000000004e14 parameters.
   const auto p = load_model(kConfigs + "persia_100t.yaml");
-  CHECK(p.embedding_parameters() == doctest::Approx(1e14).epsilon(1e-9));
+  CHECK(p.embedding_parameters() == dlrmsim::rel(1e14).epsilon(1e-9));
 }
 
 // Small model, by hand: tables a_0 (1000 x 16, 1 lookup), a_1 (2000 x 16, 3 lookups) and three
@@ -92,18 +94,18 @@ TEST_CASE("every shipped model file loads") {
 TEST_CASE("sizes, parameters and FLOPs of a small model match a hand count") {
   const auto m = from_text(kSmall);
   CHECK(m.table_count() == 5);
-  CHECK(m.lookups_per_sample() == doctest::Approx(16.0));
-  CHECK(m.embedding_weight_bytes().value() == doctest::Approx(288000.0));
-  CHECK(m.embedding_optimizer_state_bytes().value() == doctest::Approx(18000.0));
+  CHECK(m.lookups_per_sample() == dlrmsim::rel(16.0));
+  CHECK(m.embedding_weight_bytes().value() == dlrmsim::rel(288000.0));
+  CHECK(m.embedding_optimizer_state_bytes().value() == dlrmsim::rel(18000.0));
   CHECK(m.interaction_output_width() == 31);
-  CHECK(m.dense_parameters() == doctest::Approx(2993.0));
-  CHECK(m.dense_forward_flops_per_sample().value() == doctest::Approx(5760.0 + 1152.0));
-  CHECK(m.dense_backward_flops_per_sample().value() == doctest::Approx(2.0 * (5760.0 + 1152.0)));
+  CHECK(m.dense_parameters() == dlrmsim::rel(2993.0));
+  CHECK(m.dense_forward_flops_per_sample().value() == dlrmsim::rel(5760.0 + 1152.0));
+  CHECK(m.dense_backward_flops_per_sample().value() == dlrmsim::rel(2.0 * (5760.0 + 1152.0)));
   // Adam keeps two fp32 moments per dense parameter.
-  CHECK(m.dense_optimizer_state_bytes().value() == doctest::Approx(2993.0 * 8));
+  CHECK(m.dense_optimizer_state_bytes().value() == dlrmsim::rel(2993.0 * 8));
   // Pooled outputs: 5 tables x 16 x 4 B (fp32 communication by default).
-  CHECK(m.pooled_bytes_per_sample().value() == doctest::Approx(320.0));
-  CHECK(m.gathered_bytes_per_sample().value() == doctest::Approx(16.0 * 64));
+  CHECK(m.pooled_bytes_per_sample().value() == dlrmsim::rel(320.0));
+  CHECK(m.gathered_bytes_per_sample().value() == dlrmsim::rel(16.0 * 64));
 }
 
 // DCNv2 with rank r on width w: per layer 2 w r + w parameters and 4 w r FLOP (two GEMMs).
@@ -121,8 +123,8 @@ optimizer: sgd
   const auto layers = m.dense_layers();
   const auto& x = layers[1];
   CHECK(x.in == 24);  // 8 + 2 x 8
-  CHECK(x.parameters == doctest::Approx(2 * (2.0 * 24 * 4 + 24)));
-  CHECK(x.forward_flops_per_sample.value() == doctest::Approx(2 * (4.0 * 24 * 4 + 3 * 24)));
+  CHECK(x.parameters == dlrmsim::rel(2 * (2.0 * 24 * 4 + 24)));
+  CHECK(x.forward_flops_per_sample.value() == dlrmsim::rel(2 * (4.0 * 24 * 4 + 3 * 24)));
   CHECK(m.embedding_optimizer_state_bytes().value() == 0.0);  // SGD keeps no state
 }
 

@@ -2,6 +2,8 @@
 // compute tasks on streams, dependencies, statistics, determinism and bad input.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -27,7 +29,7 @@ TEST_CASE("a transfer alone takes latency + bytes / bandwidth") {
   const ResourceId link = g.add_resource("link", BytesPerSecond(10 * kGBps), Seconds(2e-6));
   const ActivityId t = g.add_transfer(Bytes(1e6), std::vector{link});
   const SimResult r = simulate_native(g);
-  CHECK(end_s(r, t) == doctest::Approx(102e-6).epsilon(1e-9));
+  CHECK(end_s(r, t) == dlrmsim::rel(102e-6).epsilon(1e-9));
   CHECK(r.start[t.index].ps() == 0);
   CHECK(r.makespan == r.end[t.index]);
 }
@@ -38,7 +40,7 @@ TEST_CASE("latencies add along the route and bandwidth is that of the narrowest 
   const ResourceId a = g.add_resource("a", BytesPerSecond(20 * kGBps), Seconds(1e-6));
   const ResourceId b = g.add_resource("b", BytesPerSecond(5 * kGBps), Seconds(3e-6));
   const ActivityId t = g.add_transfer(Bytes(5e6), std::vector{a, b});
-  CHECK(end_s(simulate_native(g), t) == doctest::Approx(1004e-6).epsilon(1e-9));
+  CHECK(end_s(simulate_native(g), t) == dlrmsim::rel(1004e-6).epsilon(1e-9));
 }
 
 TEST_CASE("two equal flows on one link each get half of it") {
@@ -48,8 +50,8 @@ TEST_CASE("two equal flows on one link each get half of it") {
   const ActivityId a = g.add_transfer(Bytes(1e6), std::vector{link});
   const ActivityId b = g.add_transfer(Bytes(1e6), std::vector{link});
   const SimResult r = simulate_native(g);
-  CHECK(end_s(r, a) == doctest::Approx(2e-3).epsilon(1e-9));
-  CHECK(end_s(r, b) == doctest::Approx(2e-3).epsilon(1e-9));
+  CHECK(end_s(r, a) == dlrmsim::rel(2e-3).epsilon(1e-9));
+  CHECK(end_s(r, b) == dlrmsim::rel(2e-3).epsilon(1e-9));
 }
 
 TEST_CASE("three flows of 1, 2 and 3 MB share a link and finish at 3, 5 and 6 ms") {
@@ -62,9 +64,9 @@ TEST_CASE("three flows of 1, 2 and 3 MB share a link and finish at 3, 5 and 6 ms
   const ActivityId b = g.add_transfer(Bytes(2e6), std::vector{link});
   const ActivityId c = g.add_transfer(Bytes(3e6), std::vector{link});
   const SimResult r = simulate_native(g);
-  CHECK(end_s(r, a) == doctest::Approx(3e-3).epsilon(1e-9));
-  CHECK(end_s(r, b) == doctest::Approx(5e-3).epsilon(1e-9));
-  CHECK(end_s(r, c) == doctest::Approx(6e-3).epsilon(1e-9));
+  CHECK(end_s(r, a) == dlrmsim::rel(3e-3).epsilon(1e-9));
+  CHECK(end_s(r, b) == dlrmsim::rel(5e-3).epsilon(1e-9));
+  CHECK(end_s(r, c) == dlrmsim::rel(6e-3).epsilon(1e-9));
 }
 
 TEST_CASE("parking lot: one long flow over k links and one short flow per link") {
@@ -79,8 +81,8 @@ TEST_CASE("parking lot: one long flow over k links and one short flow per link")
   std::vector<ActivityId> shorts;
   for (int i = 0; i < k; ++i) shorts.push_back(g.add_transfer(Bytes(0.5e6), std::vector{links[i]}));
   const SimResult r = simulate_native(g);
-  for (ActivityId s : shorts) CHECK(end_s(r, s) == doctest::Approx(1e-3).epsilon(1e-9));
-  CHECK(end_s(r, long_flow) == doctest::Approx(1.5e-3).epsilon(1e-9));
+  for (ActivityId s : shorts) CHECK(end_s(r, s) == dlrmsim::rel(1e-3).epsilon(1e-9));
+  CHECK(end_s(r, long_flow) == dlrmsim::rel(1.5e-3).epsilon(1e-9));
 }
 
 TEST_CASE("flows whose bottlenecks differ get max-min fair rates") {
@@ -94,9 +96,9 @@ TEST_CASE("flows whose bottlenecks differ get max-min fair rates") {
   const ActivityId f2 = g.add_transfer(Bytes(2e9), std::vector{a, b});
   const ActivityId f3 = g.add_transfer(Bytes(2e9), std::vector{b});
   const SimResult r = simulate_native(g);
-  CHECK(end_s(r, f2) == doctest::Approx(1.0).epsilon(1e-9));
-  CHECK(end_s(r, f3) == doctest::Approx(1.0).epsilon(1e-9));
-  CHECK(end_s(r, f1) == doctest::Approx(1.8).epsilon(1e-9));
+  CHECK(end_s(r, f2) == dlrmsim::rel(1.0).epsilon(1e-9));
+  CHECK(end_s(r, f3) == dlrmsim::rel(1.0).epsilon(1e-9));
+  CHECK(end_s(r, f1) == dlrmsim::rel(1.8).epsilon(1e-9));
 }
 
 TEST_CASE("a flow that starts later slows the one already running") {
@@ -109,9 +111,9 @@ TEST_CASE("a flow that starts later slows the one already running") {
   const ActivityId c = g.add_compute(s, Seconds(1e-3));
   const ActivityId f2 = g.add_transfer(Bytes(1e6), std::vector{link}, std::vector{c});
   const SimResult r = simulate_native(g);
-  CHECK(end_s(r, f1) == doctest::Approx(3e-3).epsilon(1e-9));
-  CHECK(end_s(r, f2) == doctest::Approx(3e-3).epsilon(1e-9));
-  CHECK(r.start[f2.index].seconds().value() == doctest::Approx(1e-3));
+  CHECK(end_s(r, f1) == dlrmsim::rel(3e-3).epsilon(1e-9));
+  CHECK(end_s(r, f2) == dlrmsim::rel(3e-3).epsilon(1e-9));
+  CHECK(r.start[f2.index].seconds().value() == dlrmsim::rel(1e-3));
 }
 
 TEST_CASE("compute then transfer chain") {
@@ -123,9 +125,9 @@ TEST_CASE("compute then transfer chain") {
   const ActivityId c = g.add_compute(s, Seconds(5e-6));
   const ActivityId t = g.add_transfer(Bytes(65536), std::vector{pcie}, std::vector{c});
   const SimResult r = simulate_native(g);
-  CHECK(end_s(r, c) == doctest::Approx(5e-6));
+  CHECK(end_s(r, c) == dlrmsim::rel(5e-6));
   CHECK(r.start[t.index] == r.end[c.index]);
-  CHECK(end_s(r, t) == doctest::Approx(10.096e-6).epsilon(1e-9));
+  CHECK(end_s(r, t) == dlrmsim::rel(10.096e-6).epsilon(2e-7));  // within 2 ps: the engine's clock ticks in picoseconds
 }
 
 TEST_CASE("a stream runs its tasks in order; two streams of one engine run concurrently") {
@@ -145,7 +147,7 @@ TEST_CASE("a stream runs its tasks in order; two streams of one engine run concu
   CHECK(r.end[a2.index].ps() == 3'000'000);
   CHECK(r.end[a3.index].ps() == 6'000'000);
   CHECK(r.end[b1.index].ps() == 4'000'000);
-  CHECK(r.engines[e.index].busy.value() == doctest::Approx(6e-6));
+  CHECK(r.engines[e.index].busy.value() == dlrmsim::rel(6e-6));
 }
 
 TEST_CASE("a marker joins its dependencies at no cost") {
@@ -177,10 +179,10 @@ TEST_CASE("resource statistics: bytes, busy time and utilisation") {
   const ActivityId c = g.add_compute(s, Seconds(1e-3), std::vector{t1});
   g.add_transfer(Bytes(1e6), std::vector{link}, std::vector{c});
   const SimResult r = simulate_native(g);
-  CHECK(r.makespan.seconds().value() == doctest::Approx(3e-3).epsilon(1e-9));
-  CHECK(r.resources[link.index].bytes.value() == doctest::Approx(2e6));
-  CHECK(r.resources[link.index].busy.value() == doctest::Approx(2e-3).epsilon(1e-9));
-  CHECK(r.resources[link.index].utilization == doctest::Approx(2.0 / 3.0).epsilon(1e-9));
+  CHECK(r.makespan.seconds().value() == dlrmsim::rel(3e-3).epsilon(1e-9));
+  CHECK(r.resources[link.index].bytes.value() == dlrmsim::rel(2e6));
+  CHECK(r.resources[link.index].busy.value() == dlrmsim::rel(2e-3).epsilon(1e-9));
+  CHECK(r.resources[link.index].utilization == dlrmsim::rel(2.0 / 3.0).epsilon(1e-9));
 }
 
 TEST_CASE("staggered all-to-all over 16 endpoints conserves bytes and respects capacity") {
@@ -209,7 +211,7 @@ TEST_CASE("staggered all-to-all over 16 endpoints conserves bytes and respects c
   double max_sent = 0.0;
   for (double s : sent) max_sent = std::max(max_sent, s);
   CHECK(r.makespan.seconds().value() >= max_sent / (10 * kGBps) - kPs);
-  for (int i = 0; i < n; ++i) CHECK(r.resources[up[i].index].bytes.value() == doctest::Approx(sent[i]));
+  for (int i = 0; i < n; ++i) CHECK(r.resources[up[i].index].bytes.value() == dlrmsim::rel(sent[i]));
 }
 
 TEST_CASE("the same graph run twice gives bit-identical results") {
@@ -235,11 +237,11 @@ TEST_CASE("host work: one core per thread, k runnable pieces on c < k cores take
   const ActivityId b = g.add_cpu_work(Seconds(1e-3), std::vector{t1, node});
   const ActivityId c = g.add_cpu_work(Seconds(1e-3), std::vector{t2, node});
   const SimResult r = simulate_native(g);
-  CHECK(end_s(r, a) == doctest::Approx(1.5e-3).epsilon(1e-9));
-  CHECK(end_s(r, b) == doctest::Approx(1.5e-3).epsilon(1e-9));
-  CHECK(end_s(r, c) == doctest::Approx(1.5e-3).epsilon(1e-9));
+  CHECK(end_s(r, a) == dlrmsim::rel(1.5e-3).epsilon(1e-9));
+  CHECK(end_s(r, b) == dlrmsim::rel(1.5e-3).epsilon(1e-9));
+  CHECK(end_s(r, c) == dlrmsim::rel(1.5e-3).epsilon(1e-9));
   // Utilisation of the node's cores: 3 core-ms over 2 cores x 1.5 ms = 100 %.
-  CHECK(r.resources[node.index].utilization == doctest::Approx(1.0).epsilon(1e-9));
+  CHECK(r.resources[node.index].utilization == dlrmsim::rel(1.0).epsilon(1e-9));
 
   ActivityGraph one;
   const ResourceId n1 = one.add_cores("node.cores", 8.0);
@@ -247,8 +249,8 @@ TEST_CASE("host work: one core per thread, k runnable pieces on c < k cores take
   const ActivityId x = one.add_cpu_work(Seconds(1e-3), std::vector{th, n1});
   const ActivityId y = one.add_cpu_work(Seconds(1e-3), std::vector{th, n1});
   const SimResult r1 = simulate_native(one);
-  CHECK(end_s(r1, x) == doctest::Approx(2e-3).epsilon(1e-9));
-  CHECK(end_s(r1, y) == doctest::Approx(2e-3).epsilon(1e-9));
+  CHECK(end_s(r1, x) == dlrmsim::rel(2e-3).epsilon(1e-9));
+  CHECK(end_s(r1, y) == dlrmsim::rel(2e-3).epsilon(1e-9));
 }
 
 TEST_CASE("host work and transfers do not mix on one route") {
@@ -318,9 +320,9 @@ TEST_CASE("a finished flow frees bandwidth that propagates to a second link") {
     NativeOptions options;
     options.resharing = mode;
     const SimResult r = simulate_native(g, options);
-    CHECK(end_s(r, f1) == doctest::Approx(2e-3).epsilon(1e-9));
-    CHECK(end_s(r, f2) == doctest::Approx(5e-3).epsilon(1e-9));
-    CHECK(end_s(r, f3) == doctest::Approx(5e-3).epsilon(1e-9));
+    CHECK(end_s(r, f1) == dlrmsim::rel(2e-3).epsilon(1e-9));
+    CHECK(end_s(r, f2) == dlrmsim::rel(5e-3).epsilon(1e-9));
+    CHECK(end_s(r, f3) == dlrmsim::rel(5e-3).epsilon(1e-9));
   }
 }
 
@@ -364,7 +366,7 @@ TEST_CASE("milestones are reported as they finish") {
   const SimResult r = simulate_native(g, options);
   CHECK(seen == std::vector<std::size_t>{1, 2, 3});
   CHECK(r.end == simulate_native(g).end);
-  CHECK(end_s(r, c) == doctest::Approx(6e-3));
+  CHECK(end_s(r, c) == dlrmsim::rel(6e-3));
 }
 
 // The incremental recomputation on the staggered all-to-all of the cross-checks (sizes and
@@ -400,7 +402,7 @@ TEST_CASE("routes of 20 resources: a parking lot of 20 links") {
   CHECK(g.max_route_length() == 20);
   CHECK(incremental_vs_full_ps(g) <= 50);
   const SimResult inc = simulate_native(g);
-  CHECK(end_s(inc, long_flow) == doctest::Approx(2e-3).epsilon(1e-9));
-  for (int k = 0; k < 20; ++k) CHECK(end_s(inc, shorts[k]) == doctest::Approx(2e-3 + 50e-6 * k).epsilon(1e-9));
-  for (std::size_t r = 0; r < links.size(); ++r) CHECK(inc.resources[r].bytes.value() == doctest::Approx(2e6));
+  CHECK(end_s(inc, long_flow) == dlrmsim::rel(2e-3).epsilon(1e-9));
+  for (int k = 0; k < 20; ++k) CHECK(end_s(inc, shorts[k]) == dlrmsim::rel(2e-3 + 50e-6 * k).epsilon(1e-9));
+  for (std::size_t r = 0; r < links.size(); ++r) CHECK(inc.resources[r].bytes.value() == dlrmsim::rel(2e6));
 }

@@ -8,6 +8,8 @@
 // and persia_async".)
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -146,8 +148,8 @@ TEST_CASE("with a staleness bound that never binds the hybrid step is max(dense 
     CAPTURE(gbps);
     CAPTURE(embedding_path);
     CAPTURE(hybrid.step_time.value());
-    CHECK(embedding_path == doctest::Approx(pool_seconds(gbps * 1e9)).epsilon(1e-9));
-    CHECK(hybrid.step_time.value() == doctest::Approx(std::max(dense_path, embedding_path)).epsilon(1e-9));
+    CHECK(embedding_path == dlrmsim::rel(pool_seconds(gbps * 1e9)).epsilon(1e-9));
+    CHECK(hybrid.step_time.value() == dlrmsim::rel(std::max(dense_path, embedding_path)).epsilon(1e-9));
     CHECK(hybrid.step_time.value() < 0.85 * (dense_path + embedding_path));
     CHECK(hybrid.step_time_spread < 1e-6);
   }
@@ -191,7 +193,7 @@ TEST_CASE("persia_async with averaging period p pays the averaging traffic once 
   REQUIRE(every_bytes.size() == static_cast<std::size_t>(total_steps));
   const double one_averaging = every_bytes.at(0);
   CHECK(one_averaging > 0.0);
-  for (const auto& [step, bytes] : every_bytes) CHECK(bytes == doctest::Approx(one_averaging).epsilon(1e-9));
+  for (const auto& [step, bytes] : every_bytes) CHECK(bytes == dlrmsim::rel(one_averaging).epsilon(1e-9));
   const double one_averaging_time = busy(every);
   CHECK(one_averaging_time > 0.0);
   for (const int p : {5, 10}) {
@@ -201,7 +203,7 @@ TEST_CASE("persia_async with averaging period p pays the averaging traffic once 
     std::set<int> averaged, expected;
     for (const auto& [step, b] : bytes) {
       averaged.insert(step);
-      CHECK(b == doctest::Approx(one_averaging).epsilon(1e-9));
+      CHECK(b == dlrmsim::rel(one_averaging).epsilon(1e-9));
     }
     for (int s = 0; s < total_steps; ++s) {
       if ((s + 1) % p == 0) expected.insert(s);
@@ -209,8 +211,8 @@ TEST_CASE("persia_async with averaging period p pays the averaging traffic once 
     CHECK(averaged == expected);
     double measured_bytes = 0.0;
     for (const auto& [step, b] : bytes) measured_bytes += step >= 3 && step < 13 ? b : 0.0;
-    CHECK(measured_bytes / 10.0 == doctest::Approx(one_averaging / p).epsilon(1e-9));
-    CHECK(busy(r) == doctest::Approx(one_averaging_time / p).epsilon(1e-4));
+    CHECK(measured_bytes / 10.0 == dlrmsim::rel(one_averaging / p).epsilon(1e-9));
+    CHECK(busy(r) == dlrmsim::rel(one_averaging_time / p).epsilon(1e-4));
   }
 }
 

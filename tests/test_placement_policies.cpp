@@ -2,6 +2,8 @@
 // tier choice, sharding shapes, infeasibility reports, options, and planning speed.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -208,7 +210,7 @@ TEST_CASE("cost_greedy balances equal tables exactly") {
     if (d.kind == DeviceKind::gpu) CHECK(d.estimated_load == first);
   }
   // Hand check of one table: 65,536 x 10 lookups of 512 B at 1 TB/s x 0.5, forward + backward.
-  CHECK(plan.tables[0].shards[0].estimated_time.value() == doctest::Approx(2.0 * 655360.0 * 512.0 / 0.5e12));
+  CHECK(plan.tables[0].shards[0].estimated_time.value() == dlrmsim::rel(2.0 * 655360.0 * 512.0 / 0.5e12));
 }
 
 // 4 identical hot tables on 8 GPUs: each costs twice the mean per-GPU load, so each is split
@@ -298,13 +300,13 @@ TEST_CASE("all_uvm places caches on GPUs and weights on their host sockets") {
   CHECK(s.owners == std::vector<std::uint32_t>{1});
   CHECK(s.storage == std::vector<std::uint32_t>{0});
   CHECK(s.cache_rows == 200'000);
-  CHECK(s.expected_hit_rate == doctest::Approx(0.2));
+  CHECK(s.expected_hit_rate == dlrmsim::rel(0.2));
   CHECK(plan.devices[1].cache.value() == 200'000.0 * 512);
   CHECK(plan.devices[0].weights.value() == 1'000'000.0 * 512);
   CHECK(plan.devices[0].optimizer_state.value() == 1'000'000.0 * 4);
   const double lookups = 65536.0;
   const double expected = 2.0 * (0.2 * lookups * 512 / 0.5e12 + 0.8 * lookups * 512 / 16e9);
-  CHECK(s.estimated_time.value() == doctest::Approx(expected));
+  CHECK(s.estimated_time.value() == dlrmsim::rel(expected));
 }
 
 // Options come from the scenario's `placement:` mapping; a misspelt key, tier or policy is
@@ -398,8 +400,8 @@ TEST_CASE("all_uvm shrinks caches to the HBM there is") {
   const Shard& s = plan.tables[0].shards[0];
   CHECK(s.cache_rows < static_cast<std::int64_t>(0.2 * rows));
   CHECK(plan.devices[1].used().value() <= 16 * kGiB);
-  CHECK(plan.devices[1].cache.value() == doctest::Approx(15 * kGiB).epsilon(1e-6));
-  CHECK(s.expected_hit_rate == doctest::Approx(static_cast<double>(s.cache_rows) / rows));
+  CHECK(plan.devices[1].cache.value() == dlrmsim::rel(15 * kGiB).epsilon(1e-6));
+  CHECK(s.expected_hit_rate == dlrmsim::rel(static_cast<double>(s.cache_rows) / rows));
   CHECK(std::any_of(plan.notes.begin(), plan.notes.end(),
                     [](const std::string& n) { return n.find("shrunk") != std::string::npos; }));
 }

@@ -3,6 +3,8 @@
 // and that the tier policies put tables where the platform says they should be.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <algorithm>
 #include <set>
 #include <string>
@@ -40,7 +42,7 @@ TEST_CASE("Big Basin and M1 become GPUs, sockets and table demands") {
   CHECK(p.global_batch == m.global_batch_size);
   double weights = 0.0;
   for (const auto& t : p.tables) weights += t.footprint().value();
-  CHECK(weights == doctest::Approx((m.embedding_weight_bytes() + m.embedding_optimizer_state_bytes()).value()));
+  CHECK(weights == dlrmsim::rel((m.embedding_weight_bytes() + m.embedding_optimizer_state_bytes()).value()));
   for (std::uint32_t g : p.devices_of(DeviceKind::gpu)) {
     const auto& d = p.devices[g];
     const topo::DeviceId id{d.topology_id};

@@ -3,6 +3,8 @@
 // device.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -37,7 +39,7 @@ TEST_CASE("plan JSON round-trips through a parser") {
   CHECK(root["tables"][1]["name"] == "uvm \"quoted\"");
   CHECK(root["tables"][1]["tier"] == "uvm");
   CHECK(root["tables"][1]["shards"][0]["cache_rows"].get<std::int64_t>() == 400'000);
-  CHECK(root["tables"][1]["shards"][0]["expected_hit_rate"].get<double>() == doctest::Approx(0.2));
+  CHECK(root["tables"][1]["shards"][0]["expected_hit_rate"].get<double>() == dlrmsim::rel(0.2));
   CHECK(root["tables"][1]["shards"][0]["storage"][0] == "socket0");
   REQUIRE(root["devices"].size() == 3);
   for (std::size_t i = 0; i < 3; ++i) {

@@ -2,6 +2,8 @@
 // hybrid cube mesh) and across a fabric, host-CPU and NIC affinity, per-node sums.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <algorithm>
 
 #include "topologies/platform_builder.hpp"
@@ -68,10 +70,10 @@ TEST_CASE("Big Basin: routes use NVLink where the hybrid cube mesh has a link, P
   CHECK(classes_on_route(p, dev(p, "gpu0"), dev(p, "gpu5")) ==
         std::vector<std::string>{"pcie", "pcie", "upi", "pcie", "pcie"});
   // Doubled NVLink pairs carry 2 x 25 GB/s per direction (gpu0-gpu3), single ones 25 GB/s (gpu0-gpu1).
-  CHECK(p.route_bandwidth(dev(p, "gpu0"), dev(p, "gpu3")).value() == doctest::Approx(50e9));
-  CHECK(p.route_bandwidth(dev(p, "gpu0"), dev(p, "gpu1")).value() == doctest::Approx(25e9));
+  CHECK(p.route_bandwidth(dev(p, "gpu0"), dev(p, "gpu3")).value() == dlrmsim::rel(50e9));
+  CHECK(p.route_bandwidth(dev(p, "gpu0"), dev(p, "gpu1")).value() == dlrmsim::rel(25e9));
   // Through the host the bottleneck is one PCIe gen3 x16: 8 GT/s x 16 x 128/130 / 8 = 15.75 GB/s.
-  CHECK(p.route_bandwidth(dev(p, "gpu0"), dev(p, "gpu5")).value() == doctest::Approx(15.75e9).epsilon(1e-3));
+  CHECK(p.route_bandwidth(dev(p, "gpu0"), dev(p, "gpu5")).value() == dlrmsim::rel(15.75e9).epsilon(1e-3));
 }
 
 // System: the same Big Basin. NCCL 2.8.3 and later relays traffic between two GPUs without an
@@ -128,7 +130,7 @@ TEST_CASE("routes are directed, reversed links for the way back, and latencies a
     at = dl.to;
   }
   CHECK(at == dev(p, "gpu5"));
-  CHECK(p.route_latency(dev(p, "gpu0"), dev(p, "gpu5")).value() == doctest::Approx(2.1e-6));
+  CHECK(p.route_latency(dev(p, "gpu0"), dev(p, "gpu5")).value() == dlrmsim::rel(2.1e-6));
   CHECK(p.route(dev(p, "gpu2"), dev(p, "gpu2")).empty());
 }
 
@@ -144,7 +146,7 @@ TEST_CASE("host CPU and NIC affinity follow the PCIe tree") {
   }
   // NVSwitch: every GPU pair is one hop to the switch and one back, 300 GB/s per direction.
   CHECK(classes_on_route(p, dev(p, "gpu0"), dev(p, "gpu7")) == std::vector<std::string>{"nvlink", "nvlink"});
-  CHECK(p.route_bandwidth(dev(p, "gpu0"), dev(p, "gpu7")).value() == doctest::Approx(300e9));
+  CHECK(p.route_bandwidth(dev(p, "gpu0"), dev(p, "gpu7")).value() == dlrmsim::rel(300e9));
 }
 
 TEST_CASE("per-node sums match the devices listed in the platform file") {
@@ -155,23 +157,23 @@ TEST_CASE("per-node sums match the devices listed in the platform file") {
   const Platform h100 = load_platform(platform_file("dgx-h100.yaml"));
   const NodeSummary s = h100.node_summary(NodeId{0});
   CHECK(s.gpu_count == 8);
-  CHECK(s.hbm_capacity.value() == doctest::Approx(640e9));
-  CHECK(s.hbm_bandwidth.value() == doctest::Approx(8 * 3.35e12));
+  CHECK(s.hbm_capacity.value() == dlrmsim::rel(640e9));
+  CHECK(s.hbm_bandwidth.value() == dlrmsim::rel(8 * 3.35e12));
   CHECK(s.cpu_socket_count == 2);
   CHECK(s.cpu_cores == 112);
-  CHECK(s.dram_capacity.value() == doctest::Approx(2e12));
-  CHECK(s.dram_bandwidth.value() == doctest::Approx(2 * 307.2e9));
-  CHECK(s.nvlink_bandwidth.value() == doctest::Approx(8 * 18 * 25e9));
+  CHECK(s.dram_capacity.value() == dlrmsim::rel(2e12));
+  CHECK(s.dram_bandwidth.value() == dlrmsim::rel(2 * 307.2e9));
+  CHECK(s.nvlink_bandwidth.value() == dlrmsim::rel(8 * 18 * 25e9));
   CHECK(s.nic_count == 8);
-  CHECK(s.nic_bandwidth.value() == doctest::Approx(400e9));
-  CHECK(s.gpu_peak.get(Precision::bf16)->value() == doctest::Approx(8 * 989.5e12));
+  CHECK(s.nic_bandwidth.value() == dlrmsim::rel(400e9));
+  CHECK(s.gpu_peak.get(Precision::bf16)->value() == dlrmsim::rel(8 * 989.5e12));
   CHECK_FALSE(s.cpu_peak.get(Precision::fp8).has_value());  // not given for the CPUs: no sum
 
   const Platform bb = load_platform(platform_file("big-basin-v100-32gb.yaml"));
   const NodeSummary b = bb.node_summary(NodeId{0});
-  CHECK(b.hbm_capacity.value() == doctest::Approx(8 * 32e9));
-  CHECK(b.nvlink_bandwidth.value() == doctest::Approx(8 * 6 * 25e9));
-  CHECK(b.nic_bandwidth.value() == doctest::Approx(100e9 / 8));
+  CHECK(b.hbm_capacity.value() == dlrmsim::rel(8 * 32e9));
+  CHECK(b.nvlink_bandwidth.value() == dlrmsim::rel(8 * 6 * 25e9));
+  CHECK(b.nic_bandwidth.value() == dlrmsim::rel(100e9 / 8));
   CHECK(bb.gpu_spec(bb.all_gpus()[3]).model == "V100-SXM2-32GB");
 }
 
@@ -193,7 +195,7 @@ TEST_CASE("a cluster names nodes by group, knows where each device sits and rout
   CHECK(p.node(p.node_of(a)).name == "trainer3");
   CHECK(p.node(p.node_of(b)).group == *p.find_group("ps"));
   CHECK(classes_on_route(p, a, b) == std::vector<std::string>{"upi", "pcie", "nic", "nic", "pcie", "upi"});
-  CHECK(p.route_bandwidth(a, b).value() == doctest::Approx(3.125e9));
+  CHECK(p.route_bandwidth(a, b).value() == dlrmsim::rel(3.125e9));
   CHECK_THROWS_AS((void)p.gpu_spec(a), PlatformError);
   // A fabric switch is in no node, but routes to it are found by search.
   const DeviceId sw = dev(p, "switch");
@@ -237,7 +239,7 @@ TEST_CASE("Persia benchmark GPU server: collectives over PCIe and the host, and 
   // The file on its own is the whole server as a one-node cluster (node "server").
   const Platform p = load_platform(platform_file("persia-gpu-server.yaml"));
   CHECK(p.all_gpus().size() == 8);
-  CHECK(p.route_bandwidth(dev(p, "server.gpu0"), dev(p, "server.gpu1")).value() == doctest::Approx(15.75e9).epsilon(1e-3));
+  CHECK(p.route_bandwidth(dev(p, "server.gpu0"), dev(p, "server.gpu1")).value() == dlrmsim::rel(15.75e9).epsilon(1e-3));
   CHECK(classes_on_route(p, dev(p, "server.gpu0"), dev(p, "server.gpu1")) == std::vector<std::string>{"pcie", "pcie"});
   CHECK(classes_on_route(p, dev(p, "server.gpu0"), dev(p, "server.gpu7")) ==
         std::vector<std::string>{"pcie", "pcie", "upi", "pcie", "pcie"});
@@ -262,10 +264,10 @@ TEST_CASE("Persia on Google Cloud: three node groups of different templates with
   CHECK(p.group(*p.find_group("ew")).template_name == "c2-standard-30");
   Bytes dram;
   for (const Node& n : p.nodes_in(ps)) dram += p.node_summary(n.id).dram_capacity;
-  CHECK(dram.value() == doctest::Approx(30 * 11776e9));
+  CHECK(dram.value() == dlrmsim::rel(30 * 11776e9));
   const DeviceId gpu = dev(p, "nn3.gpu5");
   const DeviceId server = dev(p, "ps29.cpu6");
-  CHECK(p.route_bandwidth(gpu, server).value() == doctest::Approx(4e9));
+  CHECK(p.route_bandwidth(gpu, server).value() == dlrmsim::rel(4e9));
   const auto classes = classes_on_route(p, gpu, server);
   CHECK(std::count(classes.begin(), classes.end(), "nic") == 2);
 }

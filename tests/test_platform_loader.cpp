@@ -3,6 +3,8 @@
 // the expected form (with a "did you mean" for misspelt keys and kinds).
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <filesystem>
 #include <sstream>
 
@@ -66,8 +68,8 @@ TEST_CASE("the fixture platform loads with the figures it states") {
   // 2 GPUs joined by 4 NVLink3 links (4 x 25 GB/s = 100 GB/s per direction), each on PCIe 4 to the CPU.
   const Platform p = load_text(kGood);
   CHECK(p.all_gpus().size() == 2);
-  CHECK(p.route_bandwidth(*p.find_device("gpu0"), *p.find_device("gpu1")).value() == doctest::Approx(100e9));
-  CHECK(p.gpu_spec(*p.find_device("gpu1")).hbm_capacity.value() == doctest::Approx(80e9));
+  CHECK(p.route_bandwidth(*p.find_device("gpu0"), *p.find_device("gpu1")).value() == dlrmsim::rel(100e9));
+  CHECK(p.gpu_spec(*p.find_device("gpu1")).hbm_capacity.value() == dlrmsim::rel(80e9));
   CHECK(p.cpu_spec(*p.find_device("cpu0")).threads_per_core == 1);
 }
 

@@ -2,6 +2,8 @@
 // (common/energy.hpp).
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -112,20 +114,20 @@ TEST_CASE("energy of a one-GPU step is the hand sum of idle and active power x t
   const double window = m.window;
   const double busy = m.busy;
   const double it_per_step = (80.0 * window + 620.0 * busy + 10.0 * window) / 2.0;
-  CHECK(r.power.it_energy_per_step.value() == doctest::Approx(it_per_step).epsilon(1e-9));
-  CHECK(r.power.energy_per_step.value() == doctest::Approx(1.25 * it_per_step).epsilon(1e-9));
+  CHECK(r.power.it_energy_per_step.value() == dlrmsim::rel(it_per_step).epsilon(1e-9));
+  CHECK(r.power.energy_per_step.value() == dlrmsim::rel(1.25 * it_per_step).epsilon(1e-9));
   CHECK(r.power.energy_per_sample.value() ==
-        doctest::Approx(1.25 * it_per_step / static_cast<double>(r.global_batch)).epsilon(1e-9));
+        dlrmsim::rel(1.25 * it_per_step / static_cast<double>(r.global_batch)).epsilon(1e-9));
   CHECK(r.power.energy_per_training_run.value() ==
-        doctest::Approx(1.25 * it_per_step / static_cast<double>(r.global_batch) * kDefaultTrainingSamples).epsilon(1e-9));
+        dlrmsim::rel(1.25 * it_per_step / static_cast<double>(r.global_batch) * kDefaultTrainingSamples).epsilon(1e-9));
   CHECK(r.power.devices_without_figures == 1);  // cpu0
   // Average IT power: energy over time; the peak bin lies between the average and the max.
-  CHECK(r.power.job_average.value() == doctest::Approx(it_per_step / (window / 2.0)).epsilon(1e-9));
+  CHECK(r.power.job_average.value() == dlrmsim::rel(it_per_step / (window / 2.0)).epsilon(1e-9));
   CHECK(r.power.job_peak >= r.power.job_average);
   CHECK(r.power.job_peak.value() <= 716.0 + 1e-9);
   REQUIRE(r.power.nodes.size() == 1);
-  CHECK(r.power.nodes[0].idle.value() == doctest::Approx(90.0));
-  CHECK(r.power.nodes[0].max.value() == doctest::Approx(716.0));
+  CHECK(r.power.nodes[0].idle.value() == dlrmsim::rel(90.0));
+  CHECK(r.power.nodes[0].max.value() == dlrmsim::rel(716.0));
 }
 
 TEST_CASE("power is idle power for devices that do nothing and grows with activity") {
@@ -142,13 +144,13 @@ TEST_CASE("power is idle power for devices that do nothing and grows with activi
 TEST_CASE("power and price texts carry their units") {
   // Watts with SI prefixes; prices with a three-letter currency and an optional per-unit.
   CHECK(parse_watts("700 W").value() == 700.0);
-  CHECK(parse_watts("1.2 kW").value() == doctest::Approx(1200.0));
+  CHECK(parse_watts("1.2 kW").value() == dlrmsim::rel(1200.0));
   CHECK_THROWS_AS(parse_watts("700"), UnitError);      // no unit
   CHECK_THROWS_AS(parse_watts("700 J"), UnitError);    // not a power
   const Price hourly = parse_price("98.32 USD/h");
   CHECK(hourly.unit == PriceUnit::per_hour);
   CHECK(hourly.currency == "USD");
-  CHECK(parse_price("120 EUR/MWh").amount == doctest::Approx(0.12));  // converted to per kWh
+  CHECK(parse_price("120 EUR/MWh").amount == dlrmsim::rel(0.12));  // converted to per kWh
   CHECK(parse_price("120 EUR/MWh").unit == PriceUnit::per_kilowatt_hour);
   CHECK_THROWS_AS(parse_price("98.32"), UnitError);      // no currency
   CHECK_THROWS_AS(parse_price("98.32 usd/h"), UnitError);  // not a currency code
@@ -178,8 +180,8 @@ TEST_CASE("a representative-node run gives every node of the template the repres
     }
     ++nodes;
     if (!first) first = &n;
-    CHECK(n.average.value() == doctest::Approx(first->average.value()));
-    CHECK(n.peak.value() == doctest::Approx(first->peak.value()));
+    CHECK(n.average.value() == dlrmsim::rel(first->average.value()));
+    CHECK(n.peak.value() == dlrmsim::rel(first->peak.value()));
     CHECK(n.average.value() > n.idle.value() * 1.5);
   }
   CHECK(nodes == 4);
@@ -194,10 +196,10 @@ TEST_CASE("a node's chassis power follows its devices' load, from its idle figur
   chassis.given = true;
   chassis.idle = Watts(467.0);
   chassis.max = Watts(2776.0);
-  CHECK(chassis_power_at(chassis, Watts(0.0), Watts(6176.0)).value() == doctest::Approx(467.0));
-  CHECK(chassis_power_at(chassis, Watts(6176.0), Watts(6176.0)).value() == doctest::Approx(2776.0));
-  CHECK(chassis_power_at(chassis, Watts(3088.0), Watts(6176.0)).value() == doctest::Approx(467.0 + 0.5 * 2309.0));
-  CHECK(chassis_power_at(chassis, Watts(10.0), Watts(0.0)).value() == doctest::Approx(467.0));  // no device range
+  CHECK(chassis_power_at(chassis, Watts(0.0), Watts(6176.0)).value() == dlrmsim::rel(467.0));
+  CHECK(chassis_power_at(chassis, Watts(6176.0), Watts(6176.0)).value() == dlrmsim::rel(2776.0));
+  CHECK(chassis_power_at(chassis, Watts(3088.0), Watts(6176.0)).value() == dlrmsim::rel(467.0 + 0.5 * 2309.0));
+  CHECK(chassis_power_at(chassis, Watts(10.0), Watts(0.0)).value() == dlrmsim::rel(467.0));  // no device range
   CHECK(chassis_power_at(topo::DevicePower{}, Watts(1.0), Watts(2.0)).value() == 0.0);          // not given
 }
 
@@ -218,8 +220,8 @@ TEST_CASE("a shipped DGX at full activity draws its datasheet's maximum system p
     double device_idle = 0.0;
     for (const auto& d : p.devices()) device_idle += d.power.idle.value() + d.power.dram_idle.value();
     const NodePowerLimits limits = node_power_limits(p, node);
-    CHECK(limits.max.value() == doctest::Approx(datasheet_max));
-    CHECK(limits.idle.value() == doctest::Approx(device_idle + node.chassis_power.idle.value()));
+    CHECK(limits.max.value() == dlrmsim::rel(datasheet_max));
+    CHECK(limits.idle.value() == dlrmsim::rel(device_idle + node.chassis_power.idle.value()));
   }
 }
 
@@ -234,16 +236,16 @@ TEST_CASE("energy of a one-GPU step with a chassis adds the chassis' idle and lo
   const double window = m.window;
   const double busy = m.busy;
   const double it_per_step = (110.0 * window + 620.0 * busy + 80.0 * 620.0 / 626.0 * busy) / 2.0;
-  CHECK(r.power.it_energy_per_step.value() == doctest::Approx(it_per_step).epsilon(1e-9));
+  CHECK(r.power.it_energy_per_step.value() == dlrmsim::rel(it_per_step).epsilon(1e-9));
   REQUIRE(r.power.nodes.size() == 1);
-  CHECK(r.power.nodes[0].idle.value() == doctest::Approx(110.0));
-  CHECK(r.power.nodes[0].max.value() == doctest::Approx(816.0));
+  CHECK(r.power.nodes[0].idle.value() == dlrmsim::rel(110.0));
+  CHECK(r.power.nodes[0].max.value() == dlrmsim::rel(816.0));
   bool chassis_kind = false;
   for (const auto& k : r.power.kinds) {
     if (k.kind != "chassis") continue;
     chassis_kind = true;
     CHECK(k.count == 1);
-    CHECK(k.activity == doctest::Approx(620.0 / 626.0 * busy / window).epsilon(1e-9));
+    CHECK(k.activity == dlrmsim::rel(620.0 / 626.0 * busy / window).epsilon(1e-9));
   }
   CHECK(chassis_kind);
 }

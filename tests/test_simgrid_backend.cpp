@@ -3,6 +3,8 @@
 // within 1 % relative, plus 10 ns absolute for SimGrid's 1 ns-per-event time precision).
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -47,14 +49,14 @@ void check_backends_agree(const ActivityGraph& g) {
                  << native.end[worst_index].seconds().value() << " s on native");
   CHECK(worst <= 1.0);
   const double ms = reference.makespan.seconds().value();
-  CHECK(native.makespan.seconds().value() == doctest::Approx(ms).epsilon(0.01));
+  CHECK(native.makespan.seconds().value() == dlrmsim::rel(ms).epsilon(0.01));
   // Statistics: bytes per resource are exact sums; busy times follow the completion times.
   for (std::size_t r = 0; r < g.resource_count(); ++r) {
     INFO("resource " << g.resource(ResourceId{static_cast<std::uint32_t>(r)}).name);
-    CHECK(native.resources[r].bytes.value() == doctest::Approx(reference.resources[r].bytes.value()));
+    CHECK(native.resources[r].bytes.value() == dlrmsim::rel(reference.resources[r].bytes.value()));
     CHECK(std::abs(native.resources[r].busy.value() - reference.resources[r].busy.value()) <=
           0.01 * reference.resources[r].busy.value() + 10e-9);
-    CHECK(native.resources[r].utilization == doctest::Approx(reference.resources[r].utilization).epsilon(0.01));
+    CHECK(native.resources[r].utilization == dlrmsim::rel(reference.resources[r].utilization).epsilon(0.01));
   }
   for (std::size_t e = 0; e < g.engine_count(); ++e) {
     CHECK(std::abs(native.engines[e].busy.value() - reference.engines[e].busy.value()) <=
@@ -92,12 +94,12 @@ TEST_CASE("simgrid: a transfer alone takes latency + bytes / bandwidth") {
   const ResourceId link = g.add_resource("link", BytesPerSecond(10 * kGBps), Seconds(2e-6));
   const ActivityId t = g.add_transfer(Bytes(1e6), std::vector{link});
   const SimResult r = simulate_simgrid(g);
-  CHECK(end_s(r, t) == doctest::Approx(102e-6).epsilon(kClosedFormEpsilon));
+  CHECK(end_s(r, t) == dlrmsim::rel(102e-6).epsilon(kClosedFormEpsilon));
   CHECK(r.start[t.index].ps() == 0);
   CHECK(r.makespan == r.end[t.index]);
-  CHECK(r.resources[link.index].bytes.value() == doctest::Approx(1e6));
-  CHECK(r.resources[link.index].busy.value() == doctest::Approx(100e-6).epsilon(kClosedFormEpsilon));
-  CHECK(r.resources[link.index].utilization == doctest::Approx(1e6 / (10 * kGBps * 102e-6)).epsilon(1e-5));
+  CHECK(r.resources[link.index].bytes.value() == dlrmsim::rel(1e6));
+  CHECK(r.resources[link.index].busy.value() == dlrmsim::rel(100e-6).epsilon(kClosedFormEpsilon));
+  CHECK(r.resources[link.index].utilization == dlrmsim::rel(1e6 / (10 * kGBps * 102e-6)).epsilon(1e-5));
 }
 
 TEST_CASE("simgrid: latencies add along the route; the narrowest hop sets the rate") {
@@ -106,7 +108,7 @@ TEST_CASE("simgrid: latencies add along the route; the narrowest hop sets the ra
   const ResourceId a = g.add_resource("a", BytesPerSecond(20 * kGBps), Seconds(1e-6));
   const ResourceId b = g.add_resource("b", BytesPerSecond(5 * kGBps), Seconds(3e-6));
   const ActivityId t = g.add_transfer(Bytes(5e6), std::vector{a, b});
-  CHECK(end_s(simulate_simgrid(g), t) == doctest::Approx(1004e-6).epsilon(kClosedFormEpsilon));
+  CHECK(end_s(simulate_simgrid(g), t) == dlrmsim::rel(1004e-6).epsilon(kClosedFormEpsilon));
 }
 
 TEST_CASE("simgrid: flows with different route latencies share a link equally") {
@@ -123,8 +125,8 @@ TEST_CASE("simgrid: flows with different route latencies share a link equally") 
   const ActivityId f1 = g.add_transfer(Bytes(1e6), std::vector{h1, c});
   const ActivityId f2 = g.add_transfer(Bytes(1e6), std::vector{h2, c});
   const SimResult r = simulate_simgrid(g);
-  CHECK(end_s(r, f1) == doctest::Approx(1.999e-3).epsilon(kClosedFormEpsilon));
-  CHECK(end_s(r, f2) == doctest::Approx(2.001e-3).epsilon(kClosedFormEpsilon));
+  CHECK(end_s(r, f1) == dlrmsim::rel(1.999e-3).epsilon(kClosedFormEpsilon));
+  CHECK(end_s(r, f2) == dlrmsim::rel(2.001e-3).epsilon(kClosedFormEpsilon));
 }
 
 TEST_CASE("simgrid: three flows of 1, 2 and 3 MB share a link and finish at 3, 5 and 6 ms") {
@@ -137,11 +139,11 @@ TEST_CASE("simgrid: three flows of 1, 2 and 3 MB share a link and finish at 3, 5
   const ActivityId b = g.add_transfer(Bytes(2e6), std::vector{link});
   const ActivityId c = g.add_transfer(Bytes(3e6), std::vector{link});
   const SimResult r = simulate_simgrid(g);
-  CHECK(end_s(r, a) == doctest::Approx(3e-3).epsilon(kClosedFormEpsilon));
-  CHECK(end_s(r, b) == doctest::Approx(5e-3).epsilon(kClosedFormEpsilon));
-  CHECK(end_s(r, c) == doctest::Approx(6e-3).epsilon(kClosedFormEpsilon));
-  CHECK(r.resources[link.index].busy.value() == doctest::Approx(6e-3).epsilon(kClosedFormEpsilon));
-  CHECK(r.resources[link.index].utilization == doctest::Approx(1.0).epsilon(1e-5));
+  CHECK(end_s(r, a) == dlrmsim::rel(3e-3).epsilon(kClosedFormEpsilon));
+  CHECK(end_s(r, b) == dlrmsim::rel(5e-3).epsilon(kClosedFormEpsilon));
+  CHECK(end_s(r, c) == dlrmsim::rel(6e-3).epsilon(kClosedFormEpsilon));
+  CHECK(r.resources[link.index].busy.value() == dlrmsim::rel(6e-3).epsilon(kClosedFormEpsilon));
+  CHECK(r.resources[link.index].utilization == dlrmsim::rel(1.0).epsilon(1e-5));
   check_backends_agree(g);
 }
 
@@ -158,8 +160,8 @@ TEST_CASE("simgrid: parking lot, one long flow over 4 links and one short flow p
   std::vector<ActivityId> shorts;
   for (int i = 0; i < k; ++i) shorts.push_back(g.add_transfer(Bytes(0.5e6), std::vector{links[i]}));
   const SimResult r = simulate_simgrid(g);
-  for (ActivityId s : shorts) CHECK(end_s(r, s) == doctest::Approx(1e-3).epsilon(kClosedFormEpsilon));
-  CHECK(end_s(r, long_flow) == doctest::Approx(1.5e-3).epsilon(kClosedFormEpsilon));
+  for (ActivityId s : shorts) CHECK(end_s(r, s) == dlrmsim::rel(1e-3).epsilon(kClosedFormEpsilon));
+  CHECK(end_s(r, long_flow) == dlrmsim::rel(1.5e-3).epsilon(kClosedFormEpsilon));
   check_backends_agree(g);
 }
 
@@ -189,9 +191,9 @@ TEST_CASE("simgrid: flows whose bottlenecks differ get max-min fair rates") {
   const ActivityId f2 = g.add_transfer(Bytes(10e6), std::vector{b});
   const ActivityId f3 = g.add_transfer(Bytes(1e6), std::vector{a});
   const SimResult r = simulate_simgrid(g);
-  CHECK(end_s(r, f1) == doctest::Approx(2e-3).epsilon(kClosedFormEpsilon));
-  CHECK(end_s(r, f3) == doctest::Approx(2e-3).epsilon(kClosedFormEpsilon));
-  CHECK(end_s(r, f2) == doctest::Approx(2e-3 + 5e-3 / 3).epsilon(kClosedFormEpsilon));
+  CHECK(end_s(r, f1) == dlrmsim::rel(2e-3).epsilon(kClosedFormEpsilon));
+  CHECK(end_s(r, f3) == dlrmsim::rel(2e-3).epsilon(kClosedFormEpsilon));
+  CHECK(end_s(r, f2) == dlrmsim::rel(2e-3 + 5e-3 / 3).epsilon(kClosedFormEpsilon));
   check_backends_agree(g);
 }
 
@@ -220,7 +222,7 @@ TEST_CASE("simgrid: host work on shared cores agrees with the closed form") {
     work.push_back(g.add_cpu_work(Seconds(1e-3), std::vector{t, node}));
   }
   const SimResult r = simulate_simgrid(g);
-  for (ActivityId a : work) CHECK(end_s(r, a) == doctest::Approx(1.5e-3).epsilon(kClosedFormEpsilon));
+  for (ActivityId a : work) CHECK(end_s(r, a) == dlrmsim::rel(1.5e-3).epsilon(kClosedFormEpsilon));
 }
 
 TEST_CASE("simgrid: compute-then-transfer chain with two streams") {
@@ -245,19 +247,19 @@ TEST_CASE("simgrid: compute-then-transfer chain with two streams") {
   const ActivityId t1 = g.add_transfer(Bytes(1e6), std::vector{link}, std::vector{c2});
   const ActivityId m = g.add_marker(std::vector{t0, t1});
   const SimResult r = simulate_simgrid(g);
-  CHECK(end_s(r, c0) == doctest::Approx(10e-6).epsilon(kClosedFormEpsilon));
+  CHECK(end_s(r, c0) == dlrmsim::rel(10e-6).epsilon(kClosedFormEpsilon));
   CHECK(r.start[c1.index] == r.end[c0.index]);
-  CHECK(end_s(r, c1) == doctest::Approx(15e-6).epsilon(kClosedFormEpsilon));
-  CHECK(end_s(r, c2) == doctest::Approx(20e-6).epsilon(kClosedFormEpsilon));
+  CHECK(end_s(r, c1) == dlrmsim::rel(15e-6).epsilon(kClosedFormEpsilon));
+  CHECK(end_s(r, c2) == dlrmsim::rel(20e-6).epsilon(kClosedFormEpsilon));
   CHECK(r.start[t0.index] == r.end[c0.index]);
-  CHECK(end_s(r, t0) == doctest::Approx(201e-6).epsilon(kClosedFormEpsilon));
-  CHECK(end_s(r, t1) == doctest::Approx(211e-6).epsilon(kClosedFormEpsilon));
+  CHECK(end_s(r, t0) == dlrmsim::rel(201e-6).epsilon(kClosedFormEpsilon));
+  CHECK(end_s(r, t1) == dlrmsim::rel(211e-6).epsilon(kClosedFormEpsilon));
   CHECK(r.end[m.index] == r.end[t1.index]);
   CHECK(r.makespan == r.end[m.index]);
-  CHECK(r.engines[gpu.index].busy.value() == doctest::Approx(20e-6).epsilon(kClosedFormEpsilon));
-  CHECK(r.resources[link.index].bytes.value() == doctest::Approx(2e6));
-  CHECK(r.resources[link.index].busy.value() == doctest::Approx(200e-6).epsilon(kClosedFormEpsilon));
-  CHECK(r.resources[link.index].utilization == doctest::Approx(2e6 / (10 * kGBps * 211e-6)).epsilon(1e-5));
+  CHECK(r.engines[gpu.index].busy.value() == dlrmsim::rel(20e-6).epsilon(kClosedFormEpsilon));
+  CHECK(r.resources[link.index].bytes.value() == dlrmsim::rel(2e6));
+  CHECK(r.resources[link.index].busy.value() == dlrmsim::rel(200e-6).epsilon(kClosedFormEpsilon));
+  CHECK(r.resources[link.index].utilization == dlrmsim::rel(2e6 / (10 * kGBps * 211e-6)).epsilon(1e-5));
   check_backends_agree(g);
 }
 
@@ -277,7 +279,7 @@ TEST_CASE("simgrid: zero-cost activities") {
   const ActivityId c = g.add_compute(s, Seconds(0), std::vector{t});
   const ActivityId m = g.add_marker(std::vector{c});
   const SimResult r = simulate_simgrid(g);
-  CHECK(end_s(r, t) == doctest::Approx(3e-6).epsilon(kClosedFormEpsilon));
+  CHECK(end_s(r, t) == dlrmsim::rel(3e-6).epsilon(kClosedFormEpsilon));
   CHECK(r.end[c.index] == r.end[t.index]);
   CHECK(r.end[m.index] == r.end[t.index]);
   CHECK(r.resources[link.index].busy.value() == 0.0);

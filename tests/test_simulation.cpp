@@ -144,8 +144,8 @@ software: {host: {dispatch: 0 us}}
   expected += Bytes(18.0 * params) / (p.hbm_bandwidth() * p.memory.achievable_fraction) + launch;
   CHECK(r.trainers == 1);
   // Exact up to the engine's picosecond rounding of each of the ~20 kernels.
-  CHECK(r.step_time.value() == doctest::Approx(expected.value()).epsilon(1e-7));
-  CHECK(r.throughput_samples_per_s == doctest::Approx(4096.0 / expected.value()).epsilon(1e-7));
+  CHECK(r.step_time.value() == dlrmsim::rel(expected.value()).epsilon(1e-7));
+  CHECK(r.throughput_samples_per_s == dlrmsim::rel(4096.0 / expected.value()).epsilon(1e-7));
   // Every kernel waits for the one before it on the stream, so the critical path is all of
   // them: per category it equals the busy time, the prefetched input copy and the host thread
   // (3 us per launch, always ahead of the GPU: the stack never waits for it) are off it, and
@@ -156,11 +156,11 @@ software: {host: {dispatch: 0 us}}
     if (b.category == "host_device_copy" || b.category == "host_work") {
       CHECK(b.critical.value() == 0.0);
     } else {
-      CHECK(b.critical.value() == doctest::Approx(b.busy.value()).epsilon(1e-9));
+      CHECK(b.critical.value() == dlrmsim::rel(b.busy.value()).epsilon(1e-9));
     }
     on_path += b.critical.value();
   }
-  CHECK(on_path == doctest::Approx(r.step_time.value()).epsilon(1e-9));
+  CHECK(on_path == dlrmsim::rel(r.step_time.value()).epsilon(1e-9));
   CHECK(r.critical_idle.value() < 1e-12);
 }
 
@@ -174,7 +174,7 @@ TEST_CASE("the critical path names what the step waited for") {
     on_path += b.critical.value();
     if (b.category == "all_to_all") all_to_all = b.critical.value();
   }
-  CHECK(on_path == doctest::Approx(r.step_time.value()).epsilon(1e-9));
+  CHECK(on_path == dlrmsim::rel(r.step_time.value()).epsilon(1e-9));
   CHECK(all_to_all > 0.5 * r.step_time.value());
 }
 
@@ -204,14 +204,15 @@ TEST_CASE("a --set override of the platform changes the prediction like an edite
   const auto edited = run_scenario(scenario_text(kWideTables + mini_cluster("200 Gbit/s")));
   const auto overridden = run_scenario(scenario_text(kWideTables + mini_cluster("100 Gbit/s"),
                                                      {"platform.node_templates.server.devices.2.bandwidth=200 Gbit/s"}));
-  CHECK(overridden.step_time.value() == doctest::Approx(edited.step_time.value()).epsilon(1e-12));
+  CHECK(overridden.step_time.value() == dlrmsim::rel(edited.step_time.value()).epsilon(1e-12));
 }
 
 // System: the shipped DCNv2 / DGX H100 scenario. Peak rates come from the platform file and
 // the profile supplies only fractions of peak, so raising the GPUs' HBM bandwidth from the
 // datasheet 3.35 TB/s to 4.8 TB/s (an H200-like what-if) must shorten the HBM-bound
-// embedding work, and lowering it to 2 TB/s must lengthen it; the GEMM peaks, untouched,
-// leave the dense compute time unchanged.
+// embedding work, and lowering it to 2 TB/s must lengthen it. The dense layers are partly
+// memory-bound (the roofline of their element-wise and interaction kernels), so they get
+// faster too, but by less than the bandwidth ratio: the GEMM peaks are untouched.
 TEST_CASE("a what-if on the platform's HBM bandwidth reaches the cost models") {
   const std::string path = DLRMSIM_SOURCE_DIR "/configs/scenarios/default.yaml";
   const std::string key = "platform.node_templates.dgx-h100.devices.0.hbm_bandwidth=";
@@ -233,7 +234,8 @@ TEST_CASE("a what-if on the platform's HBM bandwidth reaches the cost models") {
   CHECK(lookup(slow) > lookup(base));
   CHECK(lookup(fast) < lookup(base));
   CHECK(fast.step_time.value() < slow.step_time.value());
-  CHECK(dense(fast) == doctest::Approx(dense(base)).epsilon(0.02));
+  CHECK(dense(fast) < dense(base));
+  CHECK(dense(fast) > dense(base) * 3.35 / 4.8);
 }
 
 // System: the symmetric 4-node cluster. Expected: the representative-node simulation (one
@@ -247,8 +249,8 @@ TEST_CASE("representative node and all nodes agree on a symmetric non-blocking c
       scenario_text(kWideTables + mini_cluster("100 Gbit/s"), {"training.nodes=all", "training.communication=per_pair"}));
   CHECK(rep.simulated_trainers == 2);
   CHECK(all.simulated_trainers == 8);
-  CHECK(rep.step_time.value() == doctest::Approx(all.step_time.value()).epsilon(0.02));
-  CHECK(pairs.step_time.value() == doctest::Approx(all.step_time.value()).epsilon(0.02));
+  CHECK(rep.step_time.value() == dlrmsim::rel(all.step_time.value()).epsilon(0.02));
+  CHECK(pairs.step_time.value() == dlrmsim::rel(all.step_time.value()).epsilon(0.02));
 }
 
 // System: the 4 nodes on a 2:1 oversubscribed fat tree (2 NICs per leaf, one uplink per leaf).
@@ -266,7 +268,7 @@ TEST_CASE("representative node sees an oversubscribed fabric core") {
   CAPTURE(rep.step_time.value());
   CAPTURE(pairs.step_time.value());
   CHECK(rep.step_time.value() > 1.2 * flat.step_time.value());
-  CHECK(rep.step_time.value() == doctest::Approx(pairs.step_time.value()).epsilon(0.10));
+  CHECK(rep.step_time.value() == dlrmsim::rel(pairs.step_time.value()).epsilon(0.10));
 }
 
 // System: DLRM-DCNv2 (batch 55,296) on 16 and 64 DGX H100 of the shipped 2:1 fat tree (4
@@ -295,7 +297,7 @@ TEST_CASE("representative node within 5 % of every node on an oversubscribed fat
     CHECK(rep.simulated_trainers == 8);
     CHECK(rep.steady_state.period >= 1);
     CHECK(all.steady_state.period >= 1);
-    CHECK(rep.step_time.value() == dlrmsim::testing::rel(all.step_time.value()).epsilon(0.05));
+    CHECK(rep.step_time.value() == dlrmsim::rel(all.step_time.value()).epsilon(0.05));
   }
 }
 
@@ -310,8 +312,8 @@ TEST_CASE("a periodic steady state is found and its mean is the step time") {
   const auto& e = r.step_ends;
   const std::size_t last = static_cast<std::size_t>(r.warmup_steps + r.measured_steps) - 1;
   const double a = (e[last] - e[last - 1]).value(), b = (e[last - 1] - e[last - 2]).value();
-  CHECK(a != dlrmsim::testing::rel(b).epsilon(0.05));
-  CHECK(r.step_time.value() == dlrmsim::testing::rel((a + b) / 2.0).epsilon(1e-9));
+  CHECK(a != dlrmsim::rel(b).epsilon(0.05));
+  CHECK(r.step_time.value() == dlrmsim::rel((a + b) / 2.0).epsilon(1e-9));
 }
 
 // Persia (KDD 2022): hybrid training with bounded staleness lets the embedding pipeline of the
@@ -371,22 +373,22 @@ TEST_CASE("memory accounting includes the optimiser state") {
     state += m.optimizer_state;
     weights += m.weights;
     if (m.kind == "gpu") ++gpus;
-    CHECK(m.used().value() == doctest::Approx((m.weights + m.optimizer_state + m.cache + m.activations).value()));
+    CHECK(m.used().value() == dlrmsim::rel((m.weights + m.optimizer_state + m.cache + m.activations).value()));
   }
   REQUIRE(gpus == 8);
   const double dense_state = sc.model.dense_optimizer_state_bytes().value();
-  CHECK(dense_state == doctest::Approx(4.0 * sc.model.dense_parameters()));
+  CHECK(dense_state == dlrmsim::rel(4.0 * sc.model.dense_parameters()));
   CHECK(state.value() ==
-        doctest::Approx(sc.model.embedding_optimizer_state_bytes().value() + gpus * dense_state).epsilon(1e-9));
+        dlrmsim::rel(sc.model.embedding_optimizer_state_bytes().value() + gpus * dense_state).epsilon(1e-9));
   CHECK(weights.value() ==
-        doctest::Approx(sc.model.embedding_weight_bytes().value() + gpus * sc.model.dense_weight_bytes().value())
+        dlrmsim::rel(sc.model.embedding_weight_bytes().value() + gpus * sc.model.dense_weight_bytes().value())
             .epsilon(1e-9));
   // With Adam the embedding state is two fp32 per parameter: 2 x 128 times the row-wise state.
   const auto adam = run_scenario(shipped("default", {"model.optimizer.embedding=adam"}));
   Bytes adam_state;
   for (const auto& m : adam.memory) adam_state += m.optimizer_state;
   CHECK(adam_state.value() ==
-        doctest::Approx(2.0 * 128 * sc.model.embedding_optimizer_state_bytes().value() + gpus * dense_state)
+        dlrmsim::rel(2.0 * 128 * sc.model.embedding_optimizer_state_bytes().value() + gpus * dense_state)
             .epsilon(1e-9));
 }
 

@@ -2,6 +2,8 @@
 // distribution and who was waited for.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <string>
 
 #include "models/scenario.hpp"
@@ -79,15 +81,15 @@ TEST_CASE("one straggler of slowdown s in a synchronous compute-bound job multip
     CAPTURE(nodes);
     const auto base = run_scenario(scenario({"training.nodes=" + nodes}));
     const auto slow = run_scenario(scenario({"training.nodes=" + nodes, "stragglers={slowdown: {n2: 1.5}}"}));
-    CHECK(slow.step_time / base.step_time == doctest::Approx(1.5).epsilon(0.02));
+    CHECK(slow.step_time / base.step_time == dlrmsim::rel(1.5).epsilon(0.02));
     REQUIRE(slow.stragglers);
     CHECK(slow.stragglers->waited_counts.size() == 1);
     CHECK(slow.stragglers->waited_counts.front().first == "n2");
     CHECK(slow.stragglers->waited_counts.front().second == 4);
-    CHECK(slow.stragglers->max.value() == doctest::Approx(slow.step_time.value()).epsilon(0.02));
+    CHECK(slow.stragglers->max.value() == dlrmsim::rel(slow.step_time.value()).epsilon(0.02));
     // One GPU of the node is as slow as the whole node: the other waits for it anyway.
     const auto gpu = run_scenario(scenario({"training.nodes=" + nodes, "stragglers={slowdown: {n2.gpu1: 1.5}}"}));
-    CHECK(gpu.step_time / base.step_time == doctest::Approx(1.5).epsilon(0.02));
+    CHECK(gpu.step_time / base.step_time == dlrmsim::rel(1.5).epsilon(0.02));
     CHECK(gpu.stragglers->waited_counts.front().first == "n2.gpu1");
   }
 }
@@ -100,11 +102,11 @@ TEST_CASE("random slowdowns: bounds of the distribution and reproducibility") {
   const auto base = run_scenario(scenario({"training.nodes=all"}));
   const auto none = run_scenario(scenario(
       {"training.nodes=all", "stragglers={random: {distribution: bernoulli, probability: 0, slowdown: 2}}"}));
-  CHECK(none.step_time.value() == doctest::Approx(base.step_time.value()).epsilon(1e-9));
+  CHECK(none.step_time.value() == dlrmsim::rel(base.step_time.value()).epsilon(1e-9));
   for (const auto& w : none.stragglers->waited_for) CHECK(w.empty());
   const auto all = run_scenario(scenario(
       {"training.nodes=all", "stragglers={random: {distribution: bernoulli, probability: 1, slowdown: 2}}"}));
-  CHECK(all.step_time / base.step_time == doctest::Approx(2.0).epsilon(0.02));
+  CHECK(all.step_time / base.step_time == dlrmsim::rel(2.0).epsilon(0.02));
 
   const std::string uniform = "stragglers={random: {per: gpu, distribution: uniform, min: 1, max: 2, seed: 7}}";
   const auto a = run_scenario(scenario({"training.nodes=all", uniform}));
@@ -139,7 +141,7 @@ TEST_CASE("slowdown draws follow their distribution") {
     }
   }
   CHECK(other == 0);
-  CHECK(static_cast<double>(slow) / total == doctest::Approx(0.25).epsilon(0.04));
+  CHECK(static_cast<double>(slow) / total == dlrmsim::rel(0.25).epsilon(0.04));
   const Slowdowns uni(options("{per: gpu, distribution: uniform, min: 1.2, max: 1.4}"), platform);
   int outside = 0;
   for (int step = 0; step < 1000; ++step) {
@@ -149,7 +151,7 @@ TEST_CASE("slowdown draws follow their distribution") {
   CHECK(outside == 0);
   CHECK(uni.own(0, platform.all_cpus()[0]) == 1.0);  // per gpu: CPU sockets are not drawn
   const Slowdowns logn(options("{distribution: lognormal, sigma: 0, median: 1.3}"), platform);
-  CHECK(logn.own(5, platform.all_gpus()[0]) == doctest::Approx(1.3));
+  CHECK(logn.own(5, platform.all_gpus()[0]) == dlrmsim::rel(1.3));
 }
 
 TEST_CASE("bad straggler parameters are located errors") {

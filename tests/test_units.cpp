@@ -1,6 +1,8 @@
 // Units: parsing of quantities with units, dimensional arithmetic, simulated time.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include "common/units.hpp"
 
 using namespace dlrmsim;
@@ -16,20 +18,20 @@ TEST_CASE("decimal and binary byte prefixes differ") {
 
 TEST_CASE("bits and bytes per second") {
   // 100 Gbit/s = 12.5 GB/s; 900 GB/s = 9e11 B/s; Gbps is the same as Gbit/s.
-  CHECK(parse<BytesPerSecond>("100 Gbit/s").value() == doctest::Approx(12.5e9));
-  CHECK(parse<BytesPerSecond>("100 Gbps").value() == doctest::Approx(12.5e9));
+  CHECK(parse<BytesPerSecond>("100 Gbit/s").value() == dlrmsim::rel(12.5e9));
+  CHECK(parse<BytesPerSecond>("100 Gbps").value() == dlrmsim::rel(12.5e9));
   CHECK(parse<BytesPerSecond>("900 GB/s").value() == 9e11);
   CHECK(parse<BytesPerSecond>("1.5 GiB/s").value() == 1.5 * 1073741824.0);
 }
 
 TEST_CASE("times, compute rates and frequencies") {
-  CHECK(parse<Seconds>("2 us").value() == doctest::Approx(2e-6));
-  CHECK(parse<Seconds>("1.5 ms").value() == doctest::Approx(1.5e-3));
-  CHECK(parse<Seconds>("250 ns").value() == doctest::Approx(250e-9));
-  CHECK(parse<FlopsPerSecond>("989 TFLOP/s").value() == doctest::Approx(989e12));
-  CHECK(parse<FlopsPerSecond>("19.5 TFLOPS").value() == doctest::Approx(19.5e12));
-  CHECK(parse<Flops>("3 GFLOP").value() == doctest::Approx(3e9));
-  CHECK(parse<Hertz>("2.1 GHz").value() == doctest::Approx(2.1e9));
+  CHECK(parse<Seconds>("2 us").value() == dlrmsim::rel(2e-6));
+  CHECK(parse<Seconds>("1.5 ms").value() == dlrmsim::rel(1.5e-3));
+  CHECK(parse<Seconds>("250 ns").value() == dlrmsim::rel(250e-9));
+  CHECK(parse<FlopsPerSecond>("989 TFLOP/s").value() == dlrmsim::rel(989e12));
+  CHECK(parse<FlopsPerSecond>("19.5 TFLOPS").value() == dlrmsim::rel(19.5e12));
+  CHECK(parse<Flops>("3 GFLOP").value() == dlrmsim::rel(3e9));
+  CHECK(parse<Hertz>("2.1 GHz").value() == dlrmsim::rel(2.1e9));
 }
 
 TEST_CASE("a missing, unknown, ambiguous or wrong-dimension unit is an error that says what was expected") {
@@ -43,11 +45,11 @@ TEST_CASE("a missing, unknown, ambiguous or wrong-dimension unit is an error tha
 TEST_CASE("dimensional arithmetic") {
   // 1 GB over 10 GB/s is 0.1 s; 1 TFLOP at 100 TFLOP/s is 10 ms; bandwidth x time is bytes.
   const Seconds t = parse<Bytes>("1 GB") / parse<BytesPerSecond>("10 GB/s");
-  CHECK(t.value() == doctest::Approx(0.1));
+  CHECK(t.value() == dlrmsim::rel(0.1));
   const Seconds c = parse<Flops>("1 TFLOP") / parse<FlopsPerSecond>("100 TFLOP/s");
-  CHECK(c.value() == doctest::Approx(0.01));
+  CHECK(c.value() == dlrmsim::rel(0.01));
   const Bytes b = parse<BytesPerSecond>("2 GB/s") * Seconds(3.0);
-  CHECK(b.value() == doctest::Approx(6e9));
+  CHECK(b.value() == dlrmsim::rel(6e9));
   const double ratio = Bytes(3.0) / Bytes(2.0);  // dimensionless results are plain numbers
   CHECK(ratio == 1.5);
 }

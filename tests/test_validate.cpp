@@ -3,6 +3,8 @@
 // the JSON table (read back with nlohmann::json).
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <stdlib.h>
 
 #include <filesystem>
@@ -62,16 +64,16 @@ TEST_CASE("value, ratio and best cases with a summary of absolute errors") {
                     "  host: {scenario: scen/t.yaml}\nexpect: host\n");
   const auto results = run_validation_dir(d.path.string(), fake_metric);
   REQUIRE(results.size() == 4);
-  CHECK(*results[0].error == doctest::Approx(0.10));
-  CHECK(*results[1].error == doctest::Approx(-0.05));
-  CHECK(*results[2].error == doctest::Approx(-0.20));
+  CHECK(*results[0].error == dlrmsim::rel(0.10));
+  CHECK(*results[1].error == dlrmsim::rel(-0.05));
+  CHECK(*results[2].error == dlrmsim::rel(-0.20));
   CHECK_FALSE(results[2].passed);
   CHECK(results[3].passed);
   CHECK(results[3].predicted.find("hbm infeasible") != std::string::npos);
   const ValidationSummary s = summarize(results);
   CHECK(s.numeric_cases == 3);
-  CHECK(s.median_abs_error == doctest::Approx(0.10));
-  CHECK(s.worst_abs_error == doctest::Approx(0.20));
+  CHECK(s.median_abs_error == dlrmsim::rel(0.10));
+  CHECK(s.worst_abs_error == dlrmsim::rel(0.20));
   CHECK(s.failed == 1);
   CHECK(validation_table(results).find("median absolute error 10.0 %, worst 20.0 %; 1 outside tolerance") !=
         std::string::npos);
@@ -79,10 +81,10 @@ TEST_CASE("value, ratio and best cases with a summary of absolute errors") {
   // prediction and each best case's candidates (null for the infeasible one).
   const nlohmann::json json = nlohmann::json::parse(validation_json(results));
   CHECK(json["failed"] == 1);
-  CHECK(json["median_abs_error"].get<double>() == doctest::Approx(0.10));
+  CHECK(json["median_abs_error"].get<double>() == dlrmsim::rel(0.10));
   REQUIRE(json["cases"].size() == 4);
   CHECK(json["cases"][0]["predicted_value"].get<double>() == 110.0);
-  CHECK(json["cases"][0]["error"].get<double>() == doctest::Approx(0.10));
+  CHECK(json["cases"][0]["error"].get<double>() == dlrmsim::rel(0.10));
   CHECK(json["cases"][2]["passed"] == false);
   CHECK(json["cases"][3]["candidates"]["hbm"].is_null());
   CHECK(json["cases"][3]["candidates"]["remote"].get<double>() == 55.0);
