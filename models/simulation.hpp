@@ -11,7 +11,8 @@
 //    are simulated after the measured ones (and not measured) so that the last measured step
 //    overlaps the next steps' prefetch and embedding pipeline as every steady-state step does.
 //  - throughput: global batch / step time.
-//  - breakdown, per category of activity over the measured window, per step:
+//  - breakdown, per category of activity over the measured window, per step (computed by
+//    sim/statistics.hpp, which defines them):
 //      busy     the length of the union of the intervals during which some activity of the
 //               category runs (anywhere in the simulated system);
 //      exposed  the part of busy not covered by a category earlier in the order
@@ -25,9 +26,9 @@
 //               critical times and the critical idle sum to the step time. Unlike exposed,
 //               which depends on the order above, it names what the step waited for.
 //    busy - exposed is the overlapped time; step time - sum(exposed) is idle (waiting).
-//  - utilisation: per resource class (link kinds, hbm, dram), bytes moved / (capacity x
-//    simulated time) over the resources that carried traffic; per compute engine kind (gpu,
-//    cpu), busy time / simulated time over the engines that ran work.
+//  - utilisation (sim/statistics.hpp): per resource class (link kinds, hbm, dram), bytes
+//    moved / (capacity x simulated time) over the resources that carried traffic; per compute
+//    engine kind (gpu, cpu), busy time / simulated time over the engines that ran work.
 //  - power, cost: models/power.hpp and models/cost.hpp, over the measured window.
 //  - memory: the placement's accounting per device (weights, optimiser state, UVM cache,
 //    activations and the dense replica) against capacity.
@@ -49,24 +50,14 @@
 #include "models/stragglers.hpp"
 #include "placement/placement.hpp"
 #include "sim/activity_graph.hpp"
+#include "sim/statistics.hpp"
 
 namespace dlrmsim::models {
 
-struct BreakdownEntry {
-  std::string category;
-  Seconds busy;     // per step
-  Seconds exposed;  // per step
-  Seconds critical;  // per step, on the critical path
-};
-
-struct UtilizationEntry {
-  std::string resource_class;  // "nvlink", "pcie", "nic", "hbm", "gpu", "cpu", ...
-  bool compute = false;        // a compute-engine kind (else a bandwidth resource class)
-  bool cores = false;          // a class of core pools (host threads, a node's cores): busy share of their cores
-  std::size_t count = 0;       // resources / engines that were used
-  double utilization = 0.0;
-  Bytes bytes;                 // bandwidth classes: bytes per step over all of them
-};
+/// Busy, exposed and critical time of a category, per step (sim/statistics.hpp).
+using BreakdownEntry = sim::CategoryTimes;
+/// Utilisation of a resource class or compute-engine kind (sim/statistics.hpp).
+using UtilizationEntry = sim::UtilizationEntry;
 
 struct MemoryEntry {
   std::string device;
