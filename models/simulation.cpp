@@ -1,6 +1,7 @@
 #include "models/simulation.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <array>
 #include <map>
 #include <set>
@@ -213,22 +214,6 @@ int RunReport::step_of(sim::ActivityId a) const {
   const auto& first = step_first_activity;
   const auto after = std::upper_bound(first.begin(), first.end(), a.index);
   return static_cast<int>(after - first.begin()) - 1;
-}
-
-ScenarioTiming time_scenario(const std::string& path, const std::vector<std::string>& overrides) {
-  ScenarioTiming t;
-  const auto t0 = std::chrono::steady_clock::now();
-  const Scenario sc = load_scenario(path, overrides);
-  const auto t1 = std::chrono::steady_clock::now();
-  const RunReport r = run_scenario(sc);
-  const auto t2 = std::chrono::steady_clock::now();
-  t.load_s = std::chrono::duration<double>(t1 - t0).count();
-  t.run_s = std::chrono::duration<double>(t2 - t1).count();
-  t.total_s = t.load_s + t.run_s;
-  t.throughput_samples_per_s = r.throughput_samples_per_s;
-  t.activities = r.activities;
-  t.simulated_trainers = r.simulated_trainers;
-  return t;
 }
 
 }  // namespace dlrmsim::models

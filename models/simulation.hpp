@@ -157,21 +157,6 @@ struct RunOptions {
 /// std::invalid_argument for inputs that cannot be simulated as described.
 RunReport run_scenario(const Scenario& scenario, const RunOptions& options = {});
 
-/// Wall-clock figures of loading and running one scenario (for dlrmsim-bench).
-struct ScenarioTiming {
-  double load_s = 0.0;   // reading the scenario, platform and model files
-  double run_s = 0.0;    // placement + step graph + engine + report
-  double total_s = 0.0;  // both
-  double throughput_samples_per_s = 0.0;
-  std::size_t activities = 0;
-  std::size_t simulated_trainers = 0;
-};
-/// Loads and runs a scenario file, timing both parts. For the speed requirements:
-///   one DCNv2 step on 4096 GPUs:  time_scenario(".../configs/scenarios/dcnv2_superpod_4096gpu.yaml",
-///                                               {"run.warmup_steps=0", "run.steps=1"}).total_s
-///   the Persia 100 T run:         time_scenario(".../configs/scenarios/persia_100t_gcp.yaml").total_s
-ScenarioTiming time_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
-
 /// Simulates `steps` steps of a given plan and returns the steady-state step time (used as
 /// the placement search's evaluator and by tests).
 Seconds simulate_plan_step_time(const Scenario& scenario, const placement::PlacementProblem& problem,

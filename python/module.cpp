@@ -89,7 +89,7 @@ std::string place_json(const std::string& scenario, bool is_text, const std::vec
 
 std::string validate_json(const std::string& dir) {
   py::gil_scoped_release release;
-  return tools::validation_json(tools::run_validation_dir(dir, tools::scenario_metric));
+  return tools::validation_json(validation::run_validation_dir(dir, tools::scenario_metric));
 }
 
 /// A loaded sweep whose points are evaluated one call at a time (from any thread).
