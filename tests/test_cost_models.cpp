@@ -7,12 +7,13 @@
 
 #include "models/cost_models.hpp"
 #include "models/model_spec.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
 
 namespace {
-const std::string kCalibration = std::string(DLRMSIM_SOURCE_DIR) + "/configs/calibration";
+const std::string kCalibration = dlrmsim::testing::kRoot + "/configs/calibration";
 
 topo::CpuSocketSpec socket(double dram_gbps, int cores, double per_core_gbps) {
   topo::CpuSocketSpec c;

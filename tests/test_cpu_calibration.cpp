@@ -16,6 +16,7 @@
 #include "validation/cpu/cpu_kernels.hpp"
 #include "validation/cpu/cpu_profile_fit.hpp"
 #include "validation/cpu/cpu_raw_measurements.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::validation;
@@ -352,7 +353,7 @@ TEST_CASE("the CPU set runs end to end at smoke size") {
 // profile must be reproducible from its committed measurements.
 TEST_CASE("the committed CPU profiles load and are reproduced by fitting their raw files") {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::path(DLRMSIM_SOURCE_DIR) / "configs" / "calibration";
+  const fs::path dir = fs::path(dlrmsim::testing::kRoot) / "configs" / "calibration";
   int profiles = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();

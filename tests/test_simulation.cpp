@@ -212,7 +212,7 @@ TEST_CASE("a --set override of the platform changes the prediction like an edite
 // embedding work, and lowering it to 2 TB/s must lengthen it; the GEMM peaks, untouched,
 // leave the dense compute time unchanged.
 TEST_CASE("a what-if on the platform's HBM bandwidth reaches the cost models") {
-  const std::string path = DLRMSIM_SOURCE_DIR "/configs/scenarios/default.yaml";
+  const std::string path = kRoot + "/configs/scenarios/default.yaml";
   const std::string key = "platform.node_templates.dgx-h100.devices.0.hbm_bandwidth=";
   auto lookup = [](const RunReport& r) {
     for (const auto& b : r.breakdown) {

@@ -10,13 +10,14 @@
 #include "models/simulation.hpp"
 #include "models/software_stack.hpp"
 #include "topologies/platform_loader.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
 
 namespace {
 
-const std::string kRoot = DLRMSIM_SOURCE_DIR;
+using dlrmsim::testing::kRoot;
 const std::string kCalibration = kRoot + "/configs/calibration";
 
 SoftwareStack stack_text(const std::string& text) {
