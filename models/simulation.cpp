@@ -101,7 +101,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
   rep.platform = sc.platform.name();
   rep.mode = std::string(mode.name);
   rep.software = sc.training.software.name;
-  for (const DeviceProfile* p : profiles.loaded()) {
+  for (const topo::DeviceProfile* p : profiles.loaded()) {
     rep.device_profiles.push_back({p->name, p->provenance.rfind("measured", 0) == 0, p->provenance});
   }
   rep.backend = sc.backend;

@@ -50,7 +50,7 @@ TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
 
 // ---- profiles -------------------------------------------------------------------------------
 
-const DeviceProfile& DeviceProfileSet::get(const topo::GpuSpec& gpu) const {
+const topo::DeviceProfile& DeviceProfileSet::get(const topo::GpuSpec& gpu) const {
   // Keyed by model and peak rates: two GPUs of one model with different datasheet figures
   // (a what-if on one node template) get different profiles.
   std::string key = gpu.model + "|" + std::to_string(gpu.hbm_bandwidth.value());
@@ -60,19 +60,19 @@ const DeviceProfile& DeviceProfileSet::get(const topo::GpuSpec& gpu) const {
   auto it = cache_.find(key);
   if (it != cache_.end()) return *it->second;
   auto base = cache_.find(gpu.model);  // a profile given directly (add) stands for the file
-  auto p = std::make_shared<DeviceProfile>(
-      on_platform_gpu(base != cache_.end() ? *base->second : load_device_profile_for(gpu.model, dir_), gpu));
+  auto p = std::make_shared<topo::DeviceProfile>(
+      topo::on_platform_gpu(base != cache_.end() ? *base->second : topo::load_device_profile_for(gpu.model, dir_), gpu));
   return *cache_.emplace(key, std::move(p)).first->second;
 }
 
-void DeviceProfileSet::add(const std::string& gpu_model, DeviceProfile profile) {
-  cache_[gpu_model] = std::make_shared<DeviceProfile>(std::move(profile));
+void DeviceProfileSet::add(const std::string& gpu_model, topo::DeviceProfile profile) {
+  cache_[gpu_model] = std::make_shared<topo::DeviceProfile>(std::move(profile));
 }
 
-std::vector<const DeviceProfile*> DeviceProfileSet::loaded() const {
-  std::map<std::string, const DeviceProfile*> by_name;
+std::vector<const topo::DeviceProfile*> DeviceProfileSet::loaded() const {
+  std::map<std::string, const topo::DeviceProfile*> by_name;
   for (const auto& [key, p] : cache_) by_name.emplace(p->name, p.get());
-  std::vector<const DeviceProfile*> out;
+  std::vector<const topo::DeviceProfile*> out;
   for (const auto& [name, p] : by_name) out.push_back(p);
   return out;
 }
@@ -285,7 +285,7 @@ void StepBuilder::compute_owner_work() {
         switch (dev.kind) {
           case DeviceKind::gpu: {
             const topo::DeviceId gpu{dev.topology_id};
-            const DeviceProfile& prof = profiles_.get(platform_.gpu_spec(gpu));
+            const topo::DeviceProfile& prof = profiles_.get(platform_.gpu_spec(gpu));
             ++ow.gpu_tables;
             if (!options_.software.fused_optimizer) {
               ow.backward_compute += gpu_embedding_separate_optimizer_time(prof, {lookups, row, pooling, w.columns});
@@ -1000,7 +1000,7 @@ ActivityId StepBuilder::input_copy(SimDevice& trainer, std::span<const ActivityI
   const auto host = platform_.host_cpu(trainer.device);
   if (!host) return marker(deps);
   const Bytes raw = input_bytes(local_batch());
-  const Bytes eff = copy_effective_bytes(*trainer.profile, CopyKind::h2d_pinned, raw,
+  const Bytes eff = copy_effective_bytes(*trainer.profile, topo::CopyKind::h2d_pinned, raw,
                                          platform_.route_bandwidth(*host, trainer.device));
   return send(*host, trainer.device, eff, deps, cat_.host_device_copy);
 }

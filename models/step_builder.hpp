@@ -122,15 +122,15 @@ class DeviceProfileSet {
   explicit DeviceProfileSet(std::string calibration_dir) : dir_(std::move(calibration_dir)) {}
   /// The profile of a platform GPU (its model's file, loaded once, on the GPU's peak rates:
   /// on_platform_gpu). ConfigError when there is no profile file.
-  const DeviceProfile& get(const topo::GpuSpec& gpu) const;
+  const topo::DeviceProfile& get(const topo::GpuSpec& gpu) const;
   /// Adds a profile directly (tests).
-  void add(const std::string& gpu_model, DeviceProfile profile);
+  void add(const std::string& gpu_model, topo::DeviceProfile profile);
   /// The profiles loaded so far (one per profile name, in name order).
-  [[nodiscard]] std::vector<const DeviceProfile*> loaded() const;
+  [[nodiscard]] std::vector<const topo::DeviceProfile*> loaded() const;
 
  private:
   std::string dir_;
-  mutable std::map<std::string, std::shared_ptr<DeviceProfile>> cache_;
+  mutable std::map<std::string, std::shared_ptr<topo::DeviceProfile>> cache_;
 };
 
 /// A compute device that takes part in the step (trainer GPU or CPU socket, parameter
@@ -140,7 +140,7 @@ struct SimDevice {
   topo::NodeId node;
   sim::StreamId stream;
   bool is_gpu = false;
-  const DeviceProfile* profile = nullptr;          // GPUs
+  const topo::DeviceProfile* profile = nullptr;          // GPUs
   const topo::CpuSocketSpec* cpu = nullptr;        // CPU sockets
   int local_index = 0;                             // position among its kind in its node
 };

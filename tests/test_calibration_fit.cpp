@@ -17,7 +17,7 @@
 #include "paths.hpp"
 
 using namespace dlrmsim;
-using namespace dlrmsim::models;
+using namespace dlrmsim::topo;
 using namespace dlrmsim::validation;
 
 namespace {

@@ -11,6 +11,10 @@
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
+using dlrmsim::topo::CopyKind;
+using dlrmsim::topo::DeviceProfile;
+using dlrmsim::topo::GemmDtype;
+using dlrmsim::topo::load_device_profile_for;
 
 namespace {
 const std::string kCalibration = dlrmsim::testing::kRoot + "/configs/calibration";

@@ -11,7 +11,7 @@
 #include "paths.hpp"
 
 using namespace dlrmsim;
-using namespace dlrmsim::models;
+using namespace dlrmsim::topo;
 
 namespace {
 

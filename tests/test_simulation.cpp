@@ -13,6 +13,11 @@
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
+using dlrmsim::topo::DeviceProfile;
+using dlrmsim::topo::EmbeddingOptimizer;
+using dlrmsim::topo::GemmDtype;
+using dlrmsim::topo::load_device_profile_for;
+using dlrmsim::topo::on_platform_gpu;
 using namespace dlrmsim::models::testing;
 
 namespace {

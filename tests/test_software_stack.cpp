@@ -14,6 +14,10 @@
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
+using dlrmsim::topo::DeviceProfile;
+using dlrmsim::topo::EmbeddingOptimizer;
+using dlrmsim::topo::load_device_profile_for;
+using dlrmsim::topo::on_platform_gpu;
 
 namespace {
 
