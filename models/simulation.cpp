@@ -133,7 +133,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
   const std::int64_t w0 = sc.warmup_steps > 0 ? r.end[b.steps.step_end[static_cast<std::size_t>(sc.warmup_steps) - 1].index].ps() : 0;
   const std::int64_t w1 = r.end[b.steps.step_end[static_cast<std::size_t>(sc.warmup_steps + sc.steps) - 1].index].ps();
   const sim::Window window{w0, w1, sc.steps};
-  const sim::Breakdown bd = sim::breakdown(g, r, Categories::kReported, window,
+  const sim::Breakdown bd = sim::breakdown(g, r, kReportedCategories, window,
                                            b.steps.step_end[static_cast<std::size_t>(sc.warmup_steps + sc.steps) - 1]);
   rep.breakdown = bd.categories;
   // Below a picosecond per step the difference is rounding of the integer clock.

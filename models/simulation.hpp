@@ -17,7 +17,8 @@
 //               category runs (anywhere in the simulated system);
 //      exposed  the part of busy not covered by a category earlier in the order
 //               dense_compute, embedding_lookup, all_to_all, parameter_server_traffic,
-//               all_reduce, host_device_copy: the time this category alone adds to the step.
+//               all_reduce, host_device_copy, host_work (kReportedCategories,
+//               models/categories.hpp): the time this category alone adds to the step.
 //      critical the part of the step's critical path spent in the category: walking back from
 //               the end of the last measured step, each activity's predecessor is the one of
 //               its dependencies (or the task before it on its stream) that finished last,

@@ -90,14 +90,7 @@ StepBuilder::StepBuilder(const ModelSpec& model, const topo::Platform& platform,
       options_(options),
       graph_(graph),
       resources_(topo::export_platform(platform, graph)) {
-  cat_.host_device_copy = graph_.add_category("host_device_copy");
-  cat_.embedding_lookup = graph_.add_category("embedding_lookup");
-  cat_.all_to_all = graph_.add_category("all_to_all");
-  cat_.parameter_server_traffic = graph_.add_category("parameter_server_traffic");
-  cat_.dense_compute = graph_.add_category("dense_compute");
-  cat_.all_reduce = graph_.add_category("all_reduce");
-  cat_.host_work = graph_.add_category("host_work");
-  cat_.sync = graph_.add_category("sync");
+  cat_ = Categories::add_to(graph_);
 }
 
 bool StepBuilder::simulated_node(topo::NodeId n) const {

@@ -51,6 +51,7 @@
 
 #include "common/config.hpp"
 #include "common/units.hpp"
+#include "models/categories.hpp"
 #include "models/cost_models.hpp"
 #include "topologies/device_profile.hpp"
 #include "models/model_spec.hpp"
@@ -97,23 +98,6 @@ struct TrainingOptions {
 
   /// Reads the `training:` mapping (calls finish()).
   static TrainingOptions from_config(const ConfigNode& node);
-};
-
-/// The categories activities are tagged with (breakdowns and traces).
-struct Categories {
-  std::uint16_t host_device_copy = 0;
-  std::uint16_t embedding_lookup = 0;
-  std::uint16_t all_to_all = 0;
-  std::uint16_t parameter_server_traffic = 0;
-  std::uint16_t dense_compute = 0;
-  std::uint16_t all_reduce = 0;
-  std::uint16_t host_work = 0;  // trainers' host threads and data loaders on CPU cores
-  std::uint16_t sync = 0;  // markers
-
-  /// The categories a breakdown reports, in its order (markers' `sync` is not one of them).
-  static constexpr std::array<std::string_view, 7> kReported{"dense_compute", "embedding_lookup", "all_to_all",
-                                                             "parameter_server_traffic", "all_reduce",
-                                                             "host_device_copy", "host_work"};
 };
 
 /// Device profiles by GPU model name, with the directory they were found in.
