@@ -351,12 +351,15 @@ void StepBuilder::map_representatives() {
     if ((tmpl != trainer_template || dev.kind == DeviceKind::parameter_server) && simulated.count(key) == 0) {
       simulated[key] = i;
     }
-    const auto total = [&](std::uint32_t k) {
-      return (owner_work_[k].forward_compute + owner_work_[k].backward_compute).value() +
-             owner_work_[k].pooled_out.value() * 1e-12;
+    // More compute time is larger work; between equal compute times, more pooled output bytes.
+    const auto larger = [&](std::uint32_t x, std::uint32_t y) {
+      const Seconds cx = owner_work_[x].forward_compute + owner_work_[x].backward_compute;
+      const Seconds cy = owner_work_[y].forward_compute + owner_work_[y].backward_compute;
+      if (cx != cy) return cx > cy;
+      return owner_work_[x].pooled_out > owner_work_[y].pooled_out;
     };
     auto b = best.find(key);
-    if (b == best.end() || total(i) > total(b->second)) best[key] = i;
+    if (b == best.end() || larger(i, b->second)) best[key] = i;
   }
   for (const auto& [key, sim_owner] : simulated) represented_owner_[sim_owner] = best.at(key);
 }
