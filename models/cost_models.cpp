@@ -5,14 +5,14 @@
 
 namespace dlrmsim::models {
 
-GemmDtype gemm_dtype_for(Precision compute, const DeviceProfile& profile) {
-  GemmDtype d = GemmDtype::fp32;
+topo::GemmDtype gemm_dtype_for(Precision compute, const topo::DeviceProfile& profile) {
+  topo::GemmDtype d = topo::GemmDtype::fp32;
   switch (compute) {
-    case Precision::fp32: d = GemmDtype::fp32; break;
-    case Precision::tf32: d = GemmDtype::tf32; break;
-    case Precision::bf16: d = GemmDtype::bf16; break;
-    case Precision::fp16: d = GemmDtype::fp16; break;
-    case Precision::fp8: d = GemmDtype::fp8; break;
+    case Precision::fp32: d = topo::GemmDtype::fp32; break;
+    case Precision::tf32: d = topo::GemmDtype::tf32; break;
+    case Precision::bf16: d = topo::GemmDtype::bf16; break;
+    case Precision::fp16: d = topo::GemmDtype::fp16; break;
+    case Precision::fp8: d = topo::GemmDtype::fp8; break;
     case Precision::int8:
       throw std::invalid_argument("compute precision int8 has no dense GEMM model; use fp32, tf32, bf16, fp16 or fp8");
   }
@@ -25,14 +25,14 @@ GemmDtype gemm_dtype_for(Precision compute, const DeviceProfile& profile) {
 
 namespace {
 
-Seconds memory_time(const DeviceProfile& p, Bytes bytes) { return bytes / p.achievable_hbm_bandwidth(); }
+Seconds memory_time(const topo::DeviceProfile& p, Bytes bytes) { return bytes / p.achievable_hbm_bandwidth(); }
 
 }  // namespace
 
-std::vector<DenseOperatorCost> gpu_dense_costs(const ModelSpec& model, const DeviceProfile& profile,
+std::vector<DenseOperatorCost> gpu_dense_costs(const ModelSpec& model, const topo::DeviceProfile& profile,
                                                std::int64_t local_batch) {
-  const GemmDtype dt = gemm_dtype_for(model.compute_precision, profile);
-  const Bytes elem = operand_bytes(dt);
+  const topo::GemmDtype dt = gemm_dtype_for(model.compute_precision, profile);
+  const Bytes elem = topo::operand_bytes(dt);
   const Seconds launch = profile.kernel_launch_overhead();
   const std::int64_t b = std::max<std::int64_t>(local_batch, 1);
   std::vector<DenseOperatorCost> out;
@@ -109,7 +109,7 @@ Bytes dense_optimizer_bytes_per_parameter(const ModelSpec& model) {
          element_size(model.dense_optimizer.state_dtype) * (2.0 * state_values);
 }
 
-Seconds gpu_dense_optimizer_time(const ModelSpec& model, const DeviceProfile& profile, double parameters) {
+Seconds gpu_dense_optimizer_time(const ModelSpec& model, const topo::DeviceProfile& profile, double parameters) {
   return memory_time(profile, dense_optimizer_bytes_per_parameter(model) * parameters) + profile.kernel_launch_overhead();
 }
 
@@ -118,25 +118,25 @@ Seconds cpu_dense_optimizer_time(const ModelSpec& model, const topo::CpuSocketSp
   return dense_optimizer_bytes_per_parameter(model) * parameters / cpu.dram_bandwidth;
 }
 
-Seconds gpu_embedding_forward_time(const DeviceProfile& profile, const GatherWork& work) {
+Seconds gpu_embedding_forward_time(const topo::DeviceProfile& profile, const GatherWork& work) {
   if (work.lookups <= 0.0) return Seconds(0.0);
   return profile.embedding_forward_time(work.lookups, work.row_bytes, std::max(work.pooling, 1.0));
 }
 
-Seconds gpu_embedding_backward_time(const DeviceProfile& profile, const GatherWork& work, const Optimizer& optimizer) {
+Seconds gpu_embedding_backward_time(const topo::DeviceProfile& profile, const GatherWork& work, const Optimizer& optimizer) {
   if (work.lookups <= 0.0) return Seconds(0.0);
   const double pooling = std::max(work.pooling, 1.0);
   switch (optimizer.kind) {
     case OptimizerKind::sgd:
-      return profile.embedding_backward_time(work.lookups, work.row_bytes, pooling, EmbeddingOptimizer::sgd,
+      return profile.embedding_backward_time(work.lookups, work.row_bytes, pooling, topo::EmbeddingOptimizer::sgd,
                                              work.distinct_fraction);
     case OptimizerKind::rowwise_adagrad:
-      return profile.embedding_backward_time(work.lookups, work.row_bytes, pooling, EmbeddingOptimizer::rowwise_adagrad,
+      return profile.embedding_backward_time(work.lookups, work.row_bytes, pooling, topo::EmbeddingOptimizer::rowwise_adagrad,
                                              work.distinct_fraction);
     case OptimizerKind::adagrad:
     case OptimizerKind::adam: {
       const Seconds rowwise = profile.embedding_backward_time(work.lookups, work.row_bytes, pooling,
-                                                              EmbeddingOptimizer::rowwise_adagrad, work.distinct_fraction);
+                                                              topo::EmbeddingOptimizer::rowwise_adagrad, work.distinct_fraction);
       const Bytes state_elem = element_size(optimizer.state_dtype);
       const double values_per_element = optimizer.kind == OptimizerKind::adam ? 2.0 : 1.0;
       const Bytes full_state = state_elem * (values_per_element * static_cast<double>(work.columns));
@@ -147,19 +147,19 @@ Seconds gpu_embedding_backward_time(const DeviceProfile& profile, const GatherWo
   return Seconds(0.0);
 }
 
-Seconds gpu_embedding_separate_optimizer_time(const DeviceProfile& profile, const GatherWork& work) {
+Seconds gpu_embedding_separate_optimizer_time(const topo::DeviceProfile& profile, const GatherWork& work) {
   if (work.lookups <= 0.0) return Seconds(0.0);
   return memory_time(profile, work.row_bytes * (2.0 * work.lookups));
 }
 
-Bytes uvm_effective_bytes(const DeviceProfile& profile, double misses, Bytes row_bytes, BytesPerSecond route_bandwidth) {
+Bytes uvm_effective_bytes(const topo::DeviceProfile& profile, double misses, Bytes row_bytes, BytesPerSecond route_bandwidth) {
   if (misses <= 0.0) return Bytes(0.0);
   const Seconds t = profile.uvm_gather_time(misses, row_bytes);
   return route_bandwidth * t;
 }
 
-Bytes copy_effective_bytes(const DeviceProfile& profile, CopyKind kind, Bytes bytes, BytesPerSecond route_bandwidth) {
-  const CopyCoefficients& c = profile.copy(kind);
+Bytes copy_effective_bytes(const topo::DeviceProfile& profile, topo::CopyKind kind, Bytes bytes, BytesPerSecond route_bandwidth) {
+  const topo::CopyCoefficients& c = profile.copy(kind);
   if (c.bandwidth.value() <= 0.0) return bytes;
   return bytes * (route_bandwidth / c.bandwidth);
 }

@@ -67,7 +67,7 @@ namespace dlrmsim::models {
 
 /// The GEMM dtype a compute precision runs in; int8 has no dense GEMM here. Throws
 /// std::invalid_argument naming the device when its profile lacks the dtype.
-GemmDtype gemm_dtype_for(Precision compute, const DeviceProfile& profile);
+topo::GemmDtype gemm_dtype_for(Precision compute, const topo::DeviceProfile& profile);
 
 /// Time of one dense operator (forward, backward) for a local batch, and its gradient size.
 struct DenseOperatorCost {
@@ -80,11 +80,11 @@ struct DenseOperatorCost {
 };
 
 /// Costs of the dense operators in forward order on one GPU (launch overheads included).
-std::vector<DenseOperatorCost> gpu_dense_costs(const ModelSpec& model, const DeviceProfile& profile,
+std::vector<DenseOperatorCost> gpu_dense_costs(const ModelSpec& model, const topo::DeviceProfile& profile,
                                                std::int64_t local_batch);
 
 /// Fused dense optimiser update of `parameters` parameters on a GPU.
-Seconds gpu_dense_optimizer_time(const ModelSpec& model, const DeviceProfile& profile, double parameters);
+Seconds gpu_dense_optimizer_time(const ModelSpec& model, const topo::DeviceProfile& profile, double parameters);
 /// Bytes the dense optimiser update moves per parameter (fp32 master weight read + write,
 /// gradient read, optimiser state read + write).
 Bytes dense_optimizer_bytes_per_parameter(const ModelSpec& model);
@@ -102,22 +102,22 @@ struct GatherWork {
 
 /// Forward gather time of rows in HBM (no launch overhead: one launch per pass is added by
 /// the caller for the table-batched kernel).
-Seconds gpu_embedding_forward_time(const DeviceProfile& profile, const GatherWork& work);
+Seconds gpu_embedding_forward_time(const topo::DeviceProfile& profile, const GatherWork& work);
 /// Backward + optimiser update of rows in HBM (no launch overhead).
-Seconds gpu_embedding_backward_time(const DeviceProfile& profile, const GatherWork& work, const Optimizer& optimizer);
+Seconds gpu_embedding_backward_time(const topo::DeviceProfile& profile, const GatherWork& work, const Optimizer& optimizer);
 /// Extra time of an embedding optimiser that is not fused into the backward kernel (PyTorch's
 /// nn.EmbeddingBag with a torch.optim optimiser): the backward writes one gradient row per
 /// lookup (a sparse gradient) and the optimiser reads it back, 2 x lookups x row bytes over
 /// achievable HBM bandwidth, on top of the fused update's own traffic (no launch overhead:
 /// the caller adds one optimiser kernel per table).
-Seconds gpu_embedding_separate_optimizer_time(const DeviceProfile& profile, const GatherWork& work);
+Seconds gpu_embedding_separate_optimizer_time(const topo::DeviceProfile& profile, const GatherWork& work);
 /// Bytes to put on the host -> GPU route for `misses` zero-copy row reads so that an
 /// uncontended transfer over a route of `route_bandwidth` lasts DeviceProfile::uvm_gather_time.
-Bytes uvm_effective_bytes(const DeviceProfile& profile, double misses, Bytes row_bytes, BytesPerSecond route_bandwidth);
+Bytes uvm_effective_bytes(const topo::DeviceProfile& profile, double misses, Bytes row_bytes, BytesPerSecond route_bandwidth);
 /// Bytes to put on a PCIe route for a cudaMemcpyAsync of `bytes` so that an uncontended transfer
 /// lasts as long as the profile's measured copy (minus its fixed latency, which the route's
 /// latency stands for).
-Bytes copy_effective_bytes(const DeviceProfile& profile, CopyKind kind, Bytes bytes, BytesPerSecond route_bandwidth);
+Bytes copy_effective_bytes(const topo::DeviceProfile& profile, topo::CopyKind kind, Bytes bytes, BytesPerSecond route_bandwidth);
 
 /// CPU socket costs (coefficients from the platform file).
 struct CpuCostInputs {

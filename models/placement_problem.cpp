@@ -33,22 +33,22 @@ BytesPerSecond nic_bandwidth(const topo::Platform& p, topo::DeviceId d) {
 }  // namespace
 
 GpuProfileSource profiles_from_directory(std::string calibration_dir) {
-  auto cache = std::make_shared<std::map<std::string, std::shared_ptr<const models::DeviceProfile>>>();
+  auto cache = std::make_shared<std::map<std::string, std::shared_ptr<const topo::DeviceProfile>>>();
   return [dir = std::move(calibration_dir), cache](const topo::GpuSpec& gpu) {
     auto it = cache->find(gpu.model);
     if (it == cache->end()) {
-      std::shared_ptr<const models::DeviceProfile> profile;
+      std::shared_ptr<const topo::DeviceProfile> profile;
       std::string path;
       try {
-        path = models::find_device_profile(gpu.model, dir);
+        path = topo::find_device_profile(gpu.model, dir);
       } catch (const ConfigError&) {
         path.clear();  // no profile file for this GPU model
       }
-      if (!path.empty()) profile = std::make_shared<const models::DeviceProfile>(models::load_device_profile(path));
+      if (!path.empty()) profile = std::make_shared<const topo::DeviceProfile>(topo::load_device_profile(path));
       it = cache->emplace(gpu.model, profile).first;
     }
     if (!it->second) return it->second;
-    return std::make_shared<const models::DeviceProfile>(models::on_platform_gpu(*it->second, gpu));
+    return std::make_shared<const topo::DeviceProfile>(topo::on_platform_gpu(*it->second, gpu));
   };
 }
 
@@ -75,13 +75,13 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
     }
   }
   switch (model.embedding_optimizer.kind) {
-    case models::OptimizerKind::sgd: problem.embedding_optimizer = models::EmbeddingOptimizer::sgd; break;
+    case models::OptimizerKind::sgd: problem.embedding_optimizer = topo::EmbeddingOptimizer::sgd; break;
     case models::OptimizerKind::rowwise_adagrad:
-      problem.embedding_optimizer = models::EmbeddingOptimizer::rowwise_adagrad;
+      problem.embedding_optimizer = topo::EmbeddingOptimizer::rowwise_adagrad;
       break;
     case models::OptimizerKind::adagrad:
     case models::OptimizerKind::adam:
-      problem.embedding_optimizer = models::EmbeddingOptimizer::rowwise_adagrad;
+      problem.embedding_optimizer = topo::EmbeddingOptimizer::rowwise_adagrad;
       problem.notes.push_back("embedding optimizer " + std::string(models::to_string(model.embedding_optimizer.kind)) +
                               ": profiles measure sgd and rowwise_adagrad backward only; the rowwise_adagrad "
                               "multiple is used");

@@ -38,9 +38,9 @@
 namespace dlrmsim::placement {
 
 /// Finds the calibrated profile of a GPU model; null when there is none.
-using GpuProfileSource = std::function<std::shared_ptr<const models::DeviceProfile>(const topo::GpuSpec&)>;
+using GpuProfileSource = std::function<std::shared_ptr<const topo::DeviceProfile>(const topo::GpuSpec&)>;
 
-/// Profiles from `calibration_dir` (models::find_device_profile's naming rule), each loaded
+/// Profiles from `calibration_dir` (topo::find_device_profile's naming rule), each loaded
 /// once. A GPU model without a file gets null; a malformed file throws ConfigError.
 GpuProfileSource profiles_from_directory(std::string calibration_dir);
 

@@ -1,6 +1,7 @@
 #include "models/simulation.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <array>
 #include <map>
 #include <set>
@@ -9,45 +10,10 @@
 #include "models/placement_problem.hpp"
 #include "sim/backend.hpp"
 #include "sim/native_engine.hpp"
-#include "sim/critical_path.hpp"
+#include "sim/statistics.hpp"
 
 namespace dlrmsim::models {
 namespace {
-
-// Per category, the picoseconds of the critical path that ends at `end` and runs back to
-// `from` (the start of the measured window), walked with sim::WaitGraph.
-std::vector<std::int64_t> critical_path_by_category(const sim::ActivityGraph& g, const sim::SimResult& r,
-                                                    sim::ActivityId end, std::int64_t from) {
-  std::vector<std::int64_t> per_category(g.categories().size(), 0);
-  sim::WaitGraph(g).walk_back(end, from, r, [&](std::uint32_t a) {
-    const auto& act = g.activity(sim::ActivityId{a});
-    const std::int64_t start = std::max(r.start[a].ps(), from);
-    if (act.kind != sim::ActivityKind::marker && r.end[a].ps() > start) per_category[act.category] += r.end[a].ps() - start;
-  });
-  return per_category;
-}
-
-struct Interval {
-  std::int64_t begin;
-  std::int64_t end;
-};
-
-/// Sorts and merges intervals in place; returns the total covered length.
-std::int64_t merge(std::vector<Interval>& v) {
-  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
-  std::vector<Interval> out;
-  for (const auto& i : v) {
-    if (!out.empty() && i.begin <= out.back().end) {
-      out.back().end = std::max(out.back().end, i.end);
-    } else {
-      out.push_back(i);
-    }
-  }
-  v = std::move(out);
-  std::int64_t total = 0;
-  for (const auto& i : v) total += i.end - i.begin;
-  return total;
-}
 
 placement::PlacementOptions options_for_mode(const Scenario& sc, const TrainingModeInfo& mode) {
   placement::PlacementOptions o = sc.placement;
@@ -135,7 +101,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
   rep.platform = sc.platform.name();
   rep.mode = std::string(mode.name);
   rep.software = sc.training.software.name;
-  for (const DeviceProfile* p : profiles.loaded()) {
+  for (const topo::DeviceProfile* p : profiles.loaded()) {
     rep.device_profiles.push_back({p->name, p->provenance.rfind("measured", 0) == 0, p->provenance});
   }
   rep.backend = sc.backend;
@@ -165,90 +131,15 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
   // Breakdown over the measured window.
   const std::int64_t w0 = sc.warmup_steps > 0 ? r.end[b.steps.step_end[static_cast<std::size_t>(sc.warmup_steps) - 1].index].ps() : 0;
   const std::int64_t w1 = r.end[b.steps.step_end[static_cast<std::size_t>(sc.warmup_steps + sc.steps) - 1].index].ps();
-  const auto& names = g.categories();
-  const auto& order = Categories::kReported;
-  std::vector<std::vector<Interval>> per_cat(names.size());
-  for (std::size_t a = 0; a < g.activity_count(); ++a) {
-    const auto& act = g.activity(sim::ActivityId{static_cast<std::uint32_t>(a)});
-    if (act.kind == sim::ActivityKind::marker) continue;
-    const std::int64_t s = std::max(r.start[a].ps(), w0);
-    const std::int64_t e = std::min(r.end[a].ps(), w1);
-    if (e > s) per_cat[act.category].push_back({s, e});
-  }
-  const double per_step = 1e-12 / static_cast<double>(std::max(sc.steps, 1));
-  std::vector<Interval> covered;
-  std::int64_t covered_len = 0;
-  Seconds exposed_total{0.0};
-  for (const auto& name : order) {
-    const auto it = std::find(names.begin(), names.end(), name);
-    if (it == names.end()) continue;
-    auto& v = per_cat[static_cast<std::size_t>(it - names.begin())];
-    const std::int64_t busy = merge(v);
-    covered.insert(covered.end(), v.begin(), v.end());
-    const std::int64_t now = merge(covered);
-    BreakdownEntry e;
-    e.category = std::string(name);
-    e.busy = Seconds(static_cast<double>(busy) * per_step);
-    e.exposed = Seconds(static_cast<double>(now - covered_len) * per_step);
-    covered_len = now;
-    exposed_total += e.exposed;
-    rep.breakdown.push_back(e);
-  }
+  const sim::Window window{w0, w1, sc.steps};
+  const sim::Breakdown bd = sim::breakdown(g, r, kReportedCategories, window,
+                                           b.steps.step_end[static_cast<std::size_t>(sc.warmup_steps + sc.steps) - 1]);
+  rep.breakdown = bd.categories;
   // Below a picosecond per step the difference is rounding of the integer clock.
-  rep.idle = rep.step_time - exposed_total;
+  rep.idle = rep.step_time - bd.exposed_total;
   if (rep.idle.value() < 1e-12) rep.idle = Seconds(0.0);
-
-  // Critical path over the measured window (see the header).
-  {
-    const std::vector<std::int64_t> on_path = critical_path_by_category(g, r, b.steps.step_end[static_cast<std::size_t>(sc.warmup_steps + sc.steps) - 1], w0);
-    std::int64_t charged = 0;
-    for (auto& e : rep.breakdown) {
-      const auto it = std::find(names.begin(), names.end(), e.category);
-      const std::int64_t t = it == names.end() ? 0 : on_path[static_cast<std::size_t>(it - names.begin())];
-      e.critical = Seconds(static_cast<double>(t) * per_step);
-      charged += t;
-    }
-    rep.critical_idle = Seconds(static_cast<double>(std::max<std::int64_t>(w1 - w0 - charged, 0)) * per_step);
-  }
-
-  // Utilisation.
-  const double makespan = r.makespan.seconds().value();
-  {
-    std::map<std::string, UtilizationEntry> classes;
-    std::map<std::string, double> capacity;
-    for (std::size_t i = 0; i < g.resource_count(); ++i) {
-      const auto& st = r.resources[i];
-      if (st.bytes.value() <= 0.0) continue;
-      const auto& res = g.resource(sim::ResourceId{static_cast<std::uint32_t>(i)});
-      auto& u = classes[res.kind];
-      u.resource_class = res.kind;
-      u.cores = res.cores;  // core pools: work units, not bytes
-      ++u.count;
-      u.bytes += st.bytes;
-      capacity[res.kind] += res.capacity.value();
-    }
-    for (auto& [k, u] : classes) {
-      u.utilization = makespan > 0.0 ? u.bytes.value() / (capacity[k] * makespan) : 0.0;
-      u.bytes = u.bytes / static_cast<double>(std::max(total_steps, 1));
-      rep.utilization.push_back(u);
-    }
-    std::map<std::string, UtilizationEntry> engines;
-    std::map<std::string, double> busy;
-    for (std::size_t i = 0; i < g.engine_count(); ++i) {
-      const auto& st = r.engines[i];
-      if (st.busy.value() <= 0.0) continue;
-      const auto& e = g.engine(sim::EngineId{static_cast<std::uint32_t>(i)});
-      auto& u = engines[e.kind];
-      u.resource_class = e.kind;
-      u.compute = true;
-      ++u.count;
-      busy[e.kind] += st.busy.value();
-    }
-    for (auto& [k, u] : engines) {
-      u.utilization = makespan > 0.0 ? busy[k] / (static_cast<double>(u.count) * makespan) : 0.0;
-      rep.utilization.push_back(u);
-    }
-  }
+  rep.critical_idle = bd.critical_idle;
+  rep.utilization = sim::utilization(g, r, total_steps);
 
   // Memory and placement.
   for (const auto& d : plan.devices) {
@@ -322,22 +213,6 @@ int RunReport::step_of(sim::ActivityId a) const {
   const auto& first = step_first_activity;
   const auto after = std::upper_bound(first.begin(), first.end(), a.index);
   return static_cast<int>(after - first.begin()) - 1;
-}
-
-ScenarioTiming time_scenario(const std::string& path, const std::vector<std::string>& overrides) {
-  ScenarioTiming t;
-  const auto t0 = std::chrono::steady_clock::now();
-  const Scenario sc = load_scenario(path, overrides);
-  const auto t1 = std::chrono::steady_clock::now();
-  const RunReport r = run_scenario(sc);
-  const auto t2 = std::chrono::steady_clock::now();
-  t.load_s = std::chrono::duration<double>(t1 - t0).count();
-  t.run_s = std::chrono::duration<double>(t2 - t1).count();
-  t.total_s = t.load_s + t.run_s;
-  t.throughput_samples_per_s = r.throughput_samples_per_s;
-  t.activities = r.activities;
-  t.simulated_trainers = r.simulated_trainers;
-  return t;
 }
 
 }  // namespace dlrmsim::models

@@ -11,12 +11,14 @@
 //    are simulated after the measured ones (and not measured) so that the last measured step
 //    overlaps the next steps' prefetch and embedding pipeline as every steady-state step does.
 //  - throughput: global batch / step time.
-//  - breakdown, per category of activity over the measured window, per step:
+//  - breakdown, per category of activity over the measured window, per step (computed by
+//    sim/statistics.hpp, which defines them):
 //      busy     the length of the union of the intervals during which some activity of the
 //               category runs (anywhere in the simulated system);
 //      exposed  the part of busy not covered by a category earlier in the order
 //               dense_compute, embedding_lookup, all_to_all, parameter_server_traffic,
-//               all_reduce, host_device_copy: the time this category alone adds to the step.
+//               all_reduce, host_device_copy, host_work (kReportedCategories,
+//               models/categories.hpp): the time this category alone adds to the step.
 //      critical the part of the step's critical path spent in the category: walking back from
 //               the end of the last measured step, each activity's predecessor is the one of
 //               its dependencies (or the task before it on its stream) that finished last,
@@ -25,9 +27,9 @@
 //               critical times and the critical idle sum to the step time. Unlike exposed,
 //               which depends on the order above, it names what the step waited for.
 //    busy - exposed is the overlapped time; step time - sum(exposed) is idle (waiting).
-//  - utilisation: per resource class (link kinds, hbm, dram), bytes moved / (capacity x
-//    simulated time) over the resources that carried traffic; per compute engine kind (gpu,
-//    cpu), busy time / simulated time over the engines that ran work.
+//  - utilisation (sim/statistics.hpp): per resource class (link kinds, hbm, dram), bytes
+//    moved / (capacity x simulated time) over the resources that carried traffic; per compute
+//    engine kind (gpu, cpu), busy time / simulated time over the engines that ran work.
 //  - power, cost: models/power.hpp and models/cost.hpp, over the measured window.
 //  - memory: the placement's accounting per device (weights, optimiser state, UVM cache,
 //    activations and the dense replica) against capacity.
@@ -50,24 +52,14 @@
 #include "models/stragglers.hpp"
 #include "placement/placement.hpp"
 #include "sim/activity_graph.hpp"
+#include "sim/statistics.hpp"
 
 namespace dlrmsim::models {
 
-struct BreakdownEntry {
-  std::string category;
-  Seconds busy;     // per step
-  Seconds exposed;  // per step
-  Seconds critical;  // per step, on the critical path
-};
-
-struct UtilizationEntry {
-  std::string resource_class;  // "nvlink", "pcie", "nic", "hbm", "gpu", "cpu", ...
-  bool compute = false;        // a compute-engine kind (else a bandwidth resource class)
-  bool cores = false;          // a class of core pools (host threads, a node's cores): busy share of their cores
-  std::size_t count = 0;       // resources / engines that were used
-  double utilization = 0.0;
-  Bytes bytes;                 // bandwidth classes: bytes per step over all of them
-};
+/// Busy, exposed and critical time of a category, per step (sim/statistics.hpp).
+using BreakdownEntry = sim::CategoryTimes;
+/// Utilisation of a resource class or compute-engine kind (sim/statistics.hpp).
+using UtilizationEntry = sim::UtilizationEntry;
 
 struct MemoryEntry {
   std::string device;
@@ -169,21 +161,6 @@ struct RunOptions {
 /// report. Throws placement::InfeasiblePlacement when the job does not fit, ConfigError or
 /// std::invalid_argument for inputs that cannot be simulated as described.
 RunReport run_scenario(const Scenario& scenario, const RunOptions& options = {});
-
-/// Wall-clock figures of loading and running one scenario (for dlrmsim-bench).
-struct ScenarioTiming {
-  double load_s = 0.0;   // reading the scenario, platform and model files
-  double run_s = 0.0;    // placement + step graph + engine + report
-  double total_s = 0.0;  // both
-  double throughput_samples_per_s = 0.0;
-  std::size_t activities = 0;
-  std::size_t simulated_trainers = 0;
-};
-/// Loads and runs a scenario file, timing both parts. For the speed requirements:
-///   one DCNv2 step on 4096 GPUs:  time_scenario(".../configs/scenarios/dcnv2_superpod_4096gpu.yaml",
-///                                               {"run.warmup_steps=0", "run.steps=1"}).total_s
-///   the Persia 100 T run:         time_scenario(".../configs/scenarios/persia_100t_gcp.yaml").total_s
-ScenarioTiming time_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
 
 /// Simulates `steps` steps of a given plan and returns the steady-state step time (used as
 /// the placement search's evaluator and by tests).

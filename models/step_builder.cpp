@@ -49,7 +49,7 @@ TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
 
 // ---- profiles -------------------------------------------------------------------------------
 
-const DeviceProfile& DeviceProfileSet::get(const topo::GpuSpec& gpu) const {
+const topo::DeviceProfile& DeviceProfileSet::get(const topo::GpuSpec& gpu) const {
   // Keyed by model and peak rates: two GPUs of one model with different datasheet figures
   // (a what-if on one node template) get different profiles.
   std::string key = gpu.model + "|" + std::to_string(gpu.hbm_bandwidth.value());
@@ -59,19 +59,19 @@ const DeviceProfile& DeviceProfileSet::get(const topo::GpuSpec& gpu) const {
   auto it = cache_.find(key);
   if (it != cache_.end()) return *it->second;
   auto base = cache_.find(gpu.model);  // a profile given directly (add) stands for the file
-  auto p = std::make_shared<DeviceProfile>(
-      on_platform_gpu(base != cache_.end() ? *base->second : load_device_profile_for(gpu.model, dir_), gpu));
+  auto p = std::make_shared<topo::DeviceProfile>(
+      topo::on_platform_gpu(base != cache_.end() ? *base->second : topo::load_device_profile_for(gpu.model, dir_), gpu));
   return *cache_.emplace(key, std::move(p)).first->second;
 }
 
-void DeviceProfileSet::add(const std::string& gpu_model, DeviceProfile profile) {
-  cache_[gpu_model] = std::make_shared<DeviceProfile>(std::move(profile));
+void DeviceProfileSet::add(const std::string& gpu_model, topo::DeviceProfile profile) {
+  cache_[gpu_model] = std::make_shared<topo::DeviceProfile>(std::move(profile));
 }
 
-std::vector<const DeviceProfile*> DeviceProfileSet::loaded() const {
-  std::map<std::string, const DeviceProfile*> by_name;
+std::vector<const topo::DeviceProfile*> DeviceProfileSet::loaded() const {
+  std::map<std::string, const topo::DeviceProfile*> by_name;
   for (const auto& [key, p] : cache_) by_name.emplace(p->name, p.get());
-  std::vector<const DeviceProfile*> out;
+  std::vector<const topo::DeviceProfile*> out;
   for (const auto& [name, p] : by_name) out.push_back(p);
   return out;
 }
@@ -89,14 +89,7 @@ StepBuilder::StepBuilder(const ModelSpec& model, const topo::Platform& platform,
       options_(options),
       graph_(graph),
       resources_(topo::export_platform(platform, graph)) {
-  cat_.host_device_copy = graph_.add_category("host_device_copy");
-  cat_.embedding_lookup = graph_.add_category("embedding_lookup");
-  cat_.all_to_all = graph_.add_category("all_to_all");
-  cat_.parameter_server_traffic = graph_.add_category("parameter_server_traffic");
-  cat_.dense_compute = graph_.add_category("dense_compute");
-  cat_.all_reduce = graph_.add_category("all_reduce");
-  cat_.host_work = graph_.add_category("host_work");
-  cat_.sync = graph_.add_category("sync");
+  cat_ = Categories::add_to(graph_);
 }
 
 bool StepBuilder::simulated_node(topo::NodeId n) const {
@@ -286,7 +279,7 @@ void StepBuilder::compute_owner_work() {
         switch (dev.kind) {
           case DeviceKind::gpu: {
             const topo::DeviceId gpu{dev.topology_id};
-            const DeviceProfile& prof = profiles_.get(platform_.gpu_spec(gpu));
+            const topo::DeviceProfile& prof = profiles_.get(platform_.gpu_spec(gpu));
             ++ow.gpu_tables;
             if (!options_.software.fused_optimizer) {
               ow.backward_compute += gpu_embedding_separate_optimizer_time(prof, {lookups, row, pooling, w.columns});
@@ -359,12 +352,15 @@ void StepBuilder::map_representatives() {
     if ((tmpl != trainer_template || dev.kind == DeviceKind::parameter_server) && simulated.count(key) == 0) {
       simulated[key] = i;
     }
-    const auto total = [&](std::uint32_t k) {
-      return (owner_work_[k].forward_compute + owner_work_[k].backward_compute).value() +
-             owner_work_[k].pooled_out.value() * 1e-12;
+    // More compute time is larger work; between equal compute times, more pooled output bytes.
+    const auto larger = [&](std::uint32_t x, std::uint32_t y) {
+      const Seconds cx = owner_work_[x].forward_compute + owner_work_[x].backward_compute;
+      const Seconds cy = owner_work_[y].forward_compute + owner_work_[y].backward_compute;
+      if (cx != cy) return cx > cy;
+      return owner_work_[x].pooled_out > owner_work_[y].pooled_out;
     };
     auto b = best.find(key);
-    if (b == best.end() || total(i) > total(b->second)) best[key] = i;
+    if (b == best.end() || larger(i, b->second)) best[key] = i;
   }
   for (const auto& [key, sim_owner] : simulated) represented_owner_[sim_owner] = best.at(key);
 }
@@ -1058,7 +1054,7 @@ ActivityId StepBuilder::input_copy(SimDevice& trainer, std::span<const ActivityI
   const auto host = platform_.host_cpu(trainer.device);
   if (!host) return marker(deps);
   const Bytes raw = input_bytes(local_batch());
-  const Bytes eff = copy_effective_bytes(*trainer.profile, CopyKind::h2d_pinned, raw,
+  const Bytes eff = copy_effective_bytes(*trainer.profile, topo::CopyKind::h2d_pinned, raw,
                                          platform_.route_bandwidth(*host, trainer.device));
   return send(*host, trainer.device, eff, deps, cat_.host_device_copy);
 }

@@ -51,6 +51,7 @@
 
 #include "common/config.hpp"
 #include "common/units.hpp"
+#include "models/categories.hpp"
 #include "models/cost_models.hpp"
 #include "topologies/device_profile.hpp"
 #include "models/model_spec.hpp"
@@ -104,38 +105,21 @@ struct TrainingOptions {
   static TrainingOptions from_config(const ConfigNode& node);
 };
 
-/// The categories activities are tagged with (breakdowns and traces).
-struct Categories {
-  std::uint16_t host_device_copy = 0;
-  std::uint16_t embedding_lookup = 0;
-  std::uint16_t all_to_all = 0;
-  std::uint16_t parameter_server_traffic = 0;
-  std::uint16_t dense_compute = 0;
-  std::uint16_t all_reduce = 0;
-  std::uint16_t host_work = 0;  // trainers' host threads and data loaders on CPU cores
-  std::uint16_t sync = 0;  // markers
-
-  /// The categories a breakdown reports, in its order (markers' `sync` is not one of them).
-  static constexpr std::array<std::string_view, 7> kReported{"dense_compute", "embedding_lookup", "all_to_all",
-                                                             "parameter_server_traffic", "all_reduce",
-                                                             "host_device_copy", "host_work"};
-};
-
 /// Device profiles by GPU model name, with the directory they were found in.
 class DeviceProfileSet {
  public:
   explicit DeviceProfileSet(std::string calibration_dir) : dir_(std::move(calibration_dir)) {}
   /// The profile of a platform GPU (its model's file, loaded once, on the GPU's peak rates:
   /// on_platform_gpu). ConfigError when there is no profile file.
-  const DeviceProfile& get(const topo::GpuSpec& gpu) const;
+  const topo::DeviceProfile& get(const topo::GpuSpec& gpu) const;
   /// Adds a profile directly (tests).
-  void add(const std::string& gpu_model, DeviceProfile profile);
+  void add(const std::string& gpu_model, topo::DeviceProfile profile);
   /// The profiles loaded so far (one per profile name, in name order).
-  [[nodiscard]] std::vector<const DeviceProfile*> loaded() const;
+  [[nodiscard]] std::vector<const topo::DeviceProfile*> loaded() const;
 
  private:
   std::string dir_;
-  mutable std::map<std::string, std::shared_ptr<DeviceProfile>> cache_;
+  mutable std::map<std::string, std::shared_ptr<topo::DeviceProfile>> cache_;
 };
 
 /// A compute device that takes part in the step (trainer GPU or CPU socket, parameter
@@ -145,7 +129,7 @@ struct SimDevice {
   topo::NodeId node;
   sim::StreamId stream;
   bool is_gpu = false;
-  const DeviceProfile* profile = nullptr;          // GPUs
+  const topo::DeviceProfile* profile = nullptr;          // GPUs
   const topo::CpuSocketSpec* cpu = nullptr;        // CPU sockets
   int local_index = 0;                             // position among its kind in its node
 };

@@ -70,7 +70,7 @@ Seconds lookup_time(const PlacementProblem& problem, const PlacementDevice& d, T
   const double id_bytes = w.lookups * kIndexBytes;
   // The profile's gather efficiency is defined for bags of at least one row.
   const double pooling = std::max(table.lookups_per_sample, 1.0);
-  const models::DeviceProfile* profile = d.kind == DeviceKind::gpu ? d.profile.get() : nullptr;
+  const topo::DeviceProfile* profile = d.kind == DeviceKind::gpu ? d.profile.get() : nullptr;
   const double backward_multiple =
       profile ? profile->embedding_backward.multiple(problem.embedding_optimizer) : d.backward_factor;
   // The GPU backward (sort, segment-reduce, update) touches each distinct row once.

@@ -17,7 +17,7 @@
 //  - A plan that does not fit throws InfeasiblePlacement (device, bytes over capacity).
 //  - placement_policies() lists every policy with a one-line description.
 //  - place_tables(model, platform, options, evaluator, profiles) (models/placement_problem.hpp) is
-//    make_placement_problem + place; print_plan / plan_json (plan_report.hpp) write it.
+//    make_placement_problem + place; print_plan / plan_json (tools/plan_report.hpp) write it.
 #pragma once
 
 #include <cstdint>
@@ -154,7 +154,7 @@ struct PlacementDevice {
   /// its UVM tables' weights; -1 if the node has none.
   std::int32_t host_socket = -1;
   /// GPU: its calibrated profile (null: use the plain fields).
-  std::shared_ptr<const models::DeviceProfile> profile;
+  std::shared_ptr<const topo::DeviceProfile> profile;
 };
 
 struct PlacementProblem {
@@ -165,7 +165,7 @@ struct PlacementProblem {
   Bytes dense_weights_per_gpu{0.0};          // the data-parallel dense replica (fp32 master)
   Bytes dense_optimizer_state_per_gpu{0.0};  // and its optimiser state
   /// The optimiser whose measured backward multiple the profile's costs use.
-  models::EmbeddingOptimizer embedding_optimizer = models::EmbeddingOptimizer::rowwise_adagrad;
+  topo::EmbeddingOptimizer embedding_optimizer = topo::EmbeddingOptimizer::rowwise_adagrad;
   /// Assumptions made while building the problem (e.g. a GPU without a profile).
   std::vector<std::string> notes;
 

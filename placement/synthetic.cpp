@@ -1,7 +1,6 @@
 #include "placement/synthetic.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -78,17 +77,6 @@ PlacementProblem make_synthetic_problem(std::size_t tables, std::uint32_t gpus_p
     p.tables.push_back(std::move(d));
   }
   return p;
-}
-
-double time_cost_greedy_planning(std::size_t tables, std::uint32_t gpus_per_node, std::uint32_t nodes) {
-  const PlacementProblem problem = make_synthetic_problem(tables, gpus_per_node, nodes);
-  PlacementOptions options;
-  options.policy = "cost_greedy";
-  const auto start = std::chrono::steady_clock::now();
-  const PlacementPlan plan = place(problem, options);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (plan.tables.size() != problem.tables.size()) throw std::logic_error("cost_greedy left tables unplaced");
-  return seconds;
 }
 
 }  // namespace dlrmsim::placement

@@ -22,9 +22,4 @@ namespace dlrmsim::placement {
 PlacementProblem make_synthetic_problem(std::size_t tables, std::uint32_t gpus_per_node, std::uint32_t nodes,
                                         std::uint64_t seed = 1);
 
-/// Wall-clock seconds that place() with cost_greedy takes on
-/// make_synthetic_problem(tables, gpus_per_node, nodes) (building the problem excluded).
-/// dlrmsim-bench's place_5000_tables_s is time_cost_greedy_planning(5000, 8, 8): 64 GPUs.
-double time_cost_greedy_planning(std::size_t tables, std::uint32_t gpus_per_node, std::uint32_t nodes);
-
 }  // namespace dlrmsim::placement

@@ -26,7 +26,7 @@
 #include "models/simulation.hpp"
 #include "models/training_mode.hpp"
 #include "placement/placement.hpp"
-#include "placement/plan_report.hpp"
+#include "tools/plan_report.hpp"
 #include "models/placement_problem.hpp"
 #include "sim/activity_graph.hpp"
 #include "tools/commands.hpp"
@@ -81,7 +81,7 @@ std::string place_json(const std::string& scenario, bool is_text, const std::vec
     return models::simulate_plan_step_time(sc, problem, candidate, 1, 1);
   };
   try {
-    return placement::plan_json(problem, placement::place(problem, options, evaluator));
+    return tools::plan_json(problem, placement::place(problem, options, evaluator));
   } catch (const placement::InfeasiblePlacement& e) {
     throw tools::InfeasibleJob(tools::infeasible_placement_message(e, "the tables do not fit"));
   }
@@ -89,7 +89,7 @@ std::string place_json(const std::string& scenario, bool is_text, const std::vec
 
 std::string validate_json(const std::string& dir) {
   py::gil_scoped_release release;
-  return tools::validation_json(tools::run_validation_dir(dir, tools::scenario_metric));
+  return tools::validation_json(validation::run_validation_dir(dir, tools::scenario_metric));
 }
 
 /// A loaded sweep whose points are evaluated one call at a time (from any thread).

@@ -3,7 +3,7 @@
 // An activity's predecessor on the critical path is whichever of its dependencies and its
 // stream predecessor (the task added to the same stream before it) finished last; markers
 // carry no time of their own but are walked through. Walking predecessors back from a step's
-// end gives that step's critical path (models/simulation.hpp charges it per category;
+// end gives that step's critical path (sim/statistics.hpp charges it per category;
 // models/stragglers.hpp finds the slowest member on it).
 #pragma once
 

@@ -5,10 +5,11 @@
 #include <vector>
 
 #include "models/scenario.hpp"
+#include "paths.hpp"
 
 namespace dlrmsim::models::testing {
 
-inline const std::string kRoot = DLRMSIM_SOURCE_DIR;
+using dlrmsim::testing::kRoot;
 inline const std::string kCalibration = kRoot + "/configs/calibration";
 
 /// configs/scenarios/NAME.yaml with `overrides` applied as --set would.

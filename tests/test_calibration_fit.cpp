@@ -16,14 +16,15 @@
 #include "validation/calibration_fit.hpp"
 #include "validation/least_squares.hpp"
 #include "validation/raw_measurements.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
-using namespace dlrmsim::models;
+using namespace dlrmsim::topo;
 using namespace dlrmsim::validation;
 
 namespace {
 
-const std::string kCalibrationDir = std::string(DLRMSIM_SOURCE_DIR) + "/configs/calibration";
+const std::string kCalibrationDir = dlrmsim::testing::kRoot + "/configs/calibration";
 
 /// Deterministic multiplicative noise exp(sigma z), z standard normal by Box-Muller on
 /// mt19937_64's raw output (the same sequence with every standard library).

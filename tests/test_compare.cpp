@@ -9,13 +9,14 @@
 #include "models/scenario.hpp"
 #include "models/simulation.hpp"
 #include "tools/compare.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::tools;
 
 namespace {
 
-const std::string kRoot = DLRMSIM_SOURCE_DIR;
+using dlrmsim::testing::kRoot;
 
 models::RunReport run(const std::string& file, const std::vector<std::string>& extra = {}) {
   std::vector<std::string> o{"run.warmup_steps=1", "run.steps=1", "cost.energy_price=0.12 USD/kWh"};

@@ -9,13 +9,14 @@
 
 #include "models/scenario.hpp"
 #include "models/simulation.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
 
 namespace {
 
-const std::string kRoot = DLRMSIM_SOURCE_DIR;
+using dlrmsim::testing::kRoot;
 
 // One DGX H100 (power figures from configs/platforms/dgx-h100.yaml) training DLRM-DCNv2.
 RunReport dgx(const std::vector<std::string>& overrides) {

@@ -9,12 +9,17 @@
 
 #include "models/cost_models.hpp"
 #include "models/model_spec.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
+using dlrmsim::topo::CopyKind;
+using dlrmsim::topo::DeviceProfile;
+using dlrmsim::topo::GemmDtype;
+using dlrmsim::topo::load_device_profile_for;
 
 namespace {
-const std::string kCalibration = std::string(DLRMSIM_SOURCE_DIR) + "/configs/calibration";
+const std::string kCalibration = dlrmsim::testing::kRoot + "/configs/calibration";
 
 topo::CpuSocketSpec socket(double dram_gbps, int cores, double per_core_gbps) {
   topo::CpuSocketSpec c;

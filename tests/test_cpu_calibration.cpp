@@ -18,6 +18,7 @@
 #include "validation/cpu/cpu_kernels.hpp"
 #include "validation/cpu/cpu_profile_fit.hpp"
 #include "validation/cpu/cpu_raw_measurements.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::validation;
@@ -59,8 +60,8 @@ CpuMachineInfo machine(int logical_cpus) {
 }
 
 /// A profile with round known coefficients, 8 cores, whose gathers hit DRAM at long rows.
-models::CpuProfile known_profile() {
-  models::CpuProfile p;
+topo::CpuProfile known_profile() {
+  topo::CpuProfile p;
   p.name = "Test";
   p.cores = 8;
   p.cache_line = Bytes(64.0);
@@ -77,12 +78,12 @@ models::CpuProfile known_profile() {
   p.memcpy.cached = {BytesPerSecond(40e9), BytesPerSecond(300e9), {}};
   p.memcpy.dram = {BytesPerSecond(10e9), BytesPerSecond(25e9), {}};
   p.call_overhead = Seconds(1.5e-9);
-  models::set_row_kernel_traffic(p);
+  topo::set_row_kernel_traffic(p);
   return p;
 }
 
 /// Every kind of measurement, at the sizes of the full sweep, timed by `truth` x noise.
-CpuRawMeasurements synthetic(const models::CpuProfile& truth, double sigma) {
+CpuRawMeasurements synthetic(const topo::CpuProfile& truth, double sigma) {
   CpuRawMeasurements raw;
   raw.machine = machine(truth.cores);
   Noise noise(7, sigma);
@@ -228,9 +229,9 @@ TEST_CASE("malformed CPU raw records are located errors") {
 // stream bandwidths and the call overhead (medians of one run) within 4 % (3 sigma). Why: the
 // fit must recover what generated the data; with noise it cannot be exact.
 TEST_CASE("the CPU fitter recovers known coefficients from measurements with 1 % noise") {
-  const models::CpuProfile truth = known_profile();
+  const topo::CpuProfile truth = known_profile();
   const CpuCalibrationResult result = fit_cpu_profile(synthetic(truth, 0.01), {"raw.yaml"});
-  const models::CpuProfile& p = result.profile;
+  const topo::CpuProfile& p = result.profile;
   CHECK(p.cores == 8);
   for (const auto& [fitted, known] : {std::pair{&p.gemm_per_core, &truth.gemm_per_core}, {&p.gemm_all_cores, &truth.gemm_all_cores}}) {
     CHECK(fitted->rate.value() == dlrmsim::rel(known->rate.value()).epsilon(0.02));
@@ -266,18 +267,18 @@ TEST_CASE("the CPU fitter recovers known coefficients from measurements with 1 %
 // GEMM, a gather on 1 and 8 cores and a memcpy (values are written with 6 significant digits).
 // Why: the committed profile must load into exactly what the fitter produced.
 TEST_CASE("a CPU profile round-trips through YAML") {
-  models::CpuProfile truth = known_profile();
+  topo::CpuProfile truth = known_profile();
   truth.description = "test";
   truth.provenance = "synthetic";
   truth.machine_source = "synthetic";
-  for (models::Provenance* pr : {&truth.gemm_per_core.provenance, &truth.gemm_all_cores.provenance, &truth.gather.per_core.provenance,
+  for (topo::Provenance* pr : {&truth.gemm_per_core.provenance, &truth.gemm_all_cores.provenance, &truth.gather.per_core.provenance,
                          &truth.gather.all_cores.provenance, &truth.update.per_core.provenance, &truth.update.all_cores.provenance,
                          &truth.hash_update.per_core.provenance, &truth.hash_update.all_cores.provenance,
                          &truth.fp16_convert.cached.provenance, &truth.fp16_convert.dram.provenance,
                          &truth.memcpy.cached.provenance, &truth.memcpy.dram.provenance, &truth.call_provenance}) {
     pr->source = "synthetic";
   }
-  const models::CpuProfile back = models::parse_cpu_profile(ConfigNode::load_string(models::cpu_profile_to_yaml(truth), "p.yaml"));
+  const topo::CpuProfile back = topo::parse_cpu_profile(ConfigNode::load_string(topo::cpu_profile_to_yaml(truth), "p.yaml"));
   CHECK(back.gemm_time(256, 1024, 1024, false).value() == dlrmsim::rel(truth.gemm_time(256, 1024, 1024, false).value()).epsilon(1e-5));
   CHECK(back.gemm_time(256, 1024, 1024, true).value() == dlrmsim::rel(truth.gemm_time(256, 1024, 1024, true).value()).epsilon(1e-5));
   for (int cores : {1, 8}) {
@@ -294,7 +295,7 @@ TEST_CASE("a CPU profile round-trips through YAML") {
 // 30 GB/s / 512 B) = min(69.2 M, 58.6 M) = 58.59 M rows/s (DRAM-bound). The update moves each
 // line twice: 8 cores, 512 B: min(8 x 0.85 / 162.4 ns, 30 GB/s / 1024 B) = 29.30 M rows/s.
 TEST_CASE("row kernels: min of the core-bound and the DRAM-bound rate") {
-  const models::CpuProfile p = known_profile();
+  const topo::CpuProfile p = known_profile();
   CHECK(p.gather_rows_per_second(Bytes(64.0), 1) == dlrmsim::rel(1.0 / 48e-9));
   CHECK(p.gather_rows_per_second(Bytes(64.0), 8) == dlrmsim::rel(8.0 * 0.9 / 48e-9));
   CHECK(p.gather_rows_per_second(Bytes(512.0), 8) == dlrmsim::rel(30e9 / 512.0));
@@ -354,18 +355,18 @@ TEST_CASE("the CPU set runs end to end at smoke size") {
 // profile must be reproducible from its committed measurements.
 TEST_CASE("the committed CPU profiles load and are reproduced by fitting their raw files") {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::path(DLRMSIM_SOURCE_DIR) / "configs" / "calibration";
+  const fs::path dir = fs::path(dlrmsim::testing::kRoot) / "configs" / "calibration";
   int profiles = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
     if (name.rfind("cpu-", 0) != 0 || entry.path().extension() != ".yaml" || name.find("-raw.yaml") != std::string::npos) continue;
     CAPTURE(name);
     ++profiles;
-    const models::CpuProfile profile = models::load_cpu_profile(entry.path().string());
+    const topo::CpuProfile profile = topo::load_cpu_profile(entry.path().string());
     const fs::path raw_path = dir / (entry.path().stem().string() + "-raw.yaml");
     REQUIRE(fs::exists(raw_path));
     const CpuRawMeasurements raw = load_cpu_raw_measurements(raw_path.string());
-    const models::CpuProfile refit = fit_cpu_profile(raw, {}).profile;
+    const topo::CpuProfile refit = fit_cpu_profile(raw, {}).profile;
     CHECK(profile.cores == raw.machine.logical_cpus);
     CHECK(refit.gemm_per_core.rate.value() == dlrmsim::rel(profile.gemm_per_core.rate.value()).epsilon(1e-5));
     CHECK(refit.gather.per_core.row_time.value() == dlrmsim::rel(profile.gather.per_core.row_time.value()).epsilon(1e-5));

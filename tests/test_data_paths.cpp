@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/data_paths.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 namespace fs = std::filesystem;
@@ -91,6 +92,6 @@ TEST_CASE("a program in the build tree searches the source tree's configs") {
   const auto roots = data_search_path();
   REQUIRE_FALSE(roots.empty());
   CHECK(roots.back().origin == "source tree");
-  CHECK(roots.back().dir == fs::path(DLRMSIM_SOURCE_DIR) / "configs");
+  CHECK(roots.back().dir == fs::path(dlrmsim::testing::kRoot) / "configs");
   CHECK(roots.back().exists);
 }

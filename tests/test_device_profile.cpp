@@ -10,13 +10,14 @@
 #include <string>
 
 #include "topologies/device_profile.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
-using namespace dlrmsim::models;
+using namespace dlrmsim::topo;
 
 namespace {
 
-const std::string kCalibrationDir = std::string(DLRMSIM_SOURCE_DIR) + "/configs/calibration";
+const std::string kCalibrationDir = dlrmsim::testing::kRoot + "/configs/calibration";
 
 std::string read_text(const std::string& path) {
   const ConfigNode n = ConfigNode::load_file(path);

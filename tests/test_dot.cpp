@@ -5,13 +5,14 @@
 
 #include "topologies/dot.hpp"
 #include "topologies/platform_loader.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim::topo;
 
 TEST_CASE("DOT output has one cluster per node, one vertex per device and one edge per link") {
   // System: big-basin-cluster-8.yaml: 8 nodes of 15 devices plus 1 switch = 121 vertices;
   // 8 x 30 node links + 8 host links = 248 edges.
-  const Platform p = load_platform(std::string(DLRMSIM_SOURCE_DIR) + "/configs/platforms/big-basin-cluster-8.yaml");
+  const Platform p = load_platform(dlrmsim::testing::kRoot + "/configs/platforms/big-basin-cluster-8.yaml");
   std::ostringstream out;
   write_dot(p, out);
   const std::string dot = out.str();

@@ -7,6 +7,7 @@
 #include "sim/activity_graph.hpp"
 #include "topologies/engine_export.hpp"
 #include "topologies/platform_loader.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::topo;
@@ -14,7 +15,7 @@ using namespace dlrmsim::topo;
 TEST_CASE("DGX A100 export: one resource per link direction and memory, one engine per GPU and socket") {
   // System: dgx-a100.yaml: 29 links (8 NVLink bundles, 8 GPU-PCIe, 8 NIC-PCIe, 4 PCIe-CPU, 1
   // xGMI) -> 58 link resources, + 8 HBM + 2 DRAM = 68 resources; 8 + 2 = 10 engines.
-  const Platform p = load_platform(std::string(DLRMSIM_SOURCE_DIR) + "/configs/platforms/dgx-a100.yaml");
+  const Platform p = load_platform(dlrmsim::testing::kRoot + "/configs/platforms/dgx-a100.yaml");
   sim::ActivityGraph graph;
   graph.add_resource("something else first", BytesPerSecond(1e9), Seconds(0.0));  // ids need not start at 0
   const PlatformResources res = export_platform(p, graph);

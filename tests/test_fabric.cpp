@@ -12,6 +12,7 @@
 #include "topologies/platform_builder.hpp"
 #include "topologies/platform_data.hpp"
 #include "topologies/platform_loader.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::topo;
@@ -133,7 +134,7 @@ TEST_CASE("4096-GPU DGX H100 cluster: build, export and route every all-to-all p
   // acceptance target is under a second in a Release build.
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
-  const Platform p = load_platform(std::string(DLRMSIM_SOURCE_DIR) + "/configs/platforms/dgx-h100-superpod-512.yaml");
+  const Platform p = load_platform(dlrmsim::testing::kRoot + "/configs/platforms/dgx-h100-superpod-512.yaml");
   sim::ActivityGraph graph;
   const PlatformResources res = export_platform(p, graph);
   const auto t1 = clock::now();

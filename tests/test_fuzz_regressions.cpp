@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "tests/fuzz/loaders.hpp"
+#include "paths.hpp"
 
 namespace fs = std::filesystem;
 using namespace dlrmsim::fuzz;
@@ -24,7 +25,7 @@ std::string read(const fs::path& p) {
 }  // namespace
 
 TEST_CASE("committed fuzz reproducers are handled as input errors") {
-  const fs::path root = fs::path(DLRMSIM_SOURCE_DIR) / "tests/fuzz/regressions";
+  const fs::path root = fs::path(dlrmsim::testing::kRoot) / "tests/fuzz/regressions";
   std::size_t replayed = 0;
   for (const Loader& loader : loaders()) {
     const fs::path dir = root / std::string(loader.name);
@@ -40,7 +41,7 @@ TEST_CASE("committed fuzz reproducers are handled as input errors") {
 
 TEST_CASE("every fuzzed loader accepts the shipped files it is seeded with") {
   // The seeds of tools/fuzz: a loader that refused them would make the fuzzing pointless.
-  const fs::path configs = fs::path(DLRMSIM_SOURCE_DIR) / "configs";
+  const fs::path configs = fs::path(dlrmsim::testing::kRoot) / "configs";
   const std::vector<std::pair<std::string, std::string>> seeded{
       {"platform", "platforms"}, {"model", "models"}, {"scenario", "scenarios"}, {"profile", "calibration"}};
   for (const auto& [name, dir] : seeded) {
@@ -63,7 +64,7 @@ TEST_CASE("every fuzzed loader accepts the shipped files it is seeded with") {
 TEST_CASE("the result-file loaders accept the sweep result they are seeded with") {
   // tests/data/sweep_nine_points.csv is the output of tests/data/sweep_nine_points.yaml: the
   // resume reader must keep it and plot must draw it, or their fuzzing starts from nothing.
-  const std::string seed = read(fs::path(DLRMSIM_SOURCE_DIR) / "tests/data/sweep_nine_points.csv");
+  const std::string seed = read(fs::path(dlrmsim::testing::kRoot) / "tests/data/sweep_nine_points.csv");
   REQUIRE(!seed.empty());
   for (const std::string_view name : {"sweep_resume", "plot_csv"}) {
     const auto it = std::find_if(loaders().begin(), loaders().end(), [&](const Loader& l) { return l.name == name; });

@@ -11,13 +11,14 @@
 #include "models/goodput.hpp"
 #include "models/scenario.hpp"
 #include "models/simulation.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
 
 namespace {
 
-const std::string kRoot = DLRMSIM_SOURCE_DIR;
+using dlrmsim::testing::kRoot;
 const std::string kGoodputScenario = kRoot + "/configs/scenarios/goodput_dcnv2_512gpu.yaml";
 
 Hertz rate_of(const std::string& text) {

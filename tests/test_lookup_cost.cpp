@@ -48,7 +48,7 @@ TEST_CASE("gpu_hbm lookup time from bandwidth and gather efficiency") {
 // efficiency(row, pooling)) and backward = the measured multiple, scaled for the distinct rows
 // (device_profile.hpp); UVM misses use the profile's PCIe gather model.
 TEST_CASE("a device profile replaces the plain GPU figures") {
-  auto profile = std::make_shared<models::DeviceProfile>();
+  auto profile = std::make_shared<topo::DeviceProfile>();
   profile->memory.hbm_bandwidth = BytesPerSecond(2e12);
   profile->memory.achievable_fraction = 0.9;
   profile->gather.access_granule = Bytes(32.0);
@@ -63,7 +63,7 @@ TEST_CASE("a device profile replaces the plain GPU figures") {
   profile->uvm_gather.row_half = Bytes(0.0);
   PlacementProblem p = one_node(1, 80, 512);
   p.devices[1].profile = profile;
-  p.embedding_optimizer = models::EmbeddingOptimizer::rowwise_adagrad;
+  p.embedding_optimizer = topo::EmbeddingOptimizer::rowwise_adagrad;
   const auto t = table("t", 1'000'000, 64, 8);  // 256 B rows, pooling 8
   Shard s = whole(t, Tier::gpu_hbm, 1);
   const auto w = shard_work(p, t, s, Sharding::table_wise);

@@ -6,13 +6,14 @@
 #include <string>
 
 #include "models/model_spec.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
 
 namespace {
 
-const std::string kConfigs = std::string(DLRMSIM_SOURCE_DIR) + "/configs/models/";
+const std::string kConfigs = dlrmsim::testing::kRoot + "/configs/models/";
 
 ModelSpec from_text(const std::string& text) { return load_model(ConfigNode::load_string(text, "test.yaml")); }
 

@@ -369,8 +369,6 @@ TEST_CASE("cost_greedy plans 5,000 tables over 64 GPUs quickly") {
   }
   CHECK(gpus == 64);
   CHECK(worst <= 1.05 * total / gpus);
-  // The benchmark entry point times the same planning.
-  CHECK(time_cost_greedy_planning(200, 8, 2) < 5.0);
 }
 
 // Tiers are ranked by estimated cost from the device figures, never by a fixed order: with

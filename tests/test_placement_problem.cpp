@@ -12,13 +12,14 @@
 #include "models/model_spec.hpp"
 #include "models/placement_problem.hpp"
 #include "topologies/platform_loader.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::placement;
 
 namespace {
 
-const std::string kConfigs = std::string(DLRMSIM_SOURCE_DIR) + "/configs/";
+const std::string kConfigs = dlrmsim::testing::kRoot + "/configs/";
 
 topo::Platform platform(const std::string& name) { return topo::load_platform(kConfigs + "platforms/" + name); }
 models::ModelSpec model(const std::string& name) { return models::load_model(kConfigs + "models/" + name); }

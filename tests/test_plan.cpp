@@ -14,13 +14,14 @@
 #include "tools/plan.hpp"
 #include "tools/scenario_runner.hpp"
 #include "tools/sweep.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::tools;
 
 namespace {
 
-const std::string kRoot = DLRMSIM_SOURCE_DIR;
+using dlrmsim::testing::kRoot;
 
 PlanPoint point(std::size_t index, double time, double objective) {
   PlanPoint p;

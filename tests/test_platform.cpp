@@ -9,6 +9,7 @@
 #include "topologies/platform_builder.hpp"
 #include "topologies/platform_data.hpp"
 #include "topologies/platform_loader.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::topo;
@@ -16,7 +17,7 @@ using namespace dlrmsim::topo;
 namespace {
 
 std::string platform_file(const std::string& name) {
-  return std::string(DLRMSIM_SOURCE_DIR) + "/configs/platforms/" + name;
+  return dlrmsim::testing::kRoot + "/configs/platforms/" + name;
 }
 
 DeviceId dev(const Platform& p, const std::string& name) {

@@ -10,13 +10,14 @@
 
 #include "common/config.hpp"
 #include "topologies/platform_loader.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::topo;
 
 namespace {
 
-const std::string kLibrary = std::string(DLRMSIM_SOURCE_DIR) + "/configs/platforms";
+const std::string kLibrary = dlrmsim::testing::kRoot + "/configs/platforms";
 
 /// A small valid platform; tests replace one line to break it.
 const std::string kGood = R"(name: box

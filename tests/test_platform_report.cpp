@@ -8,11 +8,12 @@
 
 #include "tools/platform_report.hpp"
 #include "topologies/platform_loader.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 
 namespace {
-const std::string kRoot = DLRMSIM_SOURCE_DIR;
+using dlrmsim::testing::kRoot;
 }
 
 // System: the DGX H100 file (one node: 8 H100 of 80 GB at 3.35 TB/s, 2 CPU sockets, 8 NICs

@@ -14,13 +14,14 @@
 #include "models/power.hpp"
 #include "models/simulation.hpp"
 #include "topologies/platform_loader.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
 
 namespace {
 
-const std::string kRoot = DLRMSIM_SOURCE_DIR;
+using dlrmsim::testing::kRoot;
 
 // One H200 on PCIe with one CPU socket and one NIC (the h200-server design, inline), with
 // power figures on the GPU (80 W idle, 700 W max) and the NIC (10 W idle, 16 W max) only:

@@ -4,12 +4,13 @@
 #include <string>
 
 #include "models/scenario.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
 
 namespace {
-const std::string kRoot = DLRMSIM_SOURCE_DIR;
+using dlrmsim::testing::kRoot;
 const std::string kScenarios = kRoot + "/configs/scenarios";
 
 const std::string kBase = R"(

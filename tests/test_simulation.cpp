@@ -14,6 +14,11 @@
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
+using dlrmsim::topo::DeviceProfile;
+using dlrmsim::topo::EmbeddingOptimizer;
+using dlrmsim::topo::GemmDtype;
+using dlrmsim::topo::load_device_profile_for;
+using dlrmsim::topo::on_platform_gpu;
 using namespace dlrmsim::models::testing;
 
 namespace {
@@ -214,7 +219,7 @@ TEST_CASE("a --set override of the platform changes the prediction like an edite
 // memory-bound (the roofline of their element-wise and interaction kernels), so they get
 // faster too, but by less than the bandwidth ratio: the GEMM peaks are untouched.
 TEST_CASE("a what-if on the platform's HBM bandwidth reaches the cost models") {
-  const std::string path = DLRMSIM_SOURCE_DIR "/configs/scenarios/default.yaml";
+  const std::string path = kRoot + "/configs/scenarios/default.yaml";
   const std::string key = "platform.node_templates.dgx-h100.devices.0.hbm_bandwidth=";
   auto lookup = [](const RunReport& r) {
     for (const auto& b : r.breakdown) {

@@ -12,13 +12,18 @@
 #include "models/simulation.hpp"
 #include "models/software_stack.hpp"
 #include "topologies/platform_loader.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
+using dlrmsim::topo::DeviceProfile;
+using dlrmsim::topo::EmbeddingOptimizer;
+using dlrmsim::topo::load_device_profile_for;
+using dlrmsim::topo::on_platform_gpu;
 
 namespace {
 
-const std::string kRoot = DLRMSIM_SOURCE_DIR;
+using dlrmsim::testing::kRoot;
 const std::string kCalibration = kRoot + "/configs/calibration";
 
 SoftwareStack stack_text(const std::string& text) {

@@ -10,13 +10,14 @@
 #include "models/simulation.hpp"
 #include "models/stragglers.hpp"
 #include "topologies/platform_loader.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
 
 namespace {
 
-const std::string kRoot = DLRMSIM_SOURCE_DIR;
+using dlrmsim::testing::kRoot;
 const std::string kCalibration = kRoot + "/configs/calibration";
 
 // Four nodes of two H100s (NVLink between them, PCIe gen5 to one CPU socket and a 400 Gbit/s

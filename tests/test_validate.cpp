@@ -1,4 +1,5 @@
-// Validation cases: value, ratio and best-of cases against a stand-in metric, the summary
+// Validation cases (validation/case_runner.hpp, and the JSON of tools/validate.hpp): value,
+// ratio and best-of cases against a stand-in metric, the summary
 // (median and worst absolute error), failures outside tolerance and infeasible candidates, and
 // the JSON table (read back with nlohmann::json).
 #include <doctest/doctest.h>
@@ -17,6 +18,7 @@
 
 using namespace dlrmsim;
 using namespace dlrmsim::tools;
+using namespace dlrmsim::validation;
 namespace fs = std::filesystem;
 
 namespace {

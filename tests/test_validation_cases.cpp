@@ -1,6 +1,6 @@
 // The shipped validation table cannot drift: the cases of validation/cases/ are run in process
-// (tools/validate.hpp, the same runner and metric as `dlrmsim validate`) and their JSON is
-// compared with validation/expected.json, the table the README shows. A prediction that moves
+// (validation/case_runner.hpp and tools/validate.hpp, the same runner and metric as `dlrmsim
+// validate`) and their JSON is compared with validation/expected.json, the table the README shows. A prediction that moves
 // by more than kTolerance, a verdict that flips, a different winner of a qualitative case, a
 // case that now fails to evaluate, or a case added or removed without updating the file fails
 // the test with a table of what moved.
@@ -22,13 +22,14 @@
 
 #include "common/files.hpp"
 #include "tools/validate.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using nlohmann::json;
 
 namespace {
 
-const std::string kSourceDir = DLRMSIM_SOURCE_DIR;
+using dlrmsim::testing::kRoot;
 
 // 0.5 %: the simulation is deterministic (integer picosecond clock, ties broken by insertion
 // order), so the same code gives the same predictions bit for bit; the tolerance only absorbs
@@ -153,8 +154,8 @@ std::string format_changes(const std::vector<Change>& changes) {
 // The shipped cases (21 when this was written: 6 HPCA 2021 findings, 2 MLPerf, 13 Persia)
 // against validation/expected.json: no change at all is expected (see kTolerance).
 TEST_CASE("the shipped validation cases give the recorded table") {
-  const json expected = json::parse(read_input_file(kSourceDir + "/validation/expected.json"));
-  const auto results = tools::run_validation_dir(kSourceDir + "/validation/cases", tools::scenario_metric);
+  const json expected = json::parse(read_input_file(kRoot + "/validation/expected.json"));
+  const auto results = validation::run_validation_dir(kRoot + "/validation/cases", tools::scenario_metric);
   const json now = json::parse(tools::validation_json(results));
   const std::vector<Change> changes = compare_tables(expected, now);
   if (!changes.empty()) FAIL_CHECK(format_changes(changes));

@@ -76,10 +76,10 @@ int cmd_fit_profile(const std::vector<std::string>& args) {
     }
   }
   const std::string base_file =
-      base_path == "auto" ? models::find_device_profile(models::gpu_model_from_device_name(raw.machine.gpu), calibration_dir)
+      base_path == "auto" ? topo::find_device_profile(topo::gpu_model_from_device_name(raw.machine.gpu), calibration_dir)
                           : base_path;
   refuse_output_over_inputs(output, {base_file}, "the profile to write (-o)");
-  const models::DeviceProfile base = models::load_device_profile(base_file);
+  const topo::DeviceProfile base = topo::load_device_profile(base_file);
   validation::FitOptions fit_options;
   fit_options.holdout = holdout == "odd" ? validation::Holdout::odd : validation::Holdout::none;
   fit_options.raw_name = raw_path;
@@ -91,7 +91,7 @@ int cmd_fit_profile(const std::vector<std::string>& args) {
   }
 
   write_output_file(output, "# Device profile fitted by dlrmsim fit-profile from " + raw_path + " (base: " + base_file +
-                                ")\n" + models::device_profile_to_yaml(result.profile));
+                                ")\n" + topo::device_profile_to_yaml(result.profile));
   // With -o - the profile is standard output; the report then goes to standard error.
   std::ostream& report = output == "-" ? std::cerr : std::cout;
   report << validation::format_fit_report(result);

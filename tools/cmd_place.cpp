@@ -4,7 +4,7 @@
 // `placement:` section; when it names no tiers, the training mode's default tiers; the
 // `search` policy evaluates candidates with the simulator) and prints it: per table the
 // tier, sharding and devices, per device memory used against capacity and estimated load.
-// --json writes the plan as JSON (placement/plan_report.hpp lists the keys), whole or not at
+// --json writes the plan as JSON (tools/plan_report.hpp lists the keys), whole or not at
 // all (common/files.hpp); '-' is standard output, which then carries the JSON alone.
 #include <iomanip>
 #include <iostream>
@@ -17,7 +17,7 @@
 #include "models/simulation.hpp"
 #include "models/training_mode.hpp"
 #include "placement/placement.hpp"
-#include "placement/plan_report.hpp"
+#include "tools/plan_report.hpp"
 #include "models/placement_problem.hpp"
 #include "tools/commands.hpp"
 #include "tools/scenario_command.hpp"
@@ -56,9 +56,9 @@ int cmd_place(const std::vector<std::string>& args) {
   if (json_path != "-") {
     std::cout << "scenario " << sc.name << ": model " << sc.model.name << " on " << sc.platform.name() << ", mode "
               << sc.training.mode << "\n";
-    placement::print_plan(std::cout, problem, plan);
+    print_plan(std::cout, problem, plan);
   }
-  if (!json_path.empty()) write_output_file(json_path, placement::plan_json(problem, plan));
+  if (!json_path.empty()) write_output_file(json_path, plan_json(problem, plan));
   return kExitOk;
 }
 

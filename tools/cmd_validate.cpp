@@ -30,12 +30,17 @@ int cmd_validate(const std::vector<std::string>& args) {
     std::cout << opts;
     return kExitOk;
   }
-  const auto results = run_validation_dir(vm["dir"].as<std::string>(), scenario_metric, progress_wanted(vm.count("quiet") > 0));
+  ProgressLine line(0, "cases", progress_wanted(vm.count("quiet") > 0));
+  const auto results = validation::run_validation_dir(vm["dir"].as<std::string>(), scenario_metric,
+                                                      [&](std::size_t, std::size_t total) {
+                                                        line.set_total(total);
+                                                        line.advance();
+                                                      });
   const std::string json_path = vm.count("json") ? vm["json"].as<std::string>() : "";
   if (json_path != "-") std::cout << validation_table(results);
   if (!json_path.empty()) write_output_file(json_path, validation_json(results));
   if (vm.count("plot")) write_validation_plot(results, vm["plot"].as<std::string>());
-  return summarize(results).failed == 0 ? kExitOk : kExitInfeasible;
+  return validation::summarize(results).failed == 0 ? kExitOk : kExitInfeasible;
 }
 
 }  // namespace dlrmsim::tools

@@ -23,7 +23,7 @@ int fit_cpu_profile_file(const ConfigNode& root, const std::string& raw_path, co
     throw ConfigError(raw_path + ": " + e.what());
   }
   write_output_file(output, "# CPU profile fitted by dlrmsim fit-profile from " + raw_path +
-                                " (formulas: topologies/cpu_profile.hpp)\n" + models::cpu_profile_to_yaml(result.profile));
+                                " (formulas: topologies/cpu_profile.hpp)\n" + topo::cpu_profile_to_yaml(result.profile));
   // With the profile on standard output the report goes to standard error.
   (output == "-" ? std::cerr : std::cout) << validation::format_cpu_fit_report(result) << "wrote " << output << "\n";
   flush_standard_output();

@@ -7,25 +7,23 @@
 #include <map>
 
 #include "models/scenario.hpp"
+#include "models/categories.hpp"
 #include "models/simulation.hpp"
 #include "placement/placement.hpp"
 
 namespace dlrmsim::tools {
 namespace {
 
-// The breakdown categories of models/simulation.hpp.
-constexpr const char* kCategories[] = {"dense_compute", "all_to_all", "embedding_lookup", "parameter_server_traffic",
-                                       "all_reduce", "host_device_copy"};
 // Memory owners by kind (MemoryEntry::kind).
 constexpr const char* kMemoryKinds[] = {"gpu", "cpu_socket", "parameter_server"};
 
 std::vector<std::string> make_columns() {
   std::vector<std::string> cols{"throughput_samples_per_s", "step_time_s", "idle_s", "critical_path_idle_s",
                                 "fidelity", "steady_state.period_steps"};
-  for (const char* c : kCategories) {
-    cols.push_back(std::string("breakdown.") + c + ".busy_s");
-    cols.push_back(std::string("breakdown.") + c + ".exposed_s");
-    cols.push_back(std::string("breakdown.") + c + ".critical_path_s");
+  for (const std::string_view c : models::kSweepColumnCategories) {
+    cols.push_back("breakdown." + std::string(c) + ".busy_s");
+    cols.push_back("breakdown." + std::string(c) + ".exposed_s");
+    cols.push_back("breakdown." + std::string(c) + ".critical_path_s");
   }
   for (const char* k : kMemoryKinds) {
     cols.push_back(std::string("memory.") + k + ".peak_used_bytes");

@@ -7,7 +7,7 @@
 
 #include "common/text.hpp"
 
-namespace dlrmsim::models {
+namespace dlrmsim::topo {
 
 // --- formulas ------------------------------------------------------------------------------
 
@@ -228,4 +228,4 @@ std::string cpu_profile_to_yaml(const CpuProfile& p) {
   return out.str();
 }
 
-}  // namespace dlrmsim::models
+}  // namespace dlrmsim::topo

@@ -65,7 +65,7 @@
 #include "common/units.hpp"
 #include "topologies/device_profile.hpp"
 
-namespace dlrmsim::models {
+namespace dlrmsim::topo {
 
 struct CpuGemmCoefficients {
   FlopsPerSecond rate{0.0};  // achieved FLOP/s of large GEMMs
@@ -164,4 +164,4 @@ CpuProfile parse_cpu_profile(const ConfigNode& root);
 /// YAML that load_cpu_profile reads back.
 std::string cpu_profile_to_yaml(const CpuProfile& profile);
 
-}  // namespace dlrmsim::models
+}  // namespace dlrmsim::topo

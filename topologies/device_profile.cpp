@@ -10,7 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace dlrmsim::models {
+namespace dlrmsim::topo {
 
 // --- names -----------------------------------------------------------------------------
 
@@ -510,9 +510,9 @@ DeviceProfile load_device_profile_for(std::string_view gpu_model, const std::str
   return load_device_profile(find_device_profile(gpu_model, calibration_dir));
 }
 
-}  // namespace dlrmsim::models
+}  // namespace dlrmsim::topo
 
-namespace dlrmsim::models {
+namespace dlrmsim::topo {
 
 DeviceProfile on_platform_gpu(DeviceProfile profile, const topo::GpuSpec& gpu) {
   if (gpu.hbm_bandwidth.value() > 0.0) profile.memory.hbm_bandwidth = gpu.hbm_bandwidth;
@@ -525,4 +525,4 @@ DeviceProfile on_platform_gpu(DeviceProfile profile, const topo::GpuSpec& gpu) {
   return profile;
 }
 
-}  // namespace dlrmsim::models
+}  // namespace dlrmsim::topo

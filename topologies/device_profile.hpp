@@ -78,7 +78,7 @@
 #include "common/units.hpp"
 #include "topologies/devices.hpp"
 
-namespace dlrmsim::models {
+namespace dlrmsim::topo {
 
 /// Element types of a GEMM (tf32: fp32 storage, tensor-core math with a 10-bit mantissa).
 enum class GemmDtype { fp32, tf32, bf16, fp16, fp8 };
@@ -286,4 +286,4 @@ DeviceProfile load_device_profile_for(std::string_view gpu_model, const std::str
 /// rates, and a what-if on it ("HBM at 4.8 TB/s") reaches every cost model.
 DeviceProfile on_platform_gpu(DeviceProfile profile, const topo::GpuSpec& gpu);
 
-}  // namespace dlrmsim::models
+}  // namespace dlrmsim::topo

@@ -11,17 +11,17 @@
 
 namespace dlrmsim::validation {
 
-using models::CopyKind;
-using models::DeviceProfile;
-using models::FitError;
-using models::GemmDtype;
+using topo::CopyKind;
+using topo::DeviceProfile;
+using topo::FitError;
+using topo::GemmDtype;
 
 namespace {
 
 using Group = std::vector<const Measurement*>;
 
 FitError errors_of(const DeviceProfile& profile, const Group& group) {
-  return models::relative_fit_errors(group, [&](const Measurement& m) { return predict(profile, m); });
+  return topo::relative_fit_errors(group, [&](const Measurement& m) { return predict(profile, m); });
 }
 
 FitError merge(const FitError& a, const FitError& b) {
@@ -109,12 +109,12 @@ std::string with_base(const std::string& fitted, const std::string& base_source)
 
 std::string model_of(const Measurement& m) {
   switch (m.kind) {
-    case MeasurementKind::gemm: return "gemm." + std::string(models::name_of(m.dtype));
+    case MeasurementKind::gemm: return "gemm." + std::string(topo::name_of(m.dtype));
     case MeasurementKind::gather_forward:
       return m.distribution == "uniform" ? "embedding_gather" : "embedding_gather." + m.distribution;
-    case MeasurementKind::gather_backward: return "embedding_backward." + std::string(models::name_of(m.optimizer));
+    case MeasurementKind::gather_backward: return "embedding_backward." + std::string(topo::name_of(m.optimizer));
     case MeasurementKind::uvm_gather: return "uvm_gather";
-    case MeasurementKind::copy: return "copies." + std::string(models::name_of(m.copy));
+    case MeasurementKind::copy: return "copies." + std::string(topo::name_of(m.copy));
     case MeasurementKind::launch: return "launch";
   }
   return "?";
@@ -169,8 +169,8 @@ CalibrationResult fit_device_profile(const RawMeasurements& raw, const DevicePro
   std::vector<std::string> fitted_models;
 
   // 1. Copies: latency + bytes / bandwidth.
-  for (CopyKind kind : models::kCopyKinds) {
-    const std::string name = "copies." + std::string(models::name_of(kind));
+  for (CopyKind kind : topo::kCopyKinds) {
+    const std::string name = "copies." + std::string(topo::name_of(kind));
     const Group& g = group(name);
     if (g.empty()) continue;
     std::vector<double> x, t;
@@ -212,14 +212,14 @@ CalibrationResult fit_device_profile(const RawMeasurements& raw, const DevicePro
 
   // 3. GEMM per dtype, with the HBM floor inside the fit.
   for (auto& [dtype, c] : p.gemm) {
-    const std::string name = "gemm." + std::string(models::name_of(dtype));
+    const std::string name = "gemm." + std::string(topo::name_of(dtype));
     const Group& g = group(name);
     if (g.empty()) continue;
     require(g, 5, name, "e_max, m_half, n_half and k_half");
     std::vector<SaturatingSample> samples;
     for (const Measurement* m : g) {
       const double dm = static_cast<double>(m->m), dn = static_cast<double>(m->n), dk = static_cast<double>(m->k);
-      const Bytes moved = (dm * dk + dk * dn) * models::operand_bytes(dtype) + dm * dn * models::output_bytes(dtype);
+      const Bytes moved = (dm * dk + dk * dn) * topo::operand_bytes(dtype) + dm * dn * topo::output_bytes(dtype);
       samples.push_back({{dm, dn, dk},
                          (Flops(2.0 * dm * dn * dk) / c.peak).value(),
                          (moved / p.achievable_hbm_bandwidth()).value(),
@@ -280,8 +280,8 @@ CalibrationResult fit_device_profile(const RawMeasurements& raw, const DevicePro
   }
 
   // 5. Backward multiples over the fitted forward model.
-  for (models::EmbeddingOptimizer opt : models::kEmbeddingOptimizers) {
-    const std::string name = "embedding_backward." + std::string(models::name_of(opt));
+  for (topo::EmbeddingOptimizer opt : topo::kEmbeddingOptimizers) {
+    const std::string name = "embedding_backward." + std::string(topo::name_of(opt));
     const Group& g = group(name);
     if (g.empty()) continue;
     double sum_log = 0.0;
@@ -292,7 +292,7 @@ CalibrationResult fit_device_profile(const RawMeasurements& raw, const DevicePro
     if (!std::isfinite(multiple) || !(multiple > 0.0)) {
       throw std::invalid_argument(name + ": the backward multiple is not a finite positive number; check the measurements");
     }
-    (opt == models::EmbeddingOptimizer::sgd ? p.embedding_backward.sgd_multiple
+    (opt == topo::EmbeddingOptimizer::sgd ? p.embedding_backward.sgd_multiple
                                             : p.embedding_backward.rowwise_adagrad_multiple) = multiple;
     p.embedding_backward.provenance.source = measured_on;
     fitted_models.push_back(name);
@@ -351,17 +351,17 @@ CalibrationResult fit_device_profile(const RawMeasurements& raw, const DevicePro
     }
     return std::nullopt;
   };
-  for (CopyKind kind : models::kCopyKinds) {
-    if (auto f = fit_of("copies." + std::string(models::name_of(kind)))) p.copies[static_cast<std::size_t>(kind)].provenance.fit = f;
+  for (CopyKind kind : topo::kCopyKinds) {
+    if (auto f = fit_of("copies." + std::string(topo::name_of(kind)))) p.copies[static_cast<std::size_t>(kind)].provenance.fit = f;
   }
   for (auto& [dtype, c] : p.gemm) {
-    if (auto f = fit_of("gemm." + std::string(models::name_of(dtype)))) c.provenance.fit = f;
+    if (auto f = fit_of("gemm." + std::string(topo::name_of(dtype)))) c.provenance.fit = f;
   }
   if (auto f = fit_of("embedding_gather")) p.gather.provenance.fit = f;
   {
     std::optional<FitError> combined;
-    for (models::EmbeddingOptimizer opt : models::kEmbeddingOptimizers) {
-      if (auto f = fit_of("embedding_backward." + std::string(models::name_of(opt)))) {
+    for (topo::EmbeddingOptimizer opt : topo::kEmbeddingOptimizers) {
+      if (auto f = fit_of("embedding_backward." + std::string(topo::name_of(opt)))) {
         combined = combined ? merge(*combined, *f) : *f;
       }
     }

@@ -46,12 +46,12 @@ struct FitOptions {
 struct ModelFitReport {
   std::string model;                   // "gemm.bf16", "embedding_gather", "copies.d2d", ...
   bool fitted = false;                 // false: no measurements, base values kept
-  models::FitError fit;                // over the fitted measurements
-  std::optional<models::FitError> held_back;
+  topo::FitError fit;                // over the fitted measurements
+  std::optional<topo::FitError> held_back;
 };
 
 struct CalibrationResult {
-  models::DeviceProfile profile;
+  topo::DeviceProfile profile;
   std::vector<ModelFitReport> models;
   std::vector<std::string> notes;
 
@@ -60,13 +60,13 @@ struct CalibrationResult {
 };
 
 /// The profile's prediction for the configuration of one measurement.
-Seconds predict(const models::DeviceProfile& profile, const Measurement& m);
+Seconds predict(const topo::DeviceProfile& profile, const Measurement& m);
 
 /// Model name a measurement belongs to ("gemm.fp32", "embedding_backward.sgd", ...).
 std::string model_of(const Measurement& m);
 
 /// Fits; throws std::invalid_argument when a model's measurements cannot determine it.
-CalibrationResult fit_device_profile(const RawMeasurements& raw, const models::DeviceProfile& base,
+CalibrationResult fit_device_profile(const RawMeasurements& raw, const topo::DeviceProfile& base,
                                      const FitOptions& options);
 
 /// A readable table of the fit errors (and held-back errors) per model, with the notes.

@@ -69,13 +69,13 @@ RawMeasurements parse_raw_measurements(const ConfigNode& root) {
     m.kind = choice(n, "kind", kKinds);
     switch (m.kind) {
       case MeasurementKind::gemm:
-        m.dtype = choice(n, "dtype", models::kGemmDtypes);
+        m.dtype = choice(n, "dtype", topo::kGemmDtypes);
         m.m = n.get_positive<std::int64_t>("m");
         m.n = n.get_positive<std::int64_t>("n");
         m.k = n.get_positive<std::int64_t>("k");
         break;
       case MeasurementKind::gather_backward:
-        m.optimizer = choice(n, "optimizer", models::kEmbeddingOptimizers);
+        m.optimizer = choice(n, "optimizer", topo::kEmbeddingOptimizers);
         read_embedding_fields(n, m);
         break;
       case MeasurementKind::gather_forward:
@@ -83,7 +83,7 @@ RawMeasurements parse_raw_measurements(const ConfigNode& root) {
         read_embedding_fields(n, m);
         break;
       case MeasurementKind::copy:
-        m.copy = choice(n, "copy", models::kCopyKinds);
+        m.copy = choice(n, "copy", topo::kCopyKinds);
         m.bytes = n.get_positive<Bytes>("bytes");
         break;
       case MeasurementKind::launch:
@@ -119,10 +119,10 @@ std::string raw_measurements_to_yaml(const RawMeasurements& raw) {
     out << "  - {kind: " << name_of(m.kind);
     switch (m.kind) {
       case MeasurementKind::gemm:
-        out << ", dtype: " << models::name_of(m.dtype) << ", m: " << m.m << ", n: " << m.n << ", k: " << m.k;
+        out << ", dtype: " << topo::name_of(m.dtype) << ", m: " << m.m << ", n: " << m.n << ", k: " << m.k;
         break;
       case MeasurementKind::gather_backward:
-        out << ", optimizer: " << models::name_of(m.optimizer);
+        out << ", optimizer: " << topo::name_of(m.optimizer);
         [[fallthrough]];
       case MeasurementKind::gather_forward:
       case MeasurementKind::uvm_gather:
@@ -131,7 +131,7 @@ std::string raw_measurements_to_yaml(const RawMeasurements& raw) {
             << ", distribution: " << m.distribution;
         break;
       case MeasurementKind::copy:
-        out << ", copy: " << models::name_of(m.copy) << ", bytes: " << yaml_quoted(format_number(m.bytes.value(), 9) + " B");
+        out << ", copy: " << topo::name_of(m.copy) << ", bytes: " << yaml_quoted(format_number(m.bytes.value(), 9) + " B");
         break;
       case MeasurementKind::launch:
         break;

@@ -40,7 +40,7 @@ struct Measurement {
   MeasurementKind kind = MeasurementKind::launch;
 
   // gemm
-  models::GemmDtype dtype = models::GemmDtype::fp32;
+  topo::GemmDtype dtype = topo::GemmDtype::fp32;
   std::int64_t m = 0, n = 0, k = 0;
 
   // gather_forward, gather_backward, uvm_gather
@@ -50,10 +50,10 @@ struct Measurement {
   std::int64_t bags = 0;      // batch x tables
   std::int64_t table_rows = 0;
   std::string distribution;   // uniform or zipf (ids)
-  models::EmbeddingOptimizer optimizer = models::EmbeddingOptimizer::sgd;  // gather_backward
+  topo::EmbeddingOptimizer optimizer = topo::EmbeddingOptimizer::sgd;  // gather_backward
 
   // copy
-  models::CopyKind copy = models::CopyKind::h2d_pinned;
+  topo::CopyKind copy = topo::CopyKind::h2d_pinned;
   Bytes bytes{0.0};
 
   Seconds time{0.0};

@@ -66,7 +66,7 @@ void load_scenario_text(const std::string& text) {
 
 void load_profile_text(const std::string& text) {
   // Named as if in configs/calibration/, so `from_file:` references of the seeds resolve.
-  (void)models::parse_device_profile(ConfigNode::load_string(text, DLRMSIM_SOURCE_DIR "/configs/calibration/fuzzed.yaml"));
+  (void)topo::parse_device_profile(ConfigNode::load_string(text, DLRMSIM_SOURCE_DIR "/configs/calibration/fuzzed.yaml"));
 }
 
 /// The sweep that the fuzzed result files are read against (loaded once; not modified).

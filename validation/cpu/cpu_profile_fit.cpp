@@ -12,8 +12,8 @@
 
 namespace dlrmsim::validation {
 
-using models::CpuProfile;
-using models::FitError;
+using topo::CpuProfile;
+using topo::FitError;
 
 namespace {
 
@@ -33,12 +33,12 @@ void require(const Group& group, std::size_t needed, const std::string& model, c
 }
 
 FitError errors_of(const CpuProfile& profile, const Group& group) {
-  return models::relative_fit_errors(group, [&](const CpuMeasurement& m) { return predict(profile, m); });
+  return topo::relative_fit_errors(group, [&](const CpuMeasurement& m) { return predict(profile, m); });
 }
 
 double bytes_per_second(const CpuMeasurement& m) { return m.bytes.value() * m.passes / m.time.value(); }
 
-models::CpuGemmCoefficients fit_gemm(const Group& g, const std::string& name) {
+topo::CpuGemmCoefficients fit_gemm(const Group& g, const std::string& name) {
   require(g, 5, name, "rate, m_half, n_half, k_half and call_overhead");
   double best = 0.0;
   for (const CpuMeasurement* m : g) {
@@ -56,7 +56,7 @@ models::CpuGemmCoefficients fit_gemm(const Group& g, const std::string& name) {
     throw std::invalid_argument(name + ": the fitted large-GEMM rate reaches the fit's bound of 4x the fastest measured GEMM; "
                                 "the shapes measured do not determine it (measure larger shapes)");
   }
-  models::CpuGemmCoefficients c;
+  topo::CpuGemmCoefficients c;
   c.rate = FlopsPerSecond(fit.max_efficiency * reference);
   c.m_half = fit.halves[0];
   c.n_half = fit.halves[1];
@@ -65,7 +65,7 @@ models::CpuGemmCoefficients fit_gemm(const Group& g, const std::string& name) {
   return c;
 }
 
-models::RowCostLine fit_row_line(const Group& g, const std::string& name) {
+topo::RowCostLine fit_row_line(const Group& g, const std::string& name) {
   std::vector<double> x, t;
   for (const CpuMeasurement* m : g) {
     x.push_back(m->row_bytes.value());
@@ -78,7 +78,7 @@ models::RowCostLine fit_row_line(const Group& g, const std::string& name) {
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(name + ": " + e.what());
   }
-  models::RowCostLine c;
+  topo::RowCostLine c;
   c.row_time = Seconds(line.intercept);
   c.bandwidth = BytesPerSecond(1.0 / line.slope);
   return c;
@@ -163,8 +163,8 @@ Seconds predict(const CpuProfile& p, const CpuMeasurement& m) {
       return Seconds(static_cast<double>(m.lookups) / p.hash_updates_per_second(m.row_bytes, m.threads));
     case CpuMeasurementKind::fp16_convert:
     case CpuMeasurementKind::memcpy: {
-      const models::StreamPair& pair = m.kind == CpuMeasurementKind::memcpy ? p.memcpy : p.fp16_convert;
-      const models::StreamCoefficients& c = m.cached ? pair.cached : pair.dram;
+      const topo::StreamPair& pair = m.kind == CpuMeasurementKind::memcpy ? p.memcpy : p.fp16_convert;
+      const topo::StreamCoefficients& c = m.cached ? pair.cached : pair.dram;
       return m.bytes * static_cast<double>(m.passes) / (one ? c.per_core : c.all_cores);
     }
     case CpuMeasurementKind::call: return p.call_overhead * static_cast<double>(m.calls);
@@ -212,7 +212,7 @@ CpuCalibrationResult fit_cpu_profile(const CpuRawMeasurements& raw, const CpuFit
   p.cache_line = Bytes(64.0);
   p.machine_source = "cores: logical CPUs of the measured machine (std::thread::hardware_concurrency); cache_line: 64 B, "
                      "the line size of x86-64 and Arm Neoverse server cores";
-  models::set_row_kernel_traffic(p);
+  topo::set_row_kernel_traffic(p);
   if (single_cpu) result.notes.push_back("one logical CPU: the all_cores figures are the per-core runs");
 
   // 1. GEMM.
@@ -223,7 +223,7 @@ CpuCalibrationResult fit_cpu_profile(const CpuRawMeasurements& raw, const CpuFit
       "achieved rate of one GEMM split by columns over " + std::to_string(cores) + " threads, " + measured_on;
 
   // 2. Streams (needed first: memcpy's DRAM rate is the gathers' fallback DRAM bound).
-  for (const auto& [kind, pair] : {std::pair<std::string, models::StreamPair*>{"fp16_convert", &p.fp16_convert},
+  for (const auto& [kind, pair] : {std::pair<std::string, topo::StreamPair*>{"fp16_convert", &p.fp16_convert},
                                    {"memcpy", &p.memcpy}}) {
     for (const bool cached : {true, false}) {
       const std::string set = kind + (cached ? ".cached" : ".dram");
@@ -234,7 +234,7 @@ CpuCalibrationResult fit_cpu_profile(const CpuRawMeasurements& raw, const CpuFit
       std::vector<double> core_rates, all_rates;
       for (const CpuMeasurement* m : core) core_rates.push_back(bytes_per_second(*m));
       for (const CpuMeasurement* m : all) all_rates.push_back(bytes_per_second(*m));
-      models::StreamCoefficients& c = cached ? pair->cached : pair->dram;
+      topo::StreamCoefficients& c = cached ? pair->cached : pair->dram;
       c.per_core = BytesPerSecond(median(core_rates));
       c.all_cores = BytesPerSecond(median(all_rates));
       c.provenance.source = std::string("median bytes/s of ") +
@@ -245,7 +245,7 @@ CpuCalibrationResult fit_cpu_profile(const CpuRawMeasurements& raw, const CpuFit
   const BytesPerSecond streaming_dram = p.memcpy.dram.all_cores * 2.0;
 
   // 3. Row kernels.
-  for (const auto& [kind, kernel] : {std::pair<std::string, models::RowKernelCoefficients*>{"gather", &p.gather},
+  for (const auto& [kind, kernel] : {std::pair<std::string, topo::RowKernelCoefficients*>{"gather", &p.gather},
                                      {"update", &p.update},
                                      {"hash_update", &p.hash_update}}) {
     kernel->per_core = fit_row_line(group(kind + ".per_core"), kind + ".per_core");

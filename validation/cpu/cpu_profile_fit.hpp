@@ -38,13 +38,13 @@ struct CpuFitOptions {
 };
 
 struct CpuCalibrationResult {
-  models::CpuProfile profile;
+  topo::CpuProfile profile;
   std::vector<ModelFitReport> models;  // held_back is never set
   std::vector<std::string> notes;
 };
 
 /// The profile's prediction for the configuration of one measurement.
-Seconds predict(const models::CpuProfile& profile, const CpuMeasurement& m);
+Seconds predict(const topo::CpuProfile& profile, const CpuMeasurement& m);
 
 /// Model name a measurement belongs to ("gemm.per_core", "gather.all_cores", "memcpy.dram", ...).
 std::string model_of(const CpuMeasurement& m);

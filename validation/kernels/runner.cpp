@@ -97,7 +97,7 @@ int run_cpu(const CommonOptions& o, int threads) {
   fit_options.raw_name = o.output;
   const validation::CpuCalibrationResult result = validation::fit_cpu_profile(raw, fit_options);
   write_output_file(o.profile_output, "# CPU profile fitted by dlrmsim-calibrate --cpu (formulas: topologies/cpu_profile.hpp)\n" +
-                                          models::cpu_profile_to_yaml(result.profile));
+                                          topo::cpu_profile_to_yaml(result.profile));
   std::cout << validation::format_cpu_fit_report(result) << "wrote profile " << o.profile_output << "\n";
   flush_standard_output();
   return 0;
@@ -222,10 +222,10 @@ void measure(const Sweep& sweep, const cal::TimingOptions& timing, validation::R
   }
 
   progress("copies");
-  const std::vector<std::pair<cal::CopyKind, models::CopyKind>> copies = {
-      {cal::CopyKind::h2d_pinned, models::CopyKind::h2d_pinned},   {cal::CopyKind::h2d_pageable, models::CopyKind::h2d_pageable},
-      {cal::CopyKind::d2h_pinned, models::CopyKind::d2h_pinned},   {cal::CopyKind::d2h_pageable, models::CopyKind::d2h_pageable},
-      {cal::CopyKind::d2d, models::CopyKind::d2d}};
+  const std::vector<std::pair<cal::CopyKind, topo::CopyKind>> copies = {
+      {cal::CopyKind::h2d_pinned, topo::CopyKind::h2d_pinned},   {cal::CopyKind::h2d_pageable, topo::CopyKind::h2d_pageable},
+      {cal::CopyKind::d2h_pinned, topo::CopyKind::d2h_pinned},   {cal::CopyKind::d2h_pageable, topo::CopyKind::d2h_pageable},
+      {cal::CopyKind::d2d, topo::CopyKind::d2d}};
   for (const auto& [kind, model_kind] : copies) {
     for (std::size_t bytes : sweep.copy_sizes) {
       const cal::Timing t = cal::time_copy(kind, bytes, timing);
@@ -249,10 +249,10 @@ void measure(const Sweep& sweep, const cal::TimingOptions& timing, validation::R
     }
   }
   for (std::int64_t s : sweep.square_sizes) shapes.insert({s, s, s});
-  const std::vector<std::pair<cal::GemmType, models::GemmDtype>> types = {{cal::GemmType::fp32, models::GemmDtype::fp32},
-                                                                           {cal::GemmType::tf32, models::GemmDtype::tf32},
-                                                                           {cal::GemmType::bf16, models::GemmDtype::bf16},
-                                                                           {cal::GemmType::fp16, models::GemmDtype::fp16}};
+  const std::vector<std::pair<cal::GemmType, topo::GemmDtype>> types = {{cal::GemmType::fp32, topo::GemmDtype::fp32},
+                                                                           {cal::GemmType::tf32, topo::GemmDtype::tf32},
+                                                                           {cal::GemmType::bf16, topo::GemmDtype::bf16},
+                                                                           {cal::GemmType::fp16, topo::GemmDtype::fp16}};
   for (const auto& [type, dtype] : types) {
     for (const auto& [m_, n_, k_] : shapes) {
       const cal::Timing t = cal::time_gemm(type, m_, n_, k_, timing);
@@ -287,7 +287,7 @@ void measure(const Sweep& sweep, const cal::TimingOptions& timing, validation::R
         const auto c = embedding_config(dim, cal::RowType::fp32, pooling, sweep.lookups_per_run, sweep.table_bytes,
                                         cal::IdDistribution::uniform);
         auto m = embedding_record(validation::MeasurementKind::gather_backward, c, cal::time_embedding_backward(c, opt, timing));
-        m.optimizer = opt == cal::Optimizer::sgd ? models::EmbeddingOptimizer::sgd : models::EmbeddingOptimizer::rowwise_adagrad;
+        m.optimizer = opt == cal::Optimizer::sgd ? topo::EmbeddingOptimizer::sgd : topo::EmbeddingOptimizer::rowwise_adagrad;
         out.push_back(m);
       }
     }
@@ -382,16 +382,16 @@ int run(int argc, char** argv) {
 
   if (profile_output.empty()) return 0;
   const std::string base_file = base_path == "auto"
-                                    ? models::find_device_profile(models::gpu_model_from_device_name(info.name), calibration_dir)
+                                    ? topo::find_device_profile(topo::gpu_model_from_device_name(info.name), calibration_dir)
                                     : base_path;
   refuse_output_over_inputs(profile_output, {output, base_file}, "the profile to write (--profile)");
-  const models::DeviceProfile base = models::load_device_profile(base_file);
+  const topo::DeviceProfile base = topo::load_device_profile(base_file);
   validation::FitOptions fit_options;
   fit_options.holdout = holdout == "odd" ? validation::Holdout::odd : validation::Holdout::none;
   fit_options.raw_name = output;
   const validation::CalibrationResult result = validation::fit_device_profile(raw, base, fit_options);
   write_output_file(profile_output, "# Device profile fitted by dlrmsim-calibrate (base: " + base_file + ")\n" +
-                                         models::device_profile_to_yaml(result.profile));
+                                         topo::device_profile_to_yaml(result.profile));
   // With --profile - the profile is standard output; the report then goes to standard error.
   std::ostream& report = profile_output == "-" ? std::cerr : std::cout;
   report << validation::format_fit_report(result);

@@ -21,10 +21,10 @@
 
 #include "placement/placement.hpp"
 
-namespace dlrmsim::placement {
+namespace dlrmsim::tools {
 
-void print_plan(std::ostream& out, const PlacementProblem& problem, const PlacementPlan& plan);
+void print_plan(std::ostream& out, const placement::PlacementProblem& problem, const placement::PlacementPlan& plan);
 /// The plan as a JSON document (the keys above, in that order), ending in a newline.
-std::string plan_json(const PlacementProblem& problem, const PlacementPlan& plan);
+std::string plan_json(const placement::PlacementProblem& problem, const placement::PlacementPlan& plan);
 
-}  // namespace dlrmsim::placement
+}  // namespace dlrmsim::tools

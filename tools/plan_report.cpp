@@ -1,4 +1,4 @@
-#include "placement/plan_report.hpp"
+#include "tools/plan_report.hpp"
 #include "common/json.hpp"
 #include "common/text.hpp"
 
@@ -8,7 +8,8 @@
 #include <set>
 #include <string>
 
-namespace dlrmsim::placement {
+namespace dlrmsim::tools {
+using namespace placement;
 namespace {
 
 std::string owner_list(const PlacementPlan& plan, const std::vector<std::uint32_t>& ids, std::size_t max_names) {
@@ -150,4 +151,4 @@ std::string plan_json(const PlacementProblem& problem, const PlacementPlan& plan
   return json_text(doc);
 }
 
-}  // namespace dlrmsim::placement
+}  // namespace dlrmsim::tools
