@@ -48,35 +48,6 @@ TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
   return o;
 }
 
-// ---- profiles -------------------------------------------------------------------------------
-
-const DeviceProfile& DeviceProfileSet::get(const topo::GpuSpec& gpu) const {
-  // Keyed by model and peak rates: two GPUs of one model with different datasheet figures
-  // (a what-if on one node template) get different profiles.
-  std::string key = gpu.model + "|" + std::to_string(gpu.hbm_bandwidth.value());
-  for (topo::Precision p : topo::kAllPrecisions) {
-    if (const auto peak = gpu.peak.get(p)) key += "|" + std::to_string(peak->value());
-  }
-  auto it = cache_.find(key);
-  if (it != cache_.end()) return *it->second;
-  auto base = cache_.find(gpu.model);  // a profile given directly (add) stands for the file
-  auto p = std::make_shared<DeviceProfile>(
-      on_platform_gpu(base != cache_.end() ? *base->second : load_device_profile_for(gpu.model, dir_), gpu));
-  return *cache_.emplace(key, std::move(p)).first->second;
-}
-
-void DeviceProfileSet::add(const std::string& gpu_model, DeviceProfile profile) {
-  cache_[gpu_model] = std::make_shared<DeviceProfile>(std::move(profile));
-}
-
-std::vector<const DeviceProfile*> DeviceProfileSet::loaded() const {
-  std::map<std::string, const DeviceProfile*> by_name;
-  for (const auto& [key, p] : cache_) by_name.emplace(p->name, p.get());
-  std::vector<const DeviceProfile*> out;
-  for (const auto& [name, p] : by_name) out.push_back(p);
-  return out;
-}
-
 // ---- construction ---------------------------------------------------------------------------
 
 StepBuilder::StepBuilder(const ModelSpec& model, const topo::Platform& platform,
@@ -279,7 +250,7 @@ void StepBuilder::compute_owner_work() {
         ow.lookups += lookups;
         if (tp.sharding != placement::Sharding::data_parallel) {
           ow.pooled_out += comm * (w.samples * w.columns);
-          ow.ids_in += index_bytes() * lookups;
+          ow.ids_in += placement::kIndexBytes * lookups;
         }
         Optimizer opt = model_.embedding_optimizer;
         switch (dev.kind) {
@@ -311,10 +282,9 @@ void StepBuilder::compute_owner_work() {
             break;
           }
           case DeviceKind::cpu_socket: {
-            const auto& cpu = platform_.cpu_spec(topo::DeviceId{dev.topology_id});
-            ow.forward_compute += cpu_gather_time(cpu, lookups, row, options_.cpu_access_granule);
-            ow.backward_compute +=
-                cpu_update_time(cpu, lookups, row, table.optimizer_state_per_row, options_.cpu_access_granule);
+            const auto cpu = cpu_row_access(platform_.cpu_spec(topo::DeviceId{dev.topology_id}));
+            ow.forward_compute += topo::cpu_gather_time(cpu, lookups, row);
+            ow.backward_compute += topo::cpu_update_time(cpu, lookups, row, table.optimizer_state_per_row);
             break;
           }
           case DeviceKind::parameter_server: {
@@ -322,17 +292,24 @@ void StepBuilder::compute_owner_work() {
             const auto cpus = platform_.cpus(node);
             if (cpus.empty()) throw std::invalid_argument("parameter server '" + dev.name + "' has no CPU socket");
             // The node's sockets share the work evenly; times are per socket.
-            const auto& cpu = platform_.cpu_spec(cpus.front());
+            const auto cpu = cpu_row_access(platform_.cpu_spec(cpus.front()));
             const double share = lookups / static_cast<double>(cpus.size());
-            ow.forward_compute += cpu_gather_time(cpu, share, row, options_.cpu_access_granule);
-            ow.backward_compute +=
-                cpu_update_time(cpu, share, row, table.optimizer_state_per_row, options_.cpu_access_granule);
+            ow.forward_compute += topo::cpu_gather_time(cpu, share, row);
+            ow.backward_compute += topo::cpu_update_time(cpu, share, row, table.optimizer_state_per_row);
             break;
           }
         }
       }
     }
   }
+}
+
+topo::CpuRowAccess StepBuilder::cpu_row_access(const topo::CpuSocketSpec& cpu) const {
+  const auto access = topo::CpuRowAccess::of(cpu, options_.cpu_access_granule);
+  if (!(access.rate().value() > 0.0)) {
+    throw std::invalid_argument("CPU '" + cpu.model + "' has neither a DRAM bandwidth nor a per-core gather bandwidth");
+  }
+  return access;
 }
 
 void StepBuilder::map_representatives() {
@@ -992,7 +969,7 @@ Bytes StepBuilder::input_bytes(std::int64_t samples) const {
   // Dense features in fp32, one index per lookup, one length per (sample, table), a label.
   const double s = static_cast<double>(samples);
   return element_size(Precision::fp32) * (s * (model_.dense_features + 1.0)) +
-         index_bytes() * (s * (model_.lookups_per_sample() + static_cast<double>(model_.table_count())));
+         placement::kIndexBytes * (s * (model_.lookups_per_sample() + static_cast<double>(model_.table_count())));
 }
 
 ActivityId StepBuilder::input_copy(SimDevice& trainer, std::span<const ActivityId> deps) {

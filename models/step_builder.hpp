@@ -56,8 +56,10 @@
 #include "models/model_spec.hpp"
 #include "models/software_stack.hpp"
 #include "models/stragglers.hpp"
+#include "placement/lookup_cost.hpp"
 #include "placement/placement.hpp"
 #include "sim/activity_graph.hpp"
+#include "topologies/cpu_row_cost.hpp"
 #include "topologies/engine_export.hpp"
 #include "topologies/platform.hpp"
 
@@ -85,8 +87,9 @@ struct TrainingOptions {
   /// Dense layers on CPU sockets: fraction of peak FLOP/s reached (no CPU profile exists;
   /// required when a mode runs dense layers on CPUs).
   std::optional<double> cpu_dense_efficiency;
-  /// Cache-line granule of CPU row reads (platform CPUs are x86: 64 B lines; see devices.hpp).
-  Bytes cpu_access_granule{64.0};
+  /// Granule of CPU row reads (topologies/cpu_row_cost.hpp), for the planner and the
+  /// simulation alike.
+  Bytes cpu_access_granule = topo::kCpuCacheLine;
   /// Names of platform groups by role (defaults: groups whose `role` says so).
   std::string trainer_role = "trainer";
   std::string parameter_server_role = "parameter_server";
@@ -114,23 +117,6 @@ struct Categories {
   static constexpr std::array<std::string_view, 7> kReported{"dense_compute", "embedding_lookup", "all_to_all",
                                                              "parameter_server_traffic", "all_reduce",
                                                              "host_device_copy", "host_work"};
-};
-
-/// Device profiles by GPU model name, with the directory they were found in.
-class DeviceProfileSet {
- public:
-  explicit DeviceProfileSet(std::string calibration_dir) : dir_(std::move(calibration_dir)) {}
-  /// The profile of a platform GPU (its model's file, loaded once, on the GPU's peak rates:
-  /// on_platform_gpu). ConfigError when there is no profile file.
-  const DeviceProfile& get(const topo::GpuSpec& gpu) const;
-  /// Adds a profile directly (tests).
-  void add(const std::string& gpu_model, DeviceProfile profile);
-  /// The profiles loaded so far (one per profile name, in name order).
-  [[nodiscard]] std::vector<const DeviceProfile*> loaded() const;
-
- private:
-  std::string dir_;
-  mutable std::map<std::string, std::shared_ptr<DeviceProfile>> cache_;
 };
 
 /// A compute device that takes part in the step (trainer GPU or CPU socket, parameter
@@ -207,6 +193,11 @@ class StepBuilder {
   SimDevice embedding_device(const SimDevice& d);
   /// The simulated device of a trainer-side owner (GPU or CPU socket) or of a server socket.
   SimDevice& sim_device(topo::DeviceId d);
+
+  /// The row-access bounds of a CPU socket with the scenario's access granule (the one CPU
+  /// gather and update model, topologies/cpu_row_cost.hpp). std::invalid_argument when the
+  /// platform gives the socket neither a DRAM bandwidth nor a per-core gather bandwidth.
+  topo::CpuRowAccess cpu_row_access(const topo::CpuSocketSpec& cpu) const;
 
   /// Embedding work of every owner of the plan, per tier (representative: the max over the
   /// devices a simulated one stands for).
@@ -341,9 +332,6 @@ class StepBuilder {
   SimDevice* owner_device(std::uint32_t owner);
 
   BuiltSteps& built() { return built_; }
-
-  /// Index bytes (int64, TorchRec's KeyedJaggedTensor default, as placement/lookup_cost.hpp).
-  static Bytes index_bytes() { return Bytes(8.0); }
 
  private:
   void compute_owner_work();

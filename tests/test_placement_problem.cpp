@@ -32,7 +32,8 @@ std::size_t count_kind(const PlacementProblem& p, DeviceKind k) { return p.devic
 TEST_CASE("Big Basin and M1 become GPUs, sockets and table demands") {
   const auto plat = platform("big-basin-v100-32gb.yaml");
   const auto m = model("hpca21_m1.yaml");
-  const auto p = make_placement_problem(m, plat, profiles_from_directory(kConfigs + "calibration"));
+  const models::DeviceProfileSet profiles(kConfigs + "calibration");
+  const auto p = make_placement_problem(m, plat, &profiles);
   CHECK(count_kind(p, DeviceKind::gpu) == 8);
   CHECK(count_kind(p, DeviceKind::cpu_socket) == 2);
   CHECK(count_kind(p, DeviceKind::parameter_server) == 0);

@@ -106,11 +106,10 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
   const Bytes avg_row = lookups > 0.0 ? rows_per_sample / lookups : Bytes(0.0);
   const Bytes pooled_per_sample = model.pooled_bytes_per_sample();
   const double local = static_cast<double>(b.local_batch());
-  const Bytes granule = b.options().cpu_access_granule;
   const double ew_sockets = static_cast<double>(ew_fwd.size());
   // Pooling on a worker reads every fetched row once (memory bound, the CPU gather model).
   const Seconds pool_time =
-      cpu_gather_time(*ew_fwd.front().cpu, samples_per_worker * lookups / ew_sockets, avg_row, granule);
+      topo::cpu_gather_time(b.cpu_row_access(*ew_fwd.front().cpu), samples_per_worker * lookups / ew_sockets, avg_row);
   const std::uint16_t ps_cat = cat.parameter_server_traffic;
   const topo::DeviceId ew_dev = ew_fwd.front().device;
 
@@ -132,7 +131,7 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
     std::vector<ActivityId> gate;
     const int waited = s - 1 - staleness;
     if (waited >= 0) gate.push_back(ps_update[static_cast<std::size_t>(waited)]);
-    const auto ids_out = b.send_egress(ew_dev, StepBuilder::index_bytes() * (samples_per_worker * lookups), gate, ps_cat);
+    const auto ids_out = b.send_egress(ew_dev, placement::kIndexBytes * (samples_per_worker * lookups), gate, ps_cat);
     b.set_role(ids_out, "embedding_fetch");  // the activities the staleness gate holds back (traces)
     std::vector<ActivityId> gathered;
     for (std::size_t p = 0; p < servers.size(); ++p) {
