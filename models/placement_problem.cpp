@@ -29,6 +29,21 @@ BytesPerSecond nic_bandwidth(const topo::Platform& p, topo::DeviceId d) {
   return BytesPerSecond(0.0);
 }
 
+// A trainer node's GPU or CPU socket: its identity, memory and NIC (the kind's other figures
+// are set by the caller).
+PlacementDevice trainer_device(const topo::Platform& p, DeviceKind kind, topo::DeviceId id, topo::NodeId node,
+                               Bytes capacity, BytesPerSecond bandwidth) {
+  PlacementDevice d;
+  d.kind = kind;
+  d.name = p.device(id).name;
+  d.topology_id = id.index;
+  d.node = node.index;
+  d.memory_capacity = capacity;
+  d.memory_bandwidth = bandwidth;
+  d.network_bandwidth = nic_bandwidth(p, id);
+  return d;
+}
+
 }  // namespace
 
 PlacementProblem make_placement_problem(const models::ModelSpec& model, const topo::Platform& platform,
@@ -89,17 +104,11 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
     if (!is_trainer[n.id.index]) continue;
     for (topo::DeviceId c : n.cpus) {
       const auto& spec = platform.cpu_spec(c);
-      PlacementDevice d;
-      d.kind = DeviceKind::cpu_socket;
-      d.name = platform.device(c).name;
-      d.topology_id = c.index;
-      d.node = n.id.index;
-      d.memory_capacity = spec.dram_capacity;
-      d.memory_bandwidth = spec.dram_bandwidth;
+      PlacementDevice d =
+          trainer_device(platform, DeviceKind::cpu_socket, c, n.id, spec.dram_capacity, spec.dram_bandwidth);
       const auto access = topo::CpuRowAccess::of(spec, settings.cpu_access_granule);
       d.core_gather_bandwidth = access.core_gather_bandwidth;
       d.access_granule = access.granule;
-      d.network_bandwidth = nic_bandwidth(platform, c);
       // PCIe towards the GPUs: the route to the first GPU that calls this socket its host.
       for (topo::DeviceId g : n.gpus) {
         if (platform.host_cpu(g) == c) {
@@ -118,14 +127,7 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
     if (!is_trainer[n.id.index]) continue;
     for (topo::DeviceId g : n.gpus) {
       const auto& spec = platform.gpu_spec(g);
-      PlacementDevice d;
-      d.kind = DeviceKind::gpu;
-      d.name = platform.device(g).name;
-      d.topology_id = g.index;
-      d.node = n.id.index;
-      d.memory_capacity = spec.hbm_capacity;
-      d.memory_bandwidth = spec.hbm_bandwidth;
-      d.network_bandwidth = nic_bandwidth(platform, g);
+      PlacementDevice d = trainer_device(platform, DeviceKind::gpu, g, n.id, spec.hbm_capacity, spec.hbm_bandwidth);
       d.backward_factor = kUncalibratedGpuBackwardFactor;
       if (auto host = platform.host_cpu(g)) {
         d.host_link_bandwidth = platform.route_bandwidth(g, *host);
