@@ -133,3 +133,27 @@ TEST_CASE("tier policies place tables on the devices the platform provides") {
     for (const auto& s : tp.shards) CHECK(zion.devices[s.owners[0]].kind == DeviceKind::cpu_socket);
   }
 }
+
+// The CPU access granule is the scenario's (training.cpu.access_granule), as in the
+// simulation: Big Basin + 8 servers with a 128-byte granule gives its CPU sockets and its
+// parameter servers 128 B; without a setting, the 64-byte line of CpuSocketSpec's definition.
+// GPUs keep their profile's 32-byte sector. A host_dram lookup then moves max(row, 128 B).
+TEST_CASE("the planner takes the CPU access granule from the scenario") {
+  const auto plat = topo::load_platform_reference(
+      ConfigNode::load_file(kConfigs + "scenarios/hpca21_m3_big_basin_remote_ps.yaml").child("platform"));
+  const models::DeviceProfileSet profiles(kConfigs + "calibration");
+  ProblemSettings wide;
+  wide.cpu_access_granule = Bytes(128.0);
+  const auto p = make_placement_problem(model("hpca21_m3.yaml"), plat, &profiles, wide);
+  const auto plain = make_placement_problem(model("hpca21_m3.yaml"), plat, &profiles);
+  REQUIRE(count_kind(p, DeviceKind::cpu_socket) > 0);
+  REQUIRE(count_kind(p, DeviceKind::parameter_server) > 0);
+  for (std::size_t i = 0; i < p.devices.size(); ++i) {
+    if (p.devices[i].kind == DeviceKind::gpu) {
+      CHECK(p.devices[i].access_granule.value() == 32.0);
+    } else {
+      CHECK(p.devices[i].access_granule.value() == 128.0);
+      CHECK(plain.devices[i].access_granule.value() == 64.0);
+    }
+  }
+}
