@@ -164,34 +164,6 @@ Bytes copy_effective_bytes(const topo::DeviceProfile& profile, topo::CopyKind ki
   return bytes * (route_bandwidth / c.bandwidth);
 }
 
-BytesPerSecond cpu_gather_bandwidth(const topo::CpuSocketSpec& cpu) {
-  const BytesPerSecond cores = cpu.gather_bandwidth_per_core * static_cast<double>(cpu.cores);
-  if (cores.value() <= 0.0) return cpu.dram_bandwidth;
-  if (cpu.dram_bandwidth.value() <= 0.0) return cores;
-  return std::min(cores, cpu.dram_bandwidth);
-}
-
-namespace {
-Bytes granular(Bytes b, Bytes granule) { return b < granule ? granule : b; }
-}  // namespace
-
-Seconds cpu_gather_time(const topo::CpuSocketSpec& cpu, double rows, Bytes row_bytes, Bytes granule) {
-  if (rows <= 0.0) return Seconds(0.0);
-  const BytesPerSecond bw = cpu_gather_bandwidth(cpu);
-  if (bw.value() <= 0.0) {
-    throw std::invalid_argument("CPU '" + cpu.model + "' has neither a DRAM bandwidth nor a per-core gather bandwidth");
-  }
-  return granular(row_bytes, granule) * rows / bw;
-}
-
-Seconds cpu_update_time(const topo::CpuSocketSpec& cpu, double rows, Bytes row_bytes, Bytes state_bytes_per_row,
-                        Bytes granule) {
-  if (rows <= 0.0) return Seconds(0.0);
-  Bytes per_row = granular(row_bytes, granule) * 2.0;
-  if (state_bytes_per_row.value() > 0.0) per_row += granular(state_bytes_per_row, granule) * 2.0;
-  return per_row * rows / cpu_gather_bandwidth(cpu);
-}
-
 FlopsPerSecond cpu_peak(const topo::CpuSocketSpec& cpu, Precision compute) {
   topo::Precision p = topo::Precision::fp32;
   switch (compute) {

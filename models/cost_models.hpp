@@ -38,14 +38,9 @@
 //  Host-device copies: transfers on the PCIe route whose bytes are scaled by (route bandwidth /
 //  measured copy bandwidth) for the same reason (an uncontended copy takes the measured time).
 //
-//  Embeddings on a CPU socket (host_dram tier, parameter servers, CPU trainers):
-//    gather                  rows x max(row bytes, granule) / min(DRAM bandwidth,
-//                            cores x gather bandwidth per core)
-//    update (backward)       read-modify-write of each touched row and of its optimiser state:
-//                            rows x (2 max(row bytes, granule) + 2 max(state bytes, granule)
-//                            if any state) over the same rate
-//  The granule is the CPU's cache line (platform: CpuSocketSpec, see devices.hpp: "64-byte
-//  cache-line granules") taken as the access granule placement uses for CPU sockets.
+//  Embeddings on a CPU socket (host_dram tier, parameter servers, CPU trainers): gathers and
+//  updates (read-modify-write) are topologies/cpu_row_cost.hpp, the model the placement
+//  planner reads too.
 //    dense layers on a CPU   FLOPs / (socket peak at the compute precision x dense efficiency);
 //                            the dense efficiency is a scenario input (training.cpu.dense_efficiency)
 //                            because no CPU calibration profile exists yet.
@@ -119,16 +114,6 @@ Bytes uvm_effective_bytes(const topo::DeviceProfile& profile, double misses, Byt
 /// latency stands for).
 Bytes copy_effective_bytes(const topo::DeviceProfile& profile, topo::CopyKind kind, Bytes bytes, BytesPerSecond route_bandwidth);
 
-/// CPU socket costs (coefficients from the platform file).
-struct CpuCostInputs {
-  Bytes granule;                 // cache line
-  double dense_efficiency = 0.0;  // fraction of peak reached by dense layers (scenario input)
-};
-/// Rows per second and bytes per second one socket sustains for random row reads.
-BytesPerSecond cpu_gather_bandwidth(const topo::CpuSocketSpec& cpu);
-Seconds cpu_gather_time(const topo::CpuSocketSpec& cpu, double rows, Bytes row_bytes, Bytes granule);
-Seconds cpu_update_time(const topo::CpuSocketSpec& cpu, double rows, Bytes row_bytes, Bytes state_bytes_per_row,
-                        Bytes granule);
 /// Peak FLOP/s of a socket at a compute precision (tf32 falls back to fp32 on CPUs, which have
 /// no tf32 mode); std::invalid_argument when the platform gives no figure.
 FlopsPerSecond cpu_peak(const topo::CpuSocketSpec& cpu, Precision compute);

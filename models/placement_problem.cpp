@@ -5,16 +5,15 @@
 #include <set>
 
 #include "common/config.hpp"
+#include "models/scenario.hpp"
 
 namespace dlrmsim::placement {
 namespace {
 
 // TorchRec planner's backward-to-forward ratio (BWD_COMPUTE_MULTIPLIER in
 // torchrec/distributed/planner/constants.py, see ../shared/references/PUBLISHED.md): a
-// peer's assumption, used only where no measured profile applies.
-constexpr double kUncalibratedBackwardFactor = 2.0;
-// CpuSocketSpec::gather_bandwidth_per_core is defined over 64-byte cache-line granules.
-constexpr double kCpuGatherGranuleBytes = 64.0;
+// peer's assumption, used only for a GPU without a measured profile.
+constexpr double kUncalibratedGpuBackwardFactor = 2.0;
 
 AccessDistribution access_of(const models::AccessSkew& skew) {
   switch (skew.kind) {
@@ -30,30 +29,26 @@ BytesPerSecond nic_bandwidth(const topo::Platform& p, topo::DeviceId d) {
   return BytesPerSecond(0.0);
 }
 
-}  // namespace
-
-GpuProfileSource profiles_from_directory(std::string calibration_dir) {
-  auto cache = std::make_shared<std::map<std::string, std::shared_ptr<const topo::DeviceProfile>>>();
-  return [dir = std::move(calibration_dir), cache](const topo::GpuSpec& gpu) {
-    auto it = cache->find(gpu.model);
-    if (it == cache->end()) {
-      std::shared_ptr<const topo::DeviceProfile> profile;
-      std::string path;
-      try {
-        path = topo::find_device_profile(gpu.model, dir);
-      } catch (const ConfigError&) {
-        path.clear();  // no profile file for this GPU model
-      }
-      if (!path.empty()) profile = std::make_shared<const topo::DeviceProfile>(topo::load_device_profile(path));
-      it = cache->emplace(gpu.model, profile).first;
-    }
-    if (!it->second) return it->second;
-    return std::make_shared<const topo::DeviceProfile>(topo::on_platform_gpu(*it->second, gpu));
-  };
+// A trainer node's GPU or CPU socket: its identity, memory and NIC (the kind's other figures
+// are set by the caller).
+PlacementDevice trainer_device(const topo::Platform& p, DeviceKind kind, topo::DeviceId id, topo::NodeId node,
+                               Bytes capacity, BytesPerSecond bandwidth) {
+  PlacementDevice d;
+  d.kind = kind;
+  d.name = p.device(id).name;
+  d.topology_id = id.index;
+  d.node = node.index;
+  d.memory_capacity = capacity;
+  d.memory_bandwidth = bandwidth;
+  d.network_bandwidth = nic_bandwidth(p, id);
+  return d;
 }
 
+}  // namespace
+
 PlacementProblem make_placement_problem(const models::ModelSpec& model, const topo::Platform& platform,
-                                        const GpuProfileSource& profiles, const NodeRoles& roles) {
+                                        const topo::DeviceProfileSet* profiles, const ProblemSettings& settings) {
+  const NodeRoles& roles = settings.roles;
   PlacementProblem problem;
   problem.global_batch = model.global_batch_size;
 
@@ -109,17 +104,11 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
     if (!is_trainer[n.id.index]) continue;
     for (topo::DeviceId c : n.cpus) {
       const auto& spec = platform.cpu_spec(c);
-      PlacementDevice d;
-      d.kind = DeviceKind::cpu_socket;
-      d.name = platform.device(c).name;
-      d.topology_id = c.index;
-      d.node = n.id.index;
-      d.memory_capacity = spec.dram_capacity;
-      d.memory_bandwidth = spec.dram_bandwidth;
-      d.access_granule = Bytes(kCpuGatherGranuleBytes);
-      d.core_gather_bandwidth = spec.gather_bandwidth_per_core * static_cast<double>(spec.cores);
-      d.network_bandwidth = nic_bandwidth(platform, c);
-      d.backward_factor = kUncalibratedBackwardFactor;
+      PlacementDevice d =
+          trainer_device(platform, DeviceKind::cpu_socket, c, n.id, spec.dram_capacity, spec.dram_bandwidth);
+      const auto access = topo::CpuRowAccess::of(spec, settings.cpu_access_granule);
+      d.core_gather_bandwidth = access.core_gather_bandwidth;
+      d.access_granule = access.granule;
       // PCIe towards the GPUs: the route to the first GPU that calls this socket its host.
       for (topo::DeviceId g : n.gpus) {
         if (platform.host_cpu(g) == c) {
@@ -138,20 +127,13 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
     if (!is_trainer[n.id.index]) continue;
     for (topo::DeviceId g : n.gpus) {
       const auto& spec = platform.gpu_spec(g);
-      PlacementDevice d;
-      d.kind = DeviceKind::gpu;
-      d.name = platform.device(g).name;
-      d.topology_id = g.index;
-      d.node = n.id.index;
-      d.memory_capacity = spec.hbm_capacity;
-      d.memory_bandwidth = spec.hbm_bandwidth;
-      d.network_bandwidth = nic_bandwidth(platform, g);
-      d.backward_factor = kUncalibratedBackwardFactor;
+      PlacementDevice d = trainer_device(platform, DeviceKind::gpu, g, n.id, spec.hbm_capacity, spec.hbm_bandwidth);
+      d.backward_factor = kUncalibratedGpuBackwardFactor;
       if (auto host = platform.host_cpu(g)) {
         d.host_link_bandwidth = platform.route_bandwidth(g, *host);
         d.host_socket = socket_index.at(host->index);
       }
-      if (profiles) d.profile = profiles(spec);
+      if (profiles) d.profile = profiles->find(spec);
       if (d.profile) {
         d.access_granule = d.profile->gather.access_granule;
       } else {
@@ -171,13 +153,13 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
     d.name = n.name;
     d.topology_id = n.id.index;
     d.node = n.id.index;
-    d.access_granule = Bytes(kCpuGatherGranuleBytes);
-    d.backward_factor = kUncalibratedBackwardFactor;
+    d.access_granule = settings.cpu_access_granule;
     for (topo::DeviceId c : n.cpus) {
       const auto& spec = platform.cpu_spec(c);
+      const auto access = topo::CpuRowAccess::of(spec, settings.cpu_access_granule);
       d.memory_capacity += spec.dram_capacity;
-      d.memory_bandwidth += spec.dram_bandwidth;
-      d.core_gather_bandwidth += spec.gather_bandwidth_per_core * static_cast<double>(spec.cores);
+      d.memory_bandwidth += access.dram_bandwidth;
+      d.core_gather_bandwidth += access.core_gather_bandwidth;
     }
     for (topo::DeviceId nic : n.nics) d.network_bandwidth += platform.nic_spec(nic).bandwidth;
     problem.devices.push_back(std::move(d));
@@ -196,9 +178,17 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
   return problem;
 }
 
+PlacementProblem make_placement_problem(const models::Scenario& scenario, const topo::DeviceProfileSet& profiles) {
+  ProblemSettings settings;
+  settings.roles.parameter_server = scenario.training.parameter_server_role;
+  settings.roles.embedding_worker = scenario.training.embedding_worker_role;
+  settings.cpu_access_granule = scenario.training.cpu_access_granule;
+  return make_placement_problem(scenario.model, scenario.platform, &profiles, settings);
+}
+
 PlacementPlan place_tables(const models::ModelSpec& model, const topo::Platform& platform,
                            const PlacementOptions& options, const StepTimeEvaluator& evaluator,
-                           const GpuProfileSource& profiles) {
+                           const topo::DeviceProfileSet* profiles) {
   return place(make_placement_problem(model, platform, profiles), options, evaluator);
 }
 

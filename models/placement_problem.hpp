@@ -14,35 +14,34 @@
 // Where each number comes from:
 //  - capacities and bandwidths: the platform (GpuSpec hbm_*, CpuSocketSpec dram_*, NIC
 //    bandwidth of the device's affinity NIC; PCIe: bottleneck bandwidth of the route from a
-//    GPU to its host socket); CPU gather: cores x gather_bandwidth_per_core, 64-byte granule
-//    (CpuSocketSpec's definition);
+//    GPU to its host socket); CPU gather: DRAM bandwidth and cores x gather_bandwidth_per_core,
+//    with the scenario's CPU access granule (training.cpu.access_granule, default the 64-byte
+//    line of CpuSocketSpec's definition): topologies/cpu_row_cost.hpp, as the simulation;
 //  - GPU embedding and UVM gather costs: the GPU's device profile when one is found; without
 //    one, peak HBM and PCIe bandwidth (efficiency 1) and a note in the plan;
-//  - backward multiple where no profile applies (CPU lookups, GPUs without a profile): 2,
-//    TorchRec's planner constant (../shared/references/PUBLISHED.md; a peer's assumption);
+//  - backward multiple of a GPU without a profile: 2, TorchRec's planner constant
+//    (../shared/references/PUBLISHED.md; a peer's assumption; the simulation refuses such a
+//    GPU, so only the planner's estimates use it); CPU lookups have no multiple: their update
+//    is the read-modify-write of topologies/cpu_row_cost.hpp;
 //  - activations per GPU: local batch x (activation elements of every dense layer + twice
 //    the pooled embedding width: the pooled rows and their gradients) x compute element size,
 //    all kept for the backward pass (assumption: no recomputation); plus the data-parallel
 //    dense replica (fp32 master weights and optimiser state, ModelSpec).
 #pragma once
 
-#include <functional>
-#include <memory>
 #include <string>
 
-#include "topologies/device_profile.hpp"
 #include "models/model_spec.hpp"
 #include "placement/placement.hpp"
+#include "topologies/cpu_row_cost.hpp"
+#include "topologies/device_profile.hpp"
 #include "topologies/platform.hpp"
 
+namespace dlrmsim::models {
+struct Scenario;
+}
+
 namespace dlrmsim::placement {
-
-/// Finds the calibrated profile of a GPU model; null when there is none.
-using GpuProfileSource = std::function<std::shared_ptr<const topo::DeviceProfile>(const topo::GpuSpec&)>;
-
-/// Profiles from `calibration_dir` (topo::find_device_profile's naming rule), each loaded
-/// once. A GPU model without a file gets null; a malformed file throws ConfigError.
-GpuProfileSource profiles_from_directory(std::string calibration_dir);
 
 /// The group roles (the platform's `role:` strings) that mark parameter-server and
 /// embedding-worker nodes.
@@ -51,12 +50,24 @@ struct NodeRoles {
   std::string embedding_worker = "embedding_worker";
 };
 
+/// What the problem takes from the scenario besides its model and platform.
+struct ProblemSettings {
+  NodeRoles roles;
+  /// Granule of CPU row reads (training.cpu.access_granule).
+  Bytes cpu_access_granule = topo::kCpuCacheLine;
+};
+
+/// `profiles` gives the GPUs' calibrated profiles (null: none; a GPU model without a file
+/// in its directory is costed with peak figures and a note).
 PlacementProblem make_placement_problem(const models::ModelSpec& model, const topo::Platform& platform,
-                                        const GpuProfileSource& profiles = {}, const NodeRoles& roles = {});
+                                        const topo::DeviceProfileSet* profiles = nullptr,
+                                        const ProblemSettings& settings = {});
+/// The problem of a scenario: its model, platform, roles and CPU access granule.
+PlacementProblem make_placement_problem(const models::Scenario& scenario, const topo::DeviceProfileSet& profiles);
 
 /// make_placement_problem + place. Throws InfeasiblePlacement when the plan does not fit.
 PlacementPlan place_tables(const models::ModelSpec& model, const topo::Platform& platform,
                            const PlacementOptions& options, const StepTimeEvaluator& evaluator = {},
-                           const GpuProfileSource& profiles = {});
+                           const topo::DeviceProfileSet* profiles = nullptr);
 
 }  // namespace dlrmsim::placement

@@ -29,7 +29,7 @@ struct Built {
 };
 
 Built build(const Scenario& sc, const TrainingModeInfo& mode, const placement::PlacementProblem& problem,
-            const placement::PlacementPlan& plan, const DeviceProfileSet& profiles, int total_steps) {
+            const placement::PlacementPlan& plan, const topo::DeviceProfileSet& profiles, int total_steps) {
   Built b;
   b.graph = std::make_shared<sim::ActivityGraph>();
   StepBuilder builder(sc.model, sc.platform, problem, plan, profiles, sc.training, *b.graph);
@@ -60,9 +60,9 @@ Seconds steady_step_time(const sim::SimResult& r, const BuiltSteps& steps, int w
 }  // namespace
 
 Seconds simulate_plan_step_time(const Scenario& sc, const placement::PlacementProblem& problem,
-                                const placement::PlacementPlan& plan, int warmup_steps, int steps) {
+                                const placement::PlacementPlan& plan, const topo::DeviceProfileSet& profiles,
+                                int warmup_steps, int steps) {
   const auto& mode = training_mode(sc.training.mode);
-  const DeviceProfileSet profiles(sc.calibration_dir);
   const Built b = build(sc, mode, problem, plan, profiles, warmup_steps + steps + kCooldownSteps);
   const auto r = sim::backend(sc.backend).run(*b.graph);
   return steady_step_time(r, b.steps, warmup_steps, steps);
@@ -72,14 +72,13 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   const auto& mode = training_mode(sc.training.mode);
   const auto popt = options_for_mode(sc, mode);
-  const auto problem =
-      placement::make_placement_problem(sc.model, sc.platform, placement::profiles_from_directory(sc.calibration_dir));
+  const topo::DeviceProfileSet profiles(sc.calibration_dir);
+  const auto problem = placement::make_placement_problem(sc, profiles);
   const placement::StepTimeEvaluator evaluator = [&](const placement::PlacementPlan& candidate) {
-    return simulate_plan_step_time(sc, problem, candidate, 1, 1);
+    return simulate_plan_step_time(sc, problem, candidate, profiles, 1, 1);
   };
   const auto plan = placement::place(problem, popt, evaluator);
 
-  const DeviceProfileSet profiles(sc.calibration_dir);
   const int total_steps = sc.warmup_steps + sc.steps + kCooldownSteps;
   Built b = build(sc, mode, problem, plan, profiles, total_steps);
   std::shared_ptr<sim::SimResult> result;

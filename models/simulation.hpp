@@ -163,8 +163,10 @@ struct RunOptions {
 RunReport run_scenario(const Scenario& scenario, const RunOptions& options = {});
 
 /// Simulates `steps` steps of a given plan and returns the steady-state step time (used as
-/// the placement search's evaluator and by tests).
+/// the placement search's evaluator and by tests). `profiles`: the run's one profile cache,
+/// the one its placement problem was made with.
 Seconds simulate_plan_step_time(const Scenario& scenario, const placement::PlacementProblem& problem,
-                                const placement::PlacementPlan& plan, int warmup_steps, int steps);
+                                const placement::PlacementPlan& plan, const topo::DeviceProfileSet& profiles,
+                                int warmup_steps, int steps);
 
 }  // namespace dlrmsim::models

@@ -47,40 +47,11 @@ TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
   return o;
 }
 
-// ---- profiles -------------------------------------------------------------------------------
-
-const topo::DeviceProfile& DeviceProfileSet::get(const topo::GpuSpec& gpu) const {
-  // Keyed by model and peak rates: two GPUs of one model with different datasheet figures
-  // (a what-if on one node template) get different profiles.
-  std::string key = gpu.model + "|" + std::to_string(gpu.hbm_bandwidth.value());
-  for (topo::Precision p : topo::kAllPrecisions) {
-    if (const auto peak = gpu.peak.get(p)) key += "|" + std::to_string(peak->value());
-  }
-  auto it = cache_.find(key);
-  if (it != cache_.end()) return *it->second;
-  auto base = cache_.find(gpu.model);  // a profile given directly (add) stands for the file
-  auto p = std::make_shared<topo::DeviceProfile>(
-      topo::on_platform_gpu(base != cache_.end() ? *base->second : topo::load_device_profile_for(gpu.model, dir_), gpu));
-  return *cache_.emplace(key, std::move(p)).first->second;
-}
-
-void DeviceProfileSet::add(const std::string& gpu_model, topo::DeviceProfile profile) {
-  cache_[gpu_model] = std::make_shared<topo::DeviceProfile>(std::move(profile));
-}
-
-std::vector<const topo::DeviceProfile*> DeviceProfileSet::loaded() const {
-  std::map<std::string, const topo::DeviceProfile*> by_name;
-  for (const auto& [key, p] : cache_) by_name.emplace(p->name, p.get());
-  std::vector<const topo::DeviceProfile*> out;
-  for (const auto& [name, p] : by_name) out.push_back(p);
-  return out;
-}
-
 // ---- construction ---------------------------------------------------------------------------
 
 StepBuilder::StepBuilder(const ModelSpec& model, const topo::Platform& platform,
                          const placement::PlacementProblem& problem, const placement::PlacementPlan& plan,
-                         const DeviceProfileSet& profiles, const TrainingOptions& options, sim::ActivityGraph& graph)
+                         const topo::DeviceProfileSet& profiles, const TrainingOptions& options, sim::ActivityGraph& graph)
     : model_(model),
       platform_(platform),
       problem_(problem),
@@ -273,7 +244,7 @@ void StepBuilder::compute_owner_work() {
         ow.lookups += lookups;
         if (tp.sharding != placement::Sharding::data_parallel) {
           ow.pooled_out += comm * (w.samples * w.columns);
-          ow.ids_in += index_bytes() * lookups;
+          ow.ids_in += placement::kIndexBytes * lookups;
         }
         Optimizer opt = model_.embedding_optimizer;
         switch (dev.kind) {
@@ -305,10 +276,9 @@ void StepBuilder::compute_owner_work() {
             break;
           }
           case DeviceKind::cpu_socket: {
-            const auto& cpu = platform_.cpu_spec(topo::DeviceId{dev.topology_id});
-            ow.forward_compute += cpu_gather_time(cpu, lookups, row, options_.cpu_access_granule);
-            ow.backward_compute +=
-                cpu_update_time(cpu, lookups, row, table.optimizer_state_per_row, options_.cpu_access_granule);
+            const auto cpu = cpu_row_access(platform_.cpu_spec(topo::DeviceId{dev.topology_id}));
+            ow.forward_compute += topo::cpu_gather_time(cpu, lookups, row);
+            ow.backward_compute += topo::cpu_update_time(cpu, lookups, row, table.optimizer_state_per_row);
             break;
           }
           case DeviceKind::parameter_server: {
@@ -316,17 +286,24 @@ void StepBuilder::compute_owner_work() {
             const auto cpus = platform_.cpus(node);
             if (cpus.empty()) throw std::invalid_argument("parameter server '" + dev.name + "' has no CPU socket");
             // The node's sockets share the work evenly; times are per socket.
-            const auto& cpu = platform_.cpu_spec(cpus.front());
+            const auto cpu = cpu_row_access(platform_.cpu_spec(cpus.front()));
             const double share = lookups / static_cast<double>(cpus.size());
-            ow.forward_compute += cpu_gather_time(cpu, share, row, options_.cpu_access_granule);
-            ow.backward_compute +=
-                cpu_update_time(cpu, share, row, table.optimizer_state_per_row, options_.cpu_access_granule);
+            ow.forward_compute += topo::cpu_gather_time(cpu, share, row);
+            ow.backward_compute += topo::cpu_update_time(cpu, share, row, table.optimizer_state_per_row);
             break;
           }
         }
       }
     }
   }
+}
+
+topo::CpuRowAccess StepBuilder::cpu_row_access(const topo::CpuSocketSpec& cpu) const {
+  const auto access = topo::CpuRowAccess::of(cpu, options_.cpu_access_granule);
+  if (!(access.rate().value() > 0.0)) {
+    throw std::invalid_argument("CPU '" + cpu.model + "' has neither a DRAM bandwidth nor a per-core gather bandwidth");
+  }
+  return access;
 }
 
 void StepBuilder::map_representatives() {
@@ -424,7 +401,7 @@ SimDevice* StepBuilder::owner_device(std::uint32_t owner) {
 
 // ---- activities -----------------------------------------------------------------------------
 
-ActivityId StepBuilder::compute(SimDevice& d, Seconds t, std::span<const ActivityId> deps, std::uint16_t category) {
+ActivityId StepBuilder::compute(const SimDevice& d, Seconds t, std::span<const ActivityId> deps, std::uint16_t category) {
   if (slowdowns_) {
     t = t * (representative_ ? slowdowns_->largest_stood_for(step_, d.device).factor : slowdowns_->own(step_, d.device));
   }
@@ -468,7 +445,7 @@ ActivityId StepBuilder::host_work(HostThread& h, Seconds t) {
   return *h.last;
 }
 
-ActivityId StepBuilder::kernels(SimDevice& d, Seconds t, int launches, std::span<const ActivityId> deps,
+ActivityId StepBuilder::kernels(const SimDevice& d, Seconds t, int launches, std::span<const ActivityId> deps,
                                 std::uint16_t category) {
   if (!d.is_gpu || launches <= 0 || !options_.software.per_kernel_launch) return compute(d, t, deps, category);
   HostThread& h = host_thread(d);
@@ -481,7 +458,7 @@ ActivityId StepBuilder::kernels(SimDevice& d, Seconds t, int launches, std::span
   return marker(both);
 }
 
-ActivityId StepBuilder::feature_kernels(SimDevice& d, Seconds t, int launches, int features,
+ActivityId StepBuilder::feature_kernels(const SimDevice& d, Seconds t, int launches, int features,
                                         std::span<const ActivityId> deps, std::uint16_t category) {
   if (options_.software.sync != SoftwareStack::HostSync::per_feature || !d.is_gpu || features <= 1) {
     return kernels(d, t, launches, deps, category);
@@ -899,6 +876,42 @@ std::vector<ActivityId> StepBuilder::all_reduce(Bytes bytes, std::span<const Act
 }
 
 
+std::size_t StepBuilder::owner_trainer_flows(
+    const SimDevice& od, Towards towards, Bytes bytes,
+    const std::function<std::vector<ActivityId>(std::span<const std::size_t>)>& ready,
+    const std::function<void(std::span<const std::size_t>, ActivityId)>& arrived, std::uint16_t category) {
+  const std::size_t n = trainers_.size();
+  const double share = 1.0 / static_cast<double>(std::max<std::size_t>(1, total_trainers_));
+  auto flow = [&](std::size_t peer, Bytes b, std::span<const std::size_t> members) {
+    const auto deps = ready(members);
+    const topo::DeviceId t = trainers_[peer].device;
+    arrived(members, towards == Towards::trainers ? send(od.device, t, b, deps, category)
+                                                  : send(t, od.device, b, deps, category));
+  };
+  std::size_t local = 0;
+  std::map<std::uint32_t, std::vector<std::size_t>> remote_by_node;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (trainers_[i].node == od.node) {
+      ++local;
+      flow(i, bytes * share, std::span(&i, 1));
+    } else if (!representative_) {
+      remote_by_node[trainers_[i].node.index].push_back(i);
+    }
+  }
+  const bool per_pair = options_.communication == TrainingOptions::CommunicationFidelity::per_pair;
+  for (const auto& [node, members] : remote_by_node) {
+    if (per_pair) {
+      for (const std::size_t& i : members) flow(i, bytes * share, std::span(&i, 1));
+    } else {
+      // One flow per destination node, to or from the GPU of the owner's own index there (its
+      // rail), so that the aggregate crosses the links an NCCL all-to-all would use.
+      const std::size_t peer = members[static_cast<std::size_t>(od.local_index) % members.size()];
+      flow(peer, bytes * (share * static_cast<double>(members.size())), members);
+    }
+  }
+  return local;
+}
+
 std::vector<ActivityId> StepBuilder::pooled_to_trainers(DeviceKind kind, const std::map<std::uint32_t, ActivityId>& owner_ready_in,
                                                         std::span<const ActivityId> trainer_gate, std::uint16_t category,
                                                         Bytes OwnerWork::*what) {
@@ -911,8 +924,6 @@ std::vector<ActivityId> StepBuilder::pooled_to_trainers(DeviceKind kind, const s
   std::vector<std::vector<ActivityId>> inbound(n);
   for (std::size_t i = 0; i < n; ++i) inbound[i].push_back(trainer_gate[i]);
   const double share = 1.0 / static_cast<double>(std::max<std::size_t>(1, total_trainers_));
-  std::vector<ActivityId> all_ready;
-  for (const auto& [o, r] : owner_ready) all_ready.push_back(r);
   std::vector<ActivityId> egress_done;
   for (const auto& [o, ready] : owner_ready) {
     if (problem_.devices.at(o).kind != kind) continue;
@@ -920,33 +931,15 @@ std::vector<ActivityId> StepBuilder::pooled_to_trainers(DeviceKind kind, const s
     if ((w.*what).value() <= 0.0) continue;
     SimDevice* od = owner_device(o);
     const std::array<ActivityId, 1> dep{ready};
-    std::size_t local = 0;
-    std::map<std::uint32_t, std::vector<std::size_t>> remote_by_node;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (trainers_[i].node == od->node) {
-        ++local;
-        inbound[i].push_back(send(od->device, trainers_[i].device, (w.*what) * share, dep, category));
-      } else if (!representative_) {
-        remote_by_node[trainers_[i].node.index].push_back(i);
-      }
-    }
+    const std::size_t local = owner_trainer_flows(
+        *od, Towards::trainers, w.*what, [&](std::span<const std::size_t>) { return std::vector<ActivityId>(dep.begin(), dep.end()); },
+        [&](std::span<const std::size_t> members, ActivityId a) {
+          for (auto i : members) inbound[i].push_back(a);
+        },
+        category);
     if (representative_) {
       const double remote_fraction = 1.0 - static_cast<double>(local) * share;
       if (remote_fraction > 1e-12) egress_done.push_back(send_egress(od->device, (w.*what) * remote_fraction, dep, category));
-    } else {
-      const bool per_pair = options_.communication == TrainingOptions::CommunicationFidelity::per_pair;
-      for (auto& [node, members] : remote_by_node) {
-        if (per_pair) {
-          for (auto i : members) inbound[i].push_back(send(od->device, trainers_[i].device, (w.*what) * share, dep, category));
-        } else {
-          // One flow per destination node, to the GPU of the owner's own index there (its
-          // rail), so that the aggregate crosses the links an NCCL all-to-all would use.
-          const std::size_t peer = members[static_cast<std::size_t>(od->local_index) % members.size()];
-          const auto a = send(od->device, trainers_[peer].device,
-                              (w.*what) * (share * static_cast<double>(members.size())), dep, category);
-          for (auto i : members) inbound[i].push_back(a);
-        }
-      }
     }
   }
   if (representative_) {
@@ -995,16 +988,14 @@ std::map<std::uint32_t, ActivityId> StepBuilder::gradients_to_owners(DeviceKind 
     const OwnerWork& w = represented_work(o);
     SimDevice* od = owner_device(o);
     std::vector<ActivityId> inbound;
-    std::size_t local = 0;
-    std::map<std::uint32_t, std::vector<std::size_t>> remote_by_node;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (trainers_[i].node == od->node) {
-        ++local;
-        inbound.push_back(send(trainers_[i].device, od->device, (w.*what) * share, trainer_ready.subspan(i, 1), category));
-      } else if (!representative_) {
-        remote_by_node[trainers_[i].node.index].push_back(i);
-      }
-    }
+    const std::size_t local = owner_trainer_flows(
+        *od, Towards::owner, w.*what,
+        [&](std::span<const std::size_t> members) {
+          std::vector<ActivityId> deps;
+          for (auto i : members) deps.push_back(trainer_ready[i]);
+          return deps;
+        },
+        [&](std::span<const std::size_t>, ActivityId a) { inbound.push_back(a); }, category);
     if (representative_) {
       const double remote_fraction = 1.0 - static_cast<double>(local) * share;
       if (remote_fraction > 1e-12) {
@@ -1012,24 +1003,58 @@ std::map<std::uint32_t, ActivityId> StepBuilder::gradients_to_owners(DeviceKind 
         inbound.push_back(send_ingress(od->device, (w.*what) * remote_fraction, deps, category));
       }
       for (auto e : trainer_egress[o]) inbound.push_back(e);
-    } else {
-      const bool per_pair = options_.communication == TrainingOptions::CommunicationFidelity::per_pair;
-      for (auto& [node, members] : remote_by_node) {
-        if (per_pair) {
-          for (auto i : members) {
-            inbound.push_back(send(trainers_[i].device, od->device, (w.*what) * share, trainer_ready.subspan(i, 1), category));
-          }
-        } else {
-          std::vector<ActivityId> deps;
-          for (auto i : members) deps.push_back(trainer_ready[i]);
-          const std::size_t peer = members[static_cast<std::size_t>(od->local_index) % members.size()];
-          inbound.push_back(send(trainers_[peer].device, od->device,
-                                 (w.*what) * (share * static_cast<double>(members.size())), deps, category));
-        }
-      }
     }
     if (inbound.empty()) inbound.assign(trainer_ready.begin(), trainer_ready.end());
     done[o] = marker(inbound);
+  }
+  return done;
+}
+
+// ---- embedding passes and the optimiser tail ----------------------------------------------------
+
+ActivityId StepBuilder::embedding_pass(std::uint32_t o, Pass pass, std::span<const ActivityId> deps) {
+  const OwnerWork& w = represented_work(o);
+  const bool backward = pass == Pass::backward;
+  const Seconds work = backward ? w.backward_compute : w.forward_compute;
+  std::vector<ActivityId> parts;
+  if (problem_.devices.at(o).kind == DeviceKind::parameter_server) {
+    for (SimDevice* sock : sockets_of(topo::NodeId{problem_.devices[o].topology_id})) {
+      parts.push_back(compute(*sock, work, deps, cat_.embedding_lookup));
+    }
+    return marker(parts);
+  }
+  const SimDevice d = embedding_device(*owner_device(o));
+  const int launches = embedding_kernels(w, backward);
+  const Seconds launch =
+      d.is_gpu ? d.profile->kernel_launch_overhead() * static_cast<double>(launches) : Seconds(0.0);
+  if (!backward) {
+    parts.push_back(feature_kernels(d, work + launch, launches, std::max(w.gpu_tables, 1), deps, cat_.embedding_lookup));
+    if (w.uvm_read.value() > 0.0) {
+      const auto u = send(*platform_.host_cpu(d.device), d.device, w.uvm_read, deps, cat_.embedding_lookup);
+      // The gather kernel holds the stream until its PCIe reads are done.
+      parts.push_back(compute(d, Seconds(0.0), std::span(&u, 1), cat_.embedding_lookup));
+    }
+  } else {
+    const auto u = kernels(d, work + launch, launches, deps, cat_.embedding_lookup);
+    parts.push_back(u);
+    if (w.uvm_write.value() > 0.0) {
+      parts.push_back(send(d.device, *platform_.host_cpu(d.device), w.uvm_write, std::span(&u, 1), cat_.embedding_lookup));
+    }
+  }
+  return marker(parts);
+}
+
+std::vector<ActivityId> StepBuilder::dense_optimizer(std::span<const ActivityId> last_backward,
+                                                     std::span<const ActivityId> reduced) {
+  const double parameters = model_.dense_parameters();
+  std::vector<ActivityId> done;
+  for (std::size_t i = 0; i < trainers_.size(); ++i) {
+    const SimDevice& t = trainers_[i];
+    std::vector<ActivityId> deps{last_backward[i]};
+    if (!reduced.empty()) deps.push_back(reduced[i]);
+    const Seconds time = t.is_gpu ? gpu_dense_optimizer_time(model_, *t.profile, parameters)
+                                  : cpu_dense_optimizer_time(model_, *t.cpu, parameters);
+    done.push_back(kernels(t, time, 1, deps, cat_.dense_compute));
   }
   return done;
 }
@@ -1046,10 +1071,10 @@ Bytes StepBuilder::input_bytes(std::int64_t samples) const {
   // Dense features in fp32, one index per lookup, one length per (sample, table), a label.
   const double s = static_cast<double>(samples);
   return element_size(Precision::fp32) * (s * (model_.dense_features + 1.0)) +
-         index_bytes() * (s * (model_.lookups_per_sample() + static_cast<double>(model_.table_count())));
+         placement::kIndexBytes * (s * (model_.lookups_per_sample() + static_cast<double>(model_.table_count())));
 }
 
-ActivityId StepBuilder::input_copy(SimDevice& trainer, std::span<const ActivityId> deps) {
+ActivityId StepBuilder::input_copy(const SimDevice& trainer, std::span<const ActivityId> deps) {
   if (!trainer.is_gpu) return marker(deps);
   const auto host = platform_.host_cpu(trainer.device);
   if (!host) return marker(deps);
@@ -1066,7 +1091,7 @@ bool in_layers(const DenseOperatorCost& c, StepBuilder::DenseLayers layers) {
 }
 }  // namespace
 
-ActivityId StepBuilder::dense_forward(SimDevice& trainer, DenseLayers layers, ActivityId after) {
+ActivityId StepBuilder::dense_forward(const SimDevice& trainer, DenseLayers layers, ActivityId after) {
   for (const auto& c : dense_costs(trainer)) {
     if (!in_layers(c, layers)) continue;
     const std::array<ActivityId, 1> dep{after};
@@ -1075,7 +1100,7 @@ ActivityId StepBuilder::dense_forward(SimDevice& trainer, DenseLayers layers, Ac
   return after;
 }
 
-ActivityId StepBuilder::dense_backward(SimDevice& trainer, DenseLayers layers, ActivityId after,
+ActivityId StepBuilder::dense_backward(const SimDevice& trainer, DenseLayers layers, ActivityId after,
                                        std::span<ActivityId> layer_done) {
   const auto& costs = dense_costs(trainer);
   for (std::size_t l = costs.size(); l-- > 0;) {

@@ -41,6 +41,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -57,8 +58,10 @@
 #include "models/model_spec.hpp"
 #include "models/software_stack.hpp"
 #include "models/stragglers.hpp"
+#include "placement/lookup_cost.hpp"
 #include "placement/placement.hpp"
 #include "sim/activity_graph.hpp"
+#include "topologies/cpu_row_cost.hpp"
 #include "topologies/engine_export.hpp"
 #include "topologies/platform.hpp"
 
@@ -91,8 +94,9 @@ struct TrainingOptions {
   /// Dense layers on CPU sockets: fraction of peak FLOP/s reached (no CPU profile exists;
   /// required when a mode runs dense layers on CPUs).
   std::optional<double> cpu_dense_efficiency;
-  /// Cache-line granule of CPU row reads (platform CPUs are x86: 64 B lines; see devices.hpp).
-  Bytes cpu_access_granule{64.0};
+  /// Granule of CPU row reads (topologies/cpu_row_cost.hpp), for the planner and the
+  /// simulation alike.
+  Bytes cpu_access_granule = topo::kCpuCacheLine;
   /// Names of platform groups by role (defaults: groups whose `role` says so).
   std::string trainer_role = "trainer";
   std::string parameter_server_role = "parameter_server";
@@ -103,23 +107,6 @@ struct TrainingOptions {
 
   /// Reads the `training:` mapping (calls finish()).
   static TrainingOptions from_config(const ConfigNode& node);
-};
-
-/// Device profiles by GPU model name, with the directory they were found in.
-class DeviceProfileSet {
- public:
-  explicit DeviceProfileSet(std::string calibration_dir) : dir_(std::move(calibration_dir)) {}
-  /// The profile of a platform GPU (its model's file, loaded once, on the GPU's peak rates:
-  /// on_platform_gpu). ConfigError when there is no profile file.
-  const topo::DeviceProfile& get(const topo::GpuSpec& gpu) const;
-  /// Adds a profile directly (tests).
-  void add(const std::string& gpu_model, topo::DeviceProfile profile);
-  /// The profiles loaded so far (one per profile name, in name order).
-  [[nodiscard]] std::vector<const topo::DeviceProfile*> loaded() const;
-
- private:
-  std::string dir_;
-  mutable std::map<std::string, std::shared_ptr<topo::DeviceProfile>> cache_;
 };
 
 /// A compute device that takes part in the step (trainer GPU or CPU socket, parameter
@@ -168,7 +155,7 @@ struct BuiltSteps {
 class StepBuilder {
  public:
   StepBuilder(const ModelSpec& model, const topo::Platform& platform, const placement::PlacementProblem& problem,
-              const placement::PlacementPlan& plan, const DeviceProfileSet& profiles, const TrainingOptions& options,
+              const placement::PlacementPlan& plan, const topo::DeviceProfileSet& profiles, const TrainingOptions& options,
               sim::ActivityGraph& graph);
 
   // --- what is simulated -----------------------------------------------------------------
@@ -196,6 +183,11 @@ class StepBuilder {
   SimDevice embedding_device(const SimDevice& d);
   /// The simulated device of a trainer-side owner (GPU or CPU socket) or of a server socket.
   SimDevice& sim_device(topo::DeviceId d);
+
+  /// The row-access bounds of a CPU socket with the scenario's access granule (the one CPU
+  /// gather and update model, topologies/cpu_row_cost.hpp). std::invalid_argument when the
+  /// platform gives the socket neither a DRAM bandwidth nor a per-core gather bandwidth.
+  topo::CpuRowAccess cpu_row_access(const topo::CpuSocketSpec& cpu) const;
 
   /// Embedding work of every owner of the plan, per tier (representative: the max over the
   /// devices a simulated one stands for).
@@ -226,18 +218,18 @@ class StepBuilder {
   void set_role(sim::ActivityId a, std::string role) { built_.roles[a.index] = std::move(role); }
 
   // --- activities --------------------------------------------------------------------------
-  sim::ActivityId compute(SimDevice& d, Seconds t, std::span<const sim::ActivityId> deps, std::uint16_t category);
+  sim::ActivityId compute(const SimDevice& d, Seconds t, std::span<const sim::ActivityId> deps, std::uint16_t category);
   /// `launches` kernels that take `t` together on d's stream (on a CPU device: compute()). A
   /// GPU's host thread dispatches them first, in program order, at software.host.dispatch +
   /// the profile's launch overhead each: the first kernel waits for its own dispatch, and the
   /// returned completion for the host to have dispatched the last. The host does not wait for
   /// the GPU (it runs ahead) except at host_wait.
-  sim::ActivityId kernels(SimDevice& d, Seconds t, int launches, std::span<const sim::ActivityId> deps,
+  sim::ActivityId kernels(const SimDevice& d, Seconds t, int launches, std::span<const sim::ActivityId> deps,
                           std::uint16_t category);
   /// As kernels(), for work done feature by feature (an embedding pass over `features` sparse
   /// features): under software.host.sync per_feature the work is cut into one piece per
   /// feature and the host waits for each piece before dispatching the next.
-  sim::ActivityId feature_kernels(SimDevice& d, Seconds t, int launches, int features,
+  sim::ActivityId feature_kernels(const SimDevice& d, Seconds t, int launches, int features,
                                   std::span<const sim::ActivityId> deps, std::uint16_t category);
   /// The host thread of GPU d waits for `done` (a synchronisation point).
   void host_wait(const SimDevice& d, sim::ActivityId done);
@@ -297,7 +289,7 @@ class StepBuilder {
   int embedding_kernels(const OwnerWork& w, bool backward) const;
 
   /// The host-to-device copy of one trainer's input batch (dense features, ids, lengths, labels).
-  sim::ActivityId input_copy(SimDevice& trainer, std::span<const sim::ActivityId> deps);
+  sim::ActivityId input_copy(const SimDevice& trainer, std::span<const sim::ActivityId> deps);
   /// Bytes of one trainer's input batch.
   Bytes input_bytes(std::int64_t samples) const;
 
@@ -309,10 +301,10 @@ class StepBuilder {
   enum class DenseLayers { bottom_mlp, above_bottom };
   /// Chains the forward kernels of `layers` on the trainer's stream after `after`; returns the
   /// last one (`after` when there is none).
-  sim::ActivityId dense_forward(SimDevice& trainer, DenseLayers layers, sim::ActivityId after);
+  sim::ActivityId dense_forward(const SimDevice& trainer, DenseLayers layers, sim::ActivityId after);
   /// Chains the backward kernels of `layers` in reverse layer order after `after`; the kernel
   /// of layer l is written to layer_done[l] (one entry per dense layer). Returns the last.
-  sim::ActivityId dense_backward(SimDevice& trainer, DenseLayers layers, sim::ActivityId after,
+  sim::ActivityId dense_backward(const SimDevice& trainer, DenseLayers layers, sim::ActivityId after,
                                  std::span<sim::ActivityId> layer_done);
 
   /// The dense gradients all-reduced in buckets of software.allreduce_bucket, in backward
@@ -324,6 +316,21 @@ class StepBuilder {
                                                       std::span<const sim::ActivityId> last_backward,
                                                       std::uint16_t category);
 
+  /// The dense optimiser of each simulated trainer, one fused kernel after its backward
+  /// (last_backward[i]) and its last all-reduce bucket (reduced[i]; empty: none): on a GPU
+  /// gpu_dense_optimizer_time, on a CPU socket cpu_dense_optimizer_time. Returns per trainer.
+  std::vector<sim::ActivityId> dense_optimizer(std::span<const sim::ActivityId> last_backward,
+                                               std::span<const sim::ActivityId> reduced);
+
+  /// One embedding pass of a simulated owner after `deps`, forward (the lookup) or backward
+  /// (backward + optimiser update), with the owner's represented work: on a parameter server,
+  /// a task on each of its sockets; on a GPU or CPU socket, its kernels with their launch
+  /// overheads (the forward feature by feature under per-feature sync), UVM misses crossing
+  /// PCIe (forward: the kernel holds its stream until its reads are done; backward: evicted
+  /// rows written back after it). Returns the marker of its completion.
+  enum class Pass { forward, backward };
+  sim::ActivityId embedding_pass(std::uint32_t owner, Pass pass, std::span<const sim::ActivityId> deps);
+
   /// Simulated owner ids of every owner of `tier` whose device is simulated.
   std::vector<std::uint32_t> simulated_owners(placement::DeviceKind kind) const;
   /// The simulated device an owner maps to.
@@ -331,15 +338,25 @@ class StepBuilder {
 
   BuiltSteps& built() { return built_; }
 
-  /// Index bytes (int64, TorchRec's KeyedJaggedTensor default, as placement/lookup_cost.hpp).
-  static Bytes index_bytes() { return Bytes(8.0); }
-
  private:
   void compute_owner_work();
   void map_representatives();
   std::span<const sim::ResourceId> egress_route(topo::DeviceId d);
   std::span<const sim::ResourceId> ingress_route(topo::DeviceId d);
   topo::DeviceId remote_peer(topo::DeviceId d) const;
+  /// The flows between a simulated owner and the simulated trainers in one direction (the
+  /// mirrored halves of pooled_to_trainers and gradients_to_owners): to each trainer on the
+  /// owner's node, its share (1 / total trainers) of `bytes`; off the node (every node
+  /// simulated), one flow per pair (communication: per_pair) or one per node to the trainer
+  /// of the owner's index there (its rail) carrying the node's shares. `ready(members)` gives
+  /// the dependencies of a flow for those trainers, `arrived(members, flow)` records it. In
+  /// representative mode the off-node part is the caller's (egress/ingress segments).
+  /// Returns how many simulated trainers share the owner's node.
+  enum class Towards { trainers, owner };
+  std::size_t owner_trainer_flows(const SimDevice& owner, Towards towards, Bytes bytes,
+                                  const std::function<std::vector<sim::ActivityId>(std::span<const std::size_t>)>& ready,
+                                  const std::function<void(std::span<const std::size_t>, sim::ActivityId)>& arrived,
+                                  std::uint16_t category);
   /// Representative mode on a leaf/spine fabric whose leaf uplinks are narrower than its host
   /// links: the fraction of a NIC's inter-node traffic that leaves its leaf (uniform
   /// destinations over the other nodes' NICs) and a resource per direction standing for the
@@ -369,7 +386,7 @@ class StepBuilder {
   const topo::Platform& platform_;
   const placement::PlacementProblem& problem_;
   const placement::PlacementPlan& plan_;
-  const DeviceProfileSet& profiles_;
+  const topo::DeviceProfileSet& profiles_;
   TrainingOptions options_;
   sim::ActivityGraph& graph_;
   topo::PlatformResources resources_;

@@ -4,11 +4,11 @@
 #include <limits>
 
 #include "placement/cache_model.hpp"
+#include "topologies/cpu_row_cost.hpp"
 
 namespace dlrmsim::placement {
 namespace {
 
-constexpr double kIndexBytes = 8.0;  // int64 indices (TorchRec's default index dtype)
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 double seconds_for(double bytes, BytesPerSecond bandwidth, double efficiency) {
@@ -17,19 +17,19 @@ double seconds_for(double bytes, BytesPerSecond bandwidth, double efficiency) {
   return rate > 0.0 ? bytes / rate : kInfinity;
 }
 
-// CPU gather of `rows` rows of `row_bytes` (already rounded up to the cache line): bounded
-// by DRAM bandwidth and by the cores' random-gather bandwidth, whichever is slower
-// (DESIGN.md: "bounded by DRAM bandwidth and by per-core gather rate x cores"). A missing
-// figure is not a limit; both missing is infinitely slow.
-double cpu_gather_seconds(const PlacementDevice& d, double rows, double row_bytes) {
-  if (rows <= 0.0) return 0.0;
-  const bool has_bandwidth = d.memory_bandwidth.value() > 0.0 && d.gather_efficiency > 0.0;
-  const bool has_cores = d.core_gather_bandwidth.value() > 0.0;
-  if (!has_bandwidth && !has_cores) return kInfinity;
-  double t = 0.0;
-  if (has_bandwidth) t = seconds_for(rows * row_bytes, d.memory_bandwidth, d.gather_efficiency);
-  if (has_cores) t = std::max(t, seconds_for(rows * row_bytes, d.core_gather_bandwidth, 1.0));
-  return t;
+// The CPU's row-access bounds, from the platform figures the problem copied
+// (topologies/cpu_row_cost.hpp: the model the simulation uses too).
+topo::CpuRowAccess cpu_row_access(const PlacementDevice& d) {
+  return {d.memory_bandwidth, d.core_gather_bandwidth, d.access_granule};
+}
+
+// Forward gather, then the backward's read-modify-write of the same rows and their optimiser
+// state (what the simulation's CPU owners do, models/step_builder.cpp).
+double cpu_lookup_seconds(const PlacementDevice& d, const TableDemand& table, const LookupWork& w, Bytes row) {
+  const auto cpu = cpu_row_access(d);
+  return (topo::cpu_gather_time(cpu, w.lookups, row) +
+          topo::cpu_update_time(cpu, w.lookups, row, table.optimizer_state_per_row))
+      .value();
 }
 
 }  // namespace
@@ -67,7 +67,7 @@ Seconds lookup_time(const PlacementProblem& problem, const PlacementDevice& d, T
   const Bytes row{table.element_size.value() * w.columns};
   const double row_bytes = std::max(row.value(), d.access_granule.value());
   const double pooled_bytes = w.samples * row.value();
-  const double id_bytes = w.lookups * kIndexBytes;
+  const double id_bytes = w.lookups * kIndexBytes.value();
   // The profile's gather efficiency is defined for bags of at least one row.
   const double pooling = std::max(table.lookups_per_sample, 1.0);
   const topo::DeviceProfile* profile = d.kind == DeviceKind::gpu ? d.profile.get() : nullptr;
@@ -105,12 +105,10 @@ Seconds lookup_time(const PlacementProblem& problem, const PlacementDevice& d, T
       break;
     }
     case Tier::host_dram:
-      t = (1.0 + backward_multiple) * cpu_gather_seconds(d, w.lookups, row_bytes) +
-          seconds_for(2.0 * pooled_bytes + id_bytes, d.host_link_bandwidth, 1.0);
+      t = cpu_lookup_seconds(d, table, w, row) + seconds_for(2.0 * pooled_bytes + id_bytes, d.host_link_bandwidth, 1.0);
       break;
     case Tier::remote_ps:
-      t = (1.0 + backward_multiple) * cpu_gather_seconds(d, w.lookups, row_bytes) +
-          seconds_for(2.0 * pooled_bytes + id_bytes, d.network_bandwidth, 1.0);
+      t = cpu_lookup_seconds(d, table, w, row) + seconds_for(2.0 * pooled_bytes + id_bytes, d.network_bandwidth, 1.0);
       break;
   }
   return Seconds(t);

@@ -4,7 +4,8 @@
 // (cost_greedy), to rank tiers and to print the plan's estimated load; the training modes
 // simulate the real step. Every coefficient comes from the PlacementDevice, i.e. from the
 // platform file (bandwidths, capacities) and the device profile (gather and zero-copy
-// efficiencies, CPU gather rate, backward factor), following the cost models of
+// efficiencies, CPU gather rate, backward factor of a GPU without a profile), following the
+// cost models of
 // ../shared/DESIGN.md ("Cost models and calibration"):
 //   rows looked up   L = lookups per step that reach this shard
 //   bytes per row    b = max(shard columns x element size, access granule)
@@ -13,15 +14,17 @@
 //   uvm:        the h L cache hits as gpu_hbm, the (1 - h) L misses as zero-copy gathers over
 //               PCIe (profile's uvm_gather_time, or L b / (PCIe bw x zero-copy eff)); h is the
 //               hit rate of the shard's HBM cache (cache_model.hpp)
-//   host_dram:  t = max(L b / DRAM bw, L b / cores' gather bandwidth)      (CPU lookup)
+//   host_dram:  t = CPU gather of L rows + CPU update (read-modify-write) of L rows and their
+//                   optimiser state, both topologies/cpu_row_cost.hpp (the simulation's model)
 //                   + (pooled bytes + id bytes) / PCIe bandwidth            (to the GPUs)
 //   remote_ps:  the same CPU lookup on the server + (pooled + id bytes) / NIC bandwidth;
 //               the server pools rows before sending (assumption: HPCA 2021's sparse
 //               parameter servers and Persia's embedding workers both return pooled rows).
-// Lookup parts count the backward pass and optimiser update as (1 + backward multiple);
-// transfer parts count pooled gradients going back the same way as the pooled rows.
+// GPU lookup parts count the backward pass and optimiser update as the profile's measured
+// multiple (or the device's backward factor without a profile); transfer parts count pooled
+// gradients going back the same way as the pooled rows.
 // Lookups are assumed spread over row shards in proportion to their rows (ids hashed).
-// Indices travel as 8-byte integers (int64, TorchRec's default index type).
+// Indices travel as 8-byte integers (kIndexBytes).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +33,10 @@
 #include "placement/placement.hpp"
 
 namespace dlrmsim::placement {
+
+/// Bytes of one embedding index on the wire: int64, TorchRec's KeyedJaggedTensor default
+/// index dtype (the simulation's all-to-all of ids and Persia's id messages use it too).
+inline constexpr Bytes kIndexBytes{8.0};
 
 /// What one owner of a shard does per step.
 struct LookupWork {

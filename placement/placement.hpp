@@ -136,9 +136,11 @@ struct PlacementDevice {
   std::uint32_t node = 0;         // topo::NodeId of the node it belongs to
   Bytes memory_capacity;          // HBM (GPU), socket DRAM (CPU socket), node DRAM (server)
   BytesPerSecond memory_bandwidth;  // HBM or DRAM peak
-  /// Fraction of memory_bandwidth random row gathers reach (GPU without a profile).
+  /// Fraction of memory_bandwidth random row gathers reach (GPU without a profile; CPUs are
+  /// bounded by core_gather_bandwidth instead, topologies/cpu_row_cost.hpp).
   double gather_efficiency = 1.0;
-  /// Smallest read per row: 32 B HBM sector (profile) or 64 B cache line (CPU).
+  /// Smallest read per row: 32 B HBM sector (profile) or the CPU access granule (the
+  /// scenario's training.cpu.access_granule, default a 64 B cache line).
   Bytes access_granule{0.0};
   /// CPU socket / parameter server: random-gather bandwidth of all cores together
   /// (cores x per-core gather bandwidth, platform file); 0 = not a limit.
@@ -147,8 +149,8 @@ struct PlacementDevice {
   BytesPerSecond host_link_bandwidth;
   double zero_copy_efficiency = 1.0;  // GPU without a profile: fraction of PCIe UVM gathers reach
   BytesPerSecond network_bandwidth;   // NICs of its node, per direction
-  /// Backward pass plus optimiser update time as a multiple of forward lookup time
-  /// (used where no profile is given; CPU lookups).
+  /// GPU without a profile: backward pass plus optimiser update time as a multiple of forward
+  /// lookup time. CPU lookups are costed as gather + read-modify-write instead.
   double backward_factor = 1.0;
   /// GPU: index (into PlacementProblem::devices) of its NUMA-local CPU socket, the home of
   /// its UVM tables' weights; -1 if the node has none.

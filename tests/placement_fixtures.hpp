@@ -39,7 +39,6 @@ inline PlacementDevice socket(std::string name, double dram_gib, std::uint32_t n
   d.core_gather_bandwidth = BytesPerSecond(50e9);
   d.host_link_bandwidth = BytesPerSecond(32e9);
   d.network_bandwidth = BytesPerSecond(12.5e9);
-  d.backward_factor = 1.0;
   return d;
 }
 

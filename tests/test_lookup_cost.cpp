@@ -103,31 +103,38 @@ TEST_CASE("uvm lookup time spans HBM and PCIe with the hit rate") {
   CHECK(no_hits.value() == dlrmsim::rel(2.0 * 65'536.0 * 512.0 / 16e9));
 }
 
-// host_dram: CPU gather of 65,536 x 512 B (64-byte granule) limited by the slower of DRAM
-// (100 GB/s) and the cores (50 GB/s), times (1 + 1), plus pooled rows and gradients (2 x
-// 65,536 x 512 B) and int64 ids (65,536 x 8 B) over PCIe at 32 GB/s.
-TEST_CASE("host_dram lookup time: CPU gather plus PCIe transfer") {
+// host_dram: the CPU model of topologies/cpu_row_cost.hpp, as the simulation runs it. A
+// gather of 65,536 rows of 512 B (64-byte granule) and the update's read-modify-write of the
+// rows and of their 4-byte row-wise Adagrad state (one 64-byte line each way): 65,536 x
+// (512 + 2 x 512 + 2 x 64) B, at the slower of DRAM (100 GB/s) and the cores (50 GB/s); plus
+// pooled rows and gradients (2 x 65,536 x 512 B) and int64 ids (65,536 x 8 B) over PCIe at
+// 32 GB/s.
+TEST_CASE("host_dram lookup time: CPU gather and read-modify-write plus PCIe transfer") {
   PlacementProblem p = one_node(1, 80, 512);
   p.devices[0].access_granule = Bytes(64.0);
   const auto t = table("t", 1'000'000, 128, 1);
   const auto w = shard_work(p, t, whole(t, Tier::host_dram, 0), Sharding::table_wise);
-  const double gather = 65'536.0 * 512.0 / 50e9;
+  const double bytes = 65'536.0 * (512.0 + 2.0 * 512.0 + 2.0 * 64.0);
   const double transfer = (2.0 * 65'536.0 * 512.0 + 65'536.0 * 8.0) / 32e9;
-  CHECK(lookup_time(p, p.devices[0], Tier::host_dram, t, w).value() == dlrmsim::rel(2.0 * gather + transfer));
+  CHECK(lookup_time(p, p.devices[0], Tier::host_dram, t, w).value() == dlrmsim::rel(bytes / 50e9 + transfer));
   // Faster cores leave DRAM bandwidth as the limit.
   p.devices[0].core_gather_bandwidth = BytesPerSecond(400e9);
+  CHECK(lookup_time(p, p.devices[0], Tier::host_dram, t, w).value() == dlrmsim::rel(bytes / 100e9 + transfer));
+  // A 256-byte granule (training.cpu.access_granule) rounds the 4-byte state up to 256 B.
+  p.devices[0].access_granule = Bytes(256.0);
   CHECK(lookup_time(p, p.devices[0], Tier::host_dram, t, w).value() ==
-        dlrmsim::rel(2.0 * 65'536.0 * 512.0 / 100e9 + transfer));
+        dlrmsim::rel(65'536.0 * (3.0 * 512.0 + 2.0 * 256.0) / 100e9 + transfer));
 }
 
-// remote_ps: the same CPU gather on the server (200 GB/s DRAM, 100 GB/s cores) plus the
+// remote_ps: the same CPU gather and update on the server (200 GB/s DRAM, 100 GB/s cores:
+// the cores bind; the fixture gives no granule, so the state moves its 4 bytes) plus the
 // pooled traffic over its 12.5 GB/s NIC.
-TEST_CASE("remote_ps lookup time: server gather plus network transfer") {
+TEST_CASE("remote_ps lookup time: server gather and update plus network transfer") {
   PlacementProblem p = one_node(1, 80, 512, 1);
   const auto t = table("t", 1'000'000, 128, 1);
   const auto w = shard_work(p, t, whole(t, Tier::remote_ps, 2), Sharding::table_wise);
-  const double expected =
-      2.0 * 65'536.0 * 512.0 / 100e9 + (2.0 * 65'536.0 * 512.0 + 65'536.0 * 8.0) / 12.5e9;
+  const double expected = 65'536.0 * (3.0 * 512.0 + 2.0 * 4.0) / 100e9 +
+                          (2.0 * 65'536.0 * 512.0 + 65'536.0 * 8.0) / 12.5e9;
   CHECK(lookup_time(p, p.devices[2], Tier::remote_ps, t, w).value() == dlrmsim::rel(expected));
 }
 

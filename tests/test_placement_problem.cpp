@@ -35,7 +35,8 @@ std::size_t count_kind(const PlacementProblem& p, DeviceKind k) { return p.devic
 TEST_CASE("Big Basin and M1 become GPUs, sockets and table demands") {
   const auto plat = platform("big-basin-v100-32gb.yaml");
   const auto m = model("hpca21_m1.yaml");
-  const auto p = make_placement_problem(m, plat, profiles_from_directory(kConfigs + "calibration"));
+  const topo::DeviceProfileSet profiles(kConfigs + "calibration");
+  const auto p = make_placement_problem(m, plat, &profiles);
   CHECK(count_kind(p, DeviceKind::gpu) == 8);
   CHECK(count_kind(p, DeviceKind::cpu_socket) == 2);
   CHECK(count_kind(p, DeviceKind::parameter_server) == 0);
@@ -133,5 +134,29 @@ TEST_CASE("tier policies place tables on the devices the platform provides") {
   for (const auto& tp : host_plan.tables) {
     CHECK(tp.tier == Tier::host_dram);
     for (const auto& s : tp.shards) CHECK(zion.devices[s.owners[0]].kind == DeviceKind::cpu_socket);
+  }
+}
+
+// The CPU access granule is the scenario's (training.cpu.access_granule), as in the
+// simulation: Big Basin + 8 servers with a 128-byte granule gives its CPU sockets and its
+// parameter servers 128 B; without a setting, the 64-byte line of CpuSocketSpec's definition.
+// GPUs keep their profile's 32-byte sector. A host_dram lookup then moves max(row, 128 B).
+TEST_CASE("the planner takes the CPU access granule from the scenario") {
+  const auto plat = topo::load_platform_reference(
+      ConfigNode::load_file(kConfigs + "scenarios/hpca21_m3_big_basin_remote_ps.yaml").child("platform"));
+  const topo::DeviceProfileSet profiles(kConfigs + "calibration");
+  ProblemSettings wide;
+  wide.cpu_access_granule = Bytes(128.0);
+  const auto p = make_placement_problem(model("hpca21_m3.yaml"), plat, &profiles, wide);
+  const auto plain = make_placement_problem(model("hpca21_m3.yaml"), plat, &profiles);
+  REQUIRE(count_kind(p, DeviceKind::cpu_socket) > 0);
+  REQUIRE(count_kind(p, DeviceKind::parameter_server) > 0);
+  for (std::size_t i = 0; i < p.devices.size(); ++i) {
+    if (p.devices[i].kind == DeviceKind::gpu) {
+      CHECK(p.devices[i].access_granule.value() == 32.0);
+    } else {
+      CHECK(p.devices[i].access_granule.value() == 128.0);
+      CHECK(plain.devices[i].access_granule.value() == 64.0);
+    }
   }
 }

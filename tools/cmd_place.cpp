@@ -41,10 +41,10 @@ int cmd_place(const std::vector<std::string>& args) {
   const auto& mode = models::training_mode(sc.training.mode);
   placement::PlacementOptions options = sc.placement;
   if (options.tiers.empty()) options.tiers.assign(mode.default_tiers.begin(), mode.default_tiers.end());
-  const auto problem = placement::make_placement_problem(sc.model, sc.platform,
-                                                         placement::profiles_from_directory(sc.calibration_dir));
+  const topo::DeviceProfileSet profiles(sc.calibration_dir);
+  const auto problem = placement::make_placement_problem(sc, profiles);
   const placement::StepTimeEvaluator evaluator = [&](const placement::PlacementPlan& candidate) {
-    return models::simulate_plan_step_time(sc, problem, candidate, 1, 1);
+    return models::simulate_plan_step_time(sc, problem, candidate, profiles, 1, 1);
   };
   placement::PlacementPlan plan;
   try {

@@ -25,8 +25,8 @@ PointOutcome run_plan_point(const SweepPoint& point) {
     placement::PlacementOptions options = sc.placement;
     if (options.tiers.empty()) options.tiers.assign(mode.default_tiers.begin(), mode.default_tiers.end());
     try {
-      const auto problem = placement::make_placement_problem(sc.model, sc.platform,
-                                                             placement::profiles_from_directory(sc.calibration_dir));
+      const topo::DeviceProfileSet profiles(sc.calibration_dir);
+      const auto problem = placement::make_placement_problem(sc, profiles);
       (void)placement::place(problem, options);
     } catch (const placement::InfeasiblePlacement& e) {
       outcome.status = "infeasible";

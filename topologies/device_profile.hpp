@@ -69,6 +69,8 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -285,5 +287,30 @@ DeviceProfile load_device_profile_for(std::string_view gpu_model, const std::str
 /// and fixed costs stay the profile's. The platform file is thus the one source of peak
 /// rates, and a what-if on it ("HBM at 4.8 TB/s") reaches every cost model.
 DeviceProfile on_platform_gpu(DeviceProfile profile, const topo::GpuSpec& gpu);
+
+/// The profiles of a calibration directory, each file loaded once per run and each platform
+/// GPU's profile (on_platform_gpu) made once: the one profile cache, shared by the placement
+/// planner (models/placement_problem.hpp) and the simulation (models/step_builder.hpp).
+/// Not thread-safe: one set per run (sweeps give each scenario its own).
+class DeviceProfileSet {
+ public:
+  explicit DeviceProfileSet(std::string calibration_dir) : dir_(std::move(calibration_dir)) {}
+  /// The profile of a platform GPU (its model's file on the GPU's peak rates); null when the
+  /// directory has no file for the GPU's model. A malformed file throws ConfigError.
+  std::shared_ptr<const DeviceProfile> find(const topo::GpuSpec& gpu) const;
+  /// As find(), but a GPU model without a profile file is a ConfigError listing the paths tried.
+  const DeviceProfile& get(const topo::GpuSpec& gpu) const;
+  /// Adds a profile directly, standing for the file of `gpu_model` (tests).
+  void add(const std::string& gpu_model, DeviceProfile profile);
+  /// The profiles used so far (one per profile name, in name order).
+  [[nodiscard]] std::vector<const DeviceProfile*> loaded() const;
+
+ private:
+  std::string dir_;
+  // By GPU model (added directly) or by model and peak rates (a platform GPU's profile).
+  mutable std::map<std::string, std::shared_ptr<const DeviceProfile>> cache_;
+  // GPU models without a profile file -> the ConfigError's message (what was looked for).
+  mutable std::map<std::string, std::string> missing_;
+};
 
 }  // namespace dlrmsim::topo

@@ -40,6 +40,7 @@
 // DRAM bandwidth sharing between them is not modelled).
 #include <array>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "models/training_mode.hpp"
@@ -54,10 +55,26 @@ namespace {
 /// The three Persia modes differ in what waits for what (see the header).
 enum class PersiaVariant { hybrid, synchronous, asynchronous };
 
+/// The sockets of a worker or server node, each with a forward stream (its own) and a
+/// backward stream (a second one on its cores: Persia's separate thread pools).
+struct PipelineSockets {
+  std::vector<SimDevice> forward, backward;
+};
+PipelineSockets pipeline_sockets(StepBuilder& b, topo::NodeId node) {
+  PipelineSockets out;
+  for (SimDevice* s : b.sockets_of(node)) {
+    out.forward.push_back(*s);
+    SimDevice back = *s;
+    back.stream = b.graph().add_stream(b.resources().engine(s->device), b.platform().device(s->device).name + ".backward");
+    out.backward.push_back(back);
+  }
+  return out;
+}
+
 void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
   const auto& cat = b.categories();
   const auto& model = b.model();
-  auto& trainers = const_cast<std::vector<SimDevice>&>(b.trainers());
+  const auto& trainers = b.trainers();
   const std::size_t n = trainers.size();
   const auto ew_nodes = b.nodes_with_role(b.options().embedding_worker_role);
   if (ew_nodes.empty()) {
@@ -75,29 +92,10 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
                                 "elsewhere (use placement tiers: [remote_ps])");
   }
 
-  // The simulated embedding worker: its sockets, with a forward and a backward stream each.
-  std::vector<SimDevice> ew_fwd, ew_bwd;
-  for (SimDevice* s : b.sockets_of(ew_nodes.front())) {
-    ew_fwd.push_back(*s);
-    SimDevice back = *s;
-    back.stream = b.graph().add_stream(b.resources().engine(s->device),
-                                       b.platform().device(s->device).name + ".backward");
-    ew_bwd.push_back(back);
-  }
-  // Server sockets, forward and backward streams.
-  std::vector<std::vector<SimDevice>> ps_fwd, ps_bwd;
-  for (auto o : servers) {
-    std::vector<SimDevice> f, k;
-    for (SimDevice* s : b.sockets_of(topo::NodeId{b.problem().devices[o].topology_id})) {
-      f.push_back(*s);
-      SimDevice back = *s;
-      back.stream = b.graph().add_stream(b.resources().engine(s->device),
-                                         b.platform().device(s->device).name + ".backward");
-      k.push_back(back);
-    }
-    ps_fwd.push_back(std::move(f));
-    ps_bwd.push_back(std::move(k));
-  }
+  // The simulated embedding worker and the servers: sockets with forward and backward streams.
+  const PipelineSockets ew = pipeline_sockets(b, ew_nodes.front());
+  std::vector<PipelineSockets> ps;
+  for (auto o : servers) ps.push_back(pipeline_sockets(b, topo::NodeId{b.problem().devices[o].topology_id}));
 
   const double workers = static_cast<double>(ew_nodes.size());
   const double samples_per_worker = static_cast<double>(model.global_batch_size) / workers;
@@ -106,13 +104,23 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
   const Bytes avg_row = lookups > 0.0 ? rows_per_sample / lookups : Bytes(0.0);
   const Bytes pooled_per_sample = model.pooled_bytes_per_sample();
   const double local = static_cast<double>(b.local_batch());
-  const Bytes granule = b.options().cpu_access_granule;
-  const double ew_sockets = static_cast<double>(ew_fwd.size());
+  const double ew_sockets = static_cast<double>(ew.forward.size());
   // Pooling on a worker reads every fetched row once (memory bound, the CPU gather model).
   const Seconds pool_time =
-      cpu_gather_time(*ew_fwd.front().cpu, samples_per_worker * lookups / ew_sockets, avg_row, granule);
+      topo::cpu_gather_time(b.cpu_row_access(*ew.forward.front().cpu), samples_per_worker * lookups / ew_sockets, avg_row);
   const std::uint16_t ps_cat = cat.parameter_server_traffic;
-  const topo::DeviceId ew_dev = ew_fwd.front().device;
+  const topo::DeviceId ew_dev = ew.forward.front().device;
+  // A stage of the worker (pooling forward, row gradients backward): `in` bytes arrive after
+  // `in_deps`, every socket works once they and `arrivals` are in, then `out` bytes leave.
+  // Returns the end of the work and the departure.
+  auto worker_stage = [&](std::span<const ActivityId> in_deps, std::vector<ActivityId> arrivals, Bytes in,
+                          const std::vector<SimDevice>& sockets, Bytes out) {
+    arrivals.push_back(b.send_ingress(ew_dev, in, in_deps, ps_cat));
+    std::vector<ActivityId> parts;
+    for (const auto& sock : sockets) parts.push_back(b.compute(sock, pool_time, arrivals, cat.embedding_lookup));
+    const ActivityId done = b.marker(parts);
+    return std::pair{done, b.send_egress(ew_dev, out, std::span(&done, 1), ps_cat)};
+  };
 
   // Fully synchronous: the fetch of step s waits for the update of step s-1 (staleness 0).
   const int staleness = variant == PersiaVariant::synchronous ? 0 : b.options().staleness;
@@ -132,32 +140,27 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
     std::vector<ActivityId> gate;
     const int waited = s - 1 - staleness;
     if (waited >= 0) gate.push_back(ps_update[static_cast<std::size_t>(waited)]);
-    const auto ids_out = b.send_egress(ew_dev, StepBuilder::index_bytes() * (samples_per_worker * lookups), gate, ps_cat);
+    const auto ids_out = b.send_egress(ew_dev, placement::kIndexBytes * (samples_per_worker * lookups), gate, ps_cat);
     b.set_role(ids_out, "embedding_fetch");  // the activities the staleness gate holds back (traces)
     std::vector<ActivityId> gathered;
     for (std::size_t p = 0; p < servers.size(); ++p) {
       const OwnerWork& w = b.represented_work(servers[p]);
-      const auto ids_in = b.send_ingress(ps_fwd[p].front().device, w.ids_in, gate, ps_cat);
+      const auto ids_in = b.send_ingress(ps[p].forward.front().device, w.ids_in, gate, ps_cat);
       b.set_role(ids_in, "embedding_fetch");
       const std::array<ActivityId, 2> dep{ids_out, ids_in};
       const auto ids_done = b.marker(dep);
       std::vector<ActivityId> parts;
-      for (auto& sock : ps_fwd[p]) {
+      for (auto& sock : ps[p].forward) {
         const std::array<ActivityId, 1> d1{ids_done};
         parts.push_back(b.compute(sock, w.forward_compute, d1, cat.embedding_lookup));
       }
       const auto looked_up = b.marker(parts);
       const std::array<ActivityId, 1> d2{looked_up};
-      gathered.push_back(b.send_egress(ps_fwd[p].front().device, avg_row * w.lookups, d2, ps_cat));
+      gathered.push_back(b.send_egress(ps[p].forward.front().device, avg_row * w.lookups, d2, ps_cat));
     }
-    const auto rows_in = b.send_ingress(ew_dev, rows_per_sample * samples_per_worker, gathered, ps_cat);
-    std::vector<ActivityId> rows_dep = gathered;
-    rows_dep.push_back(rows_in);
-    std::vector<ActivityId> pooled_parts;
-    for (auto& sock : ew_fwd) pooled_parts.push_back(b.compute(sock, pool_time, rows_dep, cat.embedding_lookup));
-    const auto pooled = b.marker(pooled_parts);
+    const auto [pooled, ew_out] = worker_stage(gathered, gathered, rows_per_sample * samples_per_worker, ew.forward,
+                                               pooled_per_sample * samples_per_worker);
     const std::array<ActivityId, 1> pdep{pooled};
-    const auto ew_out = b.send_egress(ew_dev, pooled_per_sample * samples_per_worker, pdep, ps_cat);
 
     // --- dense step on the trainers ---
     std::vector<ActivityId> copy(n), arrived(n), inter_bwd(n), last_bwd(n);
@@ -193,20 +196,15 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
       grads_out.push_back(b.send_egress(trainers[i].device, pooled_per_sample * local,
                                         std::span<const ActivityId>(&inter_bwd[i], 1), ps_cat));
     }
-    const auto grads_in = b.send_ingress(ew_dev, pooled_per_sample * samples_per_worker, inter_bwd, ps_cat);
-    std::vector<ActivityId> gdep = grads_out;
-    gdep.push_back(grads_in);
-    std::vector<ActivityId> scatter_parts;
-    for (auto& sock : ew_bwd) scatter_parts.push_back(b.compute(sock, pool_time, gdep, cat.embedding_lookup));
-    const auto scattered = b.marker(scatter_parts);
+    const auto [scattered, push_out] = worker_stage(inter_bwd, grads_out, pooled_per_sample * samples_per_worker,
+                                                    ew.backward, rows_per_sample * samples_per_worker);
     const std::array<ActivityId, 1> sdep{scattered};
-    const auto push_out = b.send_egress(ew_dev, rows_per_sample * samples_per_worker, sdep, ps_cat);
     std::vector<ActivityId> updates;
     for (std::size_t p = 0; p < servers.size(); ++p) {
       const OwnerWork& w = b.represented_work(servers[p]);
-      const auto push_in = b.send_ingress(ps_bwd[p].front().device, avg_row * w.lookups, sdep, ps_cat);
+      const auto push_in = b.send_ingress(ps[p].backward.front().device, avg_row * w.lookups, sdep, ps_cat);
       const std::array<ActivityId, 2> udep{push_out, push_in};
-      for (auto& sock : ps_bwd[p]) {
+      for (auto& sock : ps[p].backward) {
         updates.push_back(b.compute(sock, w.backward_compute, udep, cat.embedding_lookup));
         b.set_role(updates.back(), "embedding_update");
       }
@@ -218,13 +216,7 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
     const std::vector<ActivityId> reduced = variant == PersiaVariant::asynchronous
                                                 ? std::vector<ActivityId>{}
                                                 : b.reduce_dense_gradients(layer_bwd, last_bwd, cat.all_reduce);
-    std::vector<ActivityId> ends;
-    for (std::size_t i = 0; i < n; ++i) {
-      std::vector<ActivityId> deps{last_bwd[i]};
-      if (!reduced.empty()) deps.push_back(reduced[i]);
-      ends.push_back(b.kernels(trainers[i], gpu_dense_optimizer_time(model, *trainers[i].profile, model.dense_parameters()),
-                               1, deps, cat.dense_compute));
-    }
+    std::vector<ActivityId> ends = b.dense_optimizer(last_bwd, reduced);
     if (variant == PersiaVariant::asynchronous && (s + 1) % averaging_period == 0) {
       ends = b.all_reduce(element_size(Precision::fp32) * model.dense_parameters(), ends, cat.all_reduce);
     }

@@ -49,12 +49,11 @@ std::uint16_t traffic_category(const StepBuilder& b, DeviceKind kind) {
 
 void build_synchronous_steps(StepBuilder& b, int steps) {
   const auto& cat = b.categories();
-  const auto& model = b.model();
-  auto& trainers = const_cast<std::vector<SimDevice>&>(b.trainers());
+  const auto& trainers = b.trainers();
   const std::size_t n = trainers.size();
-  const Seconds zero{0.0};
-
   const auto& stack = b.options().software;
+  using Layers = StepBuilder::DenseLayers;
+  using Pass = StepBuilder::Pass;
   std::vector<ActivityId> step_end;
   for (int s = 0; s < steps; ++s) {
     b.begin_step(s);
@@ -65,39 +64,13 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
     // 2-3. Ids to the owners, then the forward lookups.
     std::map<DeviceKind, std::map<std::uint32_t, ActivityId>> lookup_done;
     for (DeviceKind kind : kOwnerKinds) {
-      const auto owners = b.simulated_owners(kind);
-      if (owners.empty()) continue;
-      const auto ids = b.gradients_to_owners(kind, copy, traffic_category(b, kind), &OwnerWork::ids_in);
-      for (auto o : owners) {
-        const OwnerWork& w = b.represented_work(o);
-        const std::array<ActivityId, 1> dep{ids.at(o)};
-        if (kind == DeviceKind::parameter_server) {
-          std::vector<ActivityId> parts;
-          for (SimDevice* sock : b.sockets_of(topo::NodeId{b.problem().devices[o].topology_id})) {
-            parts.push_back(b.compute(*sock, w.forward_compute, dep, cat.embedding_lookup));
-          }
-          lookup_done[kind][o] = b.marker(parts);
-          continue;
-        }
-        SimDevice ed = b.embedding_device(*b.owner_device(o));
-        SimDevice* d = &ed;
-        const Seconds launch =
-            d->is_gpu ? d->profile->kernel_launch_overhead() * static_cast<double>(b.embedding_kernels(w, false)) : zero;
-        std::vector<ActivityId> parts{b.feature_kernels(*d, w.forward_compute + launch, b.embedding_kernels(w, false),
-                                                        std::max(w.gpu_tables, 1), dep, cat.embedding_lookup)};
-        if (w.uvm_read.value() > 0.0) {
-          const auto host = b.platform().host_cpu(d->device);
-          const auto u = b.send(*host, d->device, w.uvm_read, dep, cat.embedding_lookup);
-          // The gather kernel holds the stream until its PCIe reads are done.
-          const std::array<ActivityId, 1> udep{u};
-          parts.push_back(b.compute(*d, zero, udep, cat.embedding_lookup));
-        }
-        lookup_done[kind][o] = b.marker(parts);
+      if (b.simulated_owners(kind).empty()) continue;
+      for (const auto& [o, ids] : b.gradients_to_owners(kind, copy, traffic_category(b, kind), &OwnerWork::ids_in)) {
+        lookup_done[kind][o] = b.embedding_pass(o, Pass::forward, std::span(&ids, 1));
       }
     }
 
     // 4. Bottom MLP forward (dense features only).
-    using Layers = StepBuilder::DenseLayers;
     std::vector<ActivityId> bottom_fwd(n), inter_bwd(n), last_bwd(n);
     for (std::size_t i = 0; i < n; ++i) bottom_fwd[i] = b.dense_forward(trainers[i], Layers::bottom_mlp, copy[i]);
 
@@ -113,71 +86,38 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
       for (std::size_t i = 0; i < n; ++i) arrived[i] = b.marker(parts[i]);
     }
 
-    // 6. Interaction and top MLP forward, then backward down to the interaction; 8. bottom bwd.
+    // 6. Interaction and top MLP forward, then backward down to the interaction.
     const auto& costs = b.dense_costs(trainers.front());
     std::vector<std::vector<ActivityId>> layer_bwd(n, std::vector<ActivityId>(costs.size()));  // [trainer][layer]
-    {
-      for (std::size_t i = 0; i < n; ++i) {
-        const ActivityId top = b.dense_forward(trainers[i], Layers::above_bottom, arrived[i]);
-        // Backward of top MLP and interaction.
-        inter_bwd[i] = b.dense_backward(trainers[i], Layers::above_bottom, top, layer_bwd[i]);
-      }
-      // 7. Gradients to the owners (launched as soon as the interaction backward is done;
-      // under per-feature sync the host waits for it before handing them over).
-      if (stack.sync == SoftwareStack::HostSync::per_feature) {
-        for (std::size_t i = 0; i < n; ++i) b.host_wait(trainers[i], inter_bwd[i]);
-      }
-      std::map<DeviceKind, std::map<std::uint32_t, ActivityId>> grads_in;
-      for (DeviceKind kind : kOwnerKinds) {
-        if (lookup_done.count(kind) == 0) continue;
-        grads_in[kind] = b.gradients_to_owners(kind, inter_bwd, traffic_category(b, kind));
-      }
-      for (std::size_t i = 0; i < n; ++i) {
-        last_bwd[i] = b.dense_backward(trainers[i], Layers::bottom_mlp, inter_bwd[i], layer_bwd[i]);
-      }
-      // 9. Embedding backward and update on the owners.
-      for (auto& [kind, done] : grads_in) {
-        for (auto& [o, g] : done) {
-          const OwnerWork& w = b.represented_work(o);
-          const std::array<ActivityId, 1> dep{g};
-          std::vector<ActivityId> parts;
-          if (kind == DeviceKind::parameter_server) {
-            for (SimDevice* sock : b.sockets_of(topo::NodeId{b.problem().devices[o].topology_id})) {
-              parts.push_back(b.compute(*sock, w.backward_compute, dep, cat.embedding_lookup));
-            }
-          } else {
-            SimDevice ed = b.embedding_device(*b.owner_device(o));
-            SimDevice* d = &ed;
-            const Seconds launch =
-                d->is_gpu ? d->profile->kernel_launch_overhead() * static_cast<double>(b.embedding_kernels(w, true))
-                          : zero;
-            const auto u = b.kernels(*d, w.backward_compute + launch, b.embedding_kernels(w, true), dep,
-                                     cat.embedding_lookup);
-            parts.push_back(u);
-            if (w.uvm_write.value() > 0.0) {
-              const std::array<ActivityId, 1> udep{u};
-              parts.push_back(b.send(d->device, *b.platform().host_cpu(d->device), w.uvm_write, udep, cat.embedding_lookup));
-            }
-          }
-          last_bwd.push_back(b.marker(parts));  // joins the step end below
-        }
-      }
+    for (std::size_t i = 0; i < n; ++i) {
+      const ActivityId top = b.dense_forward(trainers[i], Layers::above_bottom, arrived[i]);
+      inter_bwd[i] = b.dense_backward(trainers[i], Layers::above_bottom, top, layer_bwd[i]);
+    }
+    // 7. Gradients to the owners (launched as soon as the interaction backward is done;
+    // under per-feature sync the host waits for it before handing them over).
+    if (stack.sync == SoftwareStack::HostSync::per_feature) {
+      for (std::size_t i = 0; i < n; ++i) b.host_wait(trainers[i], inter_bwd[i]);
+    }
+    std::map<DeviceKind, std::map<std::uint32_t, ActivityId>> grads_in;
+    for (DeviceKind kind : kOwnerKinds) {
+      if (lookup_done.count(kind) == 0) continue;
+      grads_in[kind] = b.gradients_to_owners(kind, inter_bwd, traffic_category(b, kind));
+    }
+    // 8. Bottom MLP backward.
+    for (std::size_t i = 0; i < n; ++i) {
+      last_bwd[i] = b.dense_backward(trainers[i], Layers::bottom_mlp, inter_bwd[i], layer_bwd[i]);
+    }
+    // 9. Embedding backward and update on the owners; each joins the step end below.
+    for (auto& [kind, done] : grads_in) {
+      for (auto& [o, g] : done) last_bwd.push_back(b.embedding_pass(o, Pass::backward, std::span(&g, 1)));
     }
 
     // 10. All-reduce buckets in order, then the dense optimiser.
     const std::vector<ActivityId> reduced =
         b.reduce_dense_gradients(layer_bwd, std::span(last_bwd).first(n), cat.all_reduce);
-    std::vector<ActivityId> ends;
-    const double dense_params = model.dense_parameters();
-    for (std::size_t i = 0; i < n; ++i) {
-      std::vector<ActivityId> deps{last_bwd[i]};
-      if (!reduced.empty()) deps.push_back(reduced[i]);
-      const Seconds t = trainers[i].is_gpu ? gpu_dense_optimizer_time(model, *trainers[i].profile, dense_params)
-                                           : cpu_dense_optimizer_time(model, *trainers[i].cpu, dense_params);
-      ends.push_back(b.kernels(trainers[i], t, 1, deps, cat.dense_compute));
-      b.host_step_end(trainers[i], ends.back());
-    }
-    for (std::size_t k = n; k < last_bwd.size(); ++k) ends.push_back(last_bwd[k]);
+    std::vector<ActivityId> ends = b.dense_optimizer(std::span(last_bwd).first(n), reduced);
+    for (std::size_t i = 0; i < n; ++i) b.host_step_end(trainers[i], ends[i]);
+    ends.insert(ends.end(), last_bwd.begin() + static_cast<std::ptrdiff_t>(n), last_bwd.end());
     step_end.push_back(b.marker(ends));
   }
   b.built().step_end = step_end;
