@@ -53,7 +53,8 @@ GpuProfileSource profiles_from_directory(std::string calibration_dir) {
 }
 
 PlacementProblem make_placement_problem(const models::ModelSpec& model, const topo::Platform& platform,
-                                        const GpuProfileSource& profiles, const NodeRoles& roles) {
+                                        const GpuProfileSource& profiles, const NodeRoles& roles,
+                                        std::span<const topo::NodeId> only_nodes) {
   PlacementProblem problem;
   problem.global_batch = model.global_batch_size;
 
@@ -100,6 +101,14 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
     const bool worker = any_role && g.role == roles.embedding_worker;
     is_server[n.id.index] = server;
     is_trainer[n.id.index] = !server && !worker && (has_gpus ? !n.gpus.empty() : true);
+  }
+  if (!only_nodes.empty()) {
+    std::vector<char> in_job(platform.nodes().size(), 0);
+    for (topo::NodeId n : only_nodes) in_job.at(n.index) = 1;
+    for (std::size_t n = 0; n < in_job.size(); ++n) {
+      is_server[n] = is_server[n] && in_job[n];
+      is_trainer[n] = is_trainer[n] && in_job[n];
+    }
   }
 
   // CPU sockets of trainer nodes first (GPUs refer to them by index), then GPUs, then servers.

@@ -28,6 +28,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "topologies/device_profile.hpp"
@@ -51,8 +52,11 @@ struct NodeRoles {
   std::string embedding_worker = "embedding_worker";
 };
 
+/// `only_nodes` (non-empty) restricts the job to those nodes: devices of other nodes are left
+/// out (one job of several sharing a platform, models/jobs.hpp).
 PlacementProblem make_placement_problem(const models::ModelSpec& model, const topo::Platform& platform,
-                                        const GpuProfileSource& profiles = {}, const NodeRoles& roles = {});
+                                        const GpuProfileSource& profiles = {}, const NodeRoles& roles = {},
+                                        std::span<const topo::NodeId> only_nodes = {});
 
 /// make_placement_problem + place. Throws InfeasiblePlacement when the plan does not fit.
 PlacementPlan place_tables(const models::ModelSpec& model, const topo::Platform& platform,

@@ -107,7 +107,8 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
   const auto& mode = training_mode(sc.training.mode);
   const auto popt = options_for_mode(sc, mode);
   const auto problem =
-      placement::make_placement_problem(sc.model, sc.platform, placement::profiles_from_directory(sc.calibration_dir));
+      placement::make_placement_problem(sc.model, sc.platform, placement::profiles_from_directory(sc.calibration_dir), {},
+                                        sc.job_nodes);
   const placement::StepTimeEvaluator evaluator = [&](const placement::PlacementPlan& candidate) {
     return simulate_plan_step_time(sc, problem, candidate, 1, 1);
   };

@@ -82,6 +82,12 @@ std::vector<const DeviceProfile*> DeviceProfileSet::loaded() const {
 StepBuilder::StepBuilder(const ModelSpec& model, const topo::Platform& platform,
                          const placement::PlacementProblem& problem, const placement::PlacementPlan& plan,
                          const DeviceProfileSet& profiles, const TrainingOptions& options, sim::ActivityGraph& graph)
+    : StepBuilder(model, platform, problem, plan, profiles, options, graph, topo::export_platform(platform, graph)) {}
+
+StepBuilder::StepBuilder(const ModelSpec& model, const topo::Platform& platform,
+                         const placement::PlacementProblem& problem, const placement::PlacementPlan& plan,
+                         const DeviceProfileSet& profiles, const TrainingOptions& options, sim::ActivityGraph& graph,
+                         topo::PlatformResources resources)
     : model_(model),
       platform_(platform),
       problem_(problem),
@@ -89,7 +95,7 @@ StepBuilder::StepBuilder(const ModelSpec& model, const topo::Platform& platform,
       profiles_(profiles),
       options_(options),
       graph_(graph),
-      resources_(topo::export_platform(platform, graph)) {
+      resources_(std::move(resources)) {
   cat_.host_device_copy = graph_.add_category("host_device_copy");
   cat_.embedding_lookup = graph_.add_category("embedding_lookup");
   cat_.all_to_all = graph_.add_category("all_to_all");
