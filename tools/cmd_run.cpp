@@ -481,6 +481,9 @@ void print_jobs(std::ostream& out, const models::JobsReport& r) {
       << std::setprecision(3) << r.wall_seconds << " s wall (alone runs included)\n";
 }
 
+
+}  // namespace
+
 std::string jobs_json(const models::JobsReport& r) {
   Json doc = Json::object();
   doc["scenario"] = r.scenario;
@@ -513,8 +516,6 @@ std::string jobs_json(const models::JobsReport& r) {
   doc["simulated_time_s"] = num(r.simulated_time.value());
   return json_text(doc);
 }
-
-}  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
   po::options_description desc("dlrmsim run SCENARIO.yaml [options]");
