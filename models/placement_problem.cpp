@@ -49,6 +49,7 @@ PlacementDevice trainer_device(const topo::Platform& p, DeviceKind kind, topo::D
 PlacementProblem make_placement_problem(const models::ModelSpec& model, const topo::Platform& platform,
                                         const topo::DeviceProfileSet* profiles, const ProblemSettings& settings) {
   const NodeRoles& roles = settings.roles;
+  const auto& only_nodes = settings.only_nodes;
   PlacementProblem problem;
   problem.global_batch = model.global_batch_size;
 
@@ -95,6 +96,14 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
     const bool worker = any_role && g.role == roles.embedding_worker;
     is_server[n.id.index] = server;
     is_trainer[n.id.index] = !server && !worker && (has_gpus ? !n.gpus.empty() : true);
+  }
+  if (!only_nodes.empty()) {
+    std::vector<char> in_job(platform.nodes().size(), 0);
+    for (topo::NodeId n : only_nodes) in_job.at(n.index) = 1;
+    for (std::size_t n = 0; n < in_job.size(); ++n) {
+      is_server[n] = is_server[n] && in_job[n];
+      is_trainer[n] = is_trainer[n] && in_job[n];
+    }
   }
 
   // CPU sockets of trainer nodes first (GPUs refer to them by index), then GPUs, then servers.
@@ -183,6 +192,7 @@ PlacementProblem make_placement_problem(const models::Scenario& scenario, const 
   settings.roles.parameter_server = scenario.training.parameter_server_role;
   settings.roles.embedding_worker = scenario.training.embedding_worker_role;
   settings.cpu_access_granule = scenario.training.cpu_access_granule;
+  settings.only_nodes = scenario.job_nodes;
   return make_placement_problem(scenario.model, scenario.platform, &profiles, settings);
 }
 

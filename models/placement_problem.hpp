@@ -29,6 +29,8 @@
 //    dense replica (fp32 master weights and optimiser state, ModelSpec).
 #pragma once
 
+#include <span>
+#include <vector>
 #include <string>
 
 #include "models/model_spec.hpp"
@@ -55,6 +57,9 @@ struct ProblemSettings {
   NodeRoles roles;
   /// Granule of CPU row reads (training.cpu.access_granule).
   Bytes cpu_access_granule = topo::kCpuCacheLine;
+  /// Non-empty: the job runs on these nodes only, and devices of other nodes are left out
+  /// (one job of several sharing a platform, models/jobs.hpp).
+  std::vector<topo::NodeId> only_nodes;
 };
 
 /// `profiles` gives the GPUs' calibrated profiles (null: none; a GPU model without a file
@@ -62,7 +67,8 @@ struct ProblemSettings {
 PlacementProblem make_placement_problem(const models::ModelSpec& model, const topo::Platform& platform,
                                         const topo::DeviceProfileSet* profiles = nullptr,
                                         const ProblemSettings& settings = {});
-/// The problem of a scenario: its model, platform, roles and CPU access granule.
+/// The problem of a scenario: its model, platform, roles, CPU access granule and (a job of
+/// several) its nodes.
 PlacementProblem make_placement_problem(const models::Scenario& scenario, const topo::DeviceProfileSet& profiles);
 
 /// make_placement_problem + place. Throws InfeasiblePlacement when the plan does not fit.

@@ -2,6 +2,7 @@
 #include "common/data_paths.hpp"
 #include "common/files.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <fstream>
@@ -47,6 +48,113 @@ Part load_part(const ConfigNode& scenario, const std::string& key, const std::st
     node.fail("expected a file path or an inline mapping");
   }
   return part;
+}
+
+/// The `jobs:` list (scenario.hpp): each job's parts, and its nodes resolved on the platform.
+void parse_jobs(const ConfigNode& jobs, Scenario& s, const std::string& base_dir, const std::vector<DataRoot>& data) {
+  const auto list = jobs.elements();
+  if (list.empty()) jobs.fail("expected at least one job");
+  const auto nodes = s.platform.nodes();
+  const auto groups = s.platform.groups();
+  // A job's `nodes:` as entries: a node name, or a group and a count.
+  struct Want {
+    ConfigNode at;
+    std::string node;   // a node name, or
+    std::string group;  // a group's first `count` free nodes
+    std::int64_t count = 0;
+  };
+  std::vector<std::vector<Want>> wanted(list.size());
+  std::size_t total = 0;
+  for (std::size_t j = 0; j < list.size(); ++j) {
+    const auto nodes_key = list[j].child("nodes");
+    const std::vector<ConfigNode> items = nodes_key.is_sequence() ? nodes_key.elements() : std::vector<ConfigNode>{nodes_key};
+    if (items.empty()) nodes_key.fail("expected at least one node");
+    for (const auto& item : items) {
+      Want w{item, "", "", 0};
+      if (item.is_scalar()) {
+        w.node = item.as<std::string>();
+        w.count = 1;
+      } else if (item.is_map()) {
+        std::vector<std::string> names;
+        for (const auto& g : groups) names.push_back(g.name);
+        w.group = item.get_choice("group", names);
+        w.count = item.get_positive<std::int64_t>("count");
+        item.finish();
+      } else {
+        item.fail("expected a node name or {group: NAME, count: N}");
+      }
+      wanted[j].push_back(w);
+      total += static_cast<std::size_t>(w.count);
+    }
+  }
+  if (total > nodes.size()) {
+    jobs.fail("the jobs need " + std::to_string(total) + " nodes together; platform '" + s.platform.name() + "' has " +
+              std::to_string(nodes.size()));
+  }
+  std::vector<std::string> taken_by(nodes.size());
+  std::vector<std::string> names;
+  for (const auto& n : nodes) names.push_back(n.name);
+  for (std::size_t j = 0; j < list.size(); ++j) {
+    const auto& e = list[j];
+    JobSpec job;
+    job.name = e.get<std::string>("name");
+    for (const auto& other : s.jobs) {
+      if (other.name == job.name) e.child("name").fail("job name '" + job.name + "' is used by an earlier job");
+    }
+    auto take = [&](const ConfigNode& at, const topo::Node& n) {
+      if (!taken_by[n.id.index].empty()) {
+        at.fail("node '" + n.name + "' already runs job '" + taken_by[n.id.index] + "'; jobs run on disjoint nodes");
+      }
+      taken_by[n.id.index] = job.name;
+      job.nodes.push_back(n.id);
+    };
+    for (const auto& w : wanted[j]) {
+      if (!w.node.empty()) {
+        const auto it = std::find(names.begin(), names.end(), w.node);
+        if (it == names.end()) {
+          const auto hint = did_you_mean(w.node, names);
+          w.at.fail("unknown node '" + w.node + "'" + (hint ? "; did you mean '" + *hint + "'?" : ""));
+        }
+        take(w.at, nodes[static_cast<std::size_t>(it - names.begin())]);
+        continue;
+      }
+      const auto g = std::find_if(groups.begin(), groups.end(), [&](const topo::NodeGroup& x) { return x.name == w.group; });
+      std::int64_t got = 0;
+      for (std::uint32_t k = 0; k < g->node_count && got < w.count; ++k) {
+        const auto& n = nodes[g->first_node.index + k];
+        if (!taken_by[n.id.index].empty()) continue;
+        take(w.at, n);
+        ++got;
+      }
+      if (got < w.count) {
+        w.at.child("count").fail("group '" + w.group + "' has " + std::to_string(got) + " free node" +
+                                 (got == 1 ? "" : "s") + " left of " + std::to_string(g->node_count) + "; the job asks for " +
+                                 std::to_string(w.count));
+      }
+    }
+    std::sort(job.nodes.begin(), job.nodes.end(), [](topo::NodeId a, topo::NodeId b) { return a.index < b.index; });
+    auto part = [&](const std::string& key) {
+      Part p = load_part(e, key, base_dir, data);
+      return p.from_file ? ConfigNode(p.yaml, p.source) : e.child(key);
+    };
+    job.model = load_model(part("model"));
+    const auto training = e.child("training");
+    {
+      std::vector<std::string> modes;
+      for (const auto& m : training_modes()) modes.emplace_back(m.name);
+      training.get_choice("mode", modes);
+    }
+    if (training.optional_child("nodes") && training.get<std::string>("nodes") != "all") {
+      training.child("nodes").fail("jobs sharing a fabric simulate every node; use `all` or leave it out");
+    }
+    job.training = TrainingOptions::from_config(training);
+    job.training.nodes = TrainingOptions::NodeFidelity::all;
+    if (e.has("software")) job.training.software = SoftwareStack::from_config(part("software"));
+    job.model.compute_precision = job.training.software.dense_compute_precision(job.model.compute_precision);
+    if (auto p = e.optional_child("placement")) job.placement = placement::PlacementOptions::from_config(*p);
+    e.finish();
+    s.jobs.push_back(std::move(job));
+  }
 }
 
 Scenario parse(YAML::Node root, const std::string& source_name, const std::string& base_dir,
@@ -122,6 +230,29 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
                                     "for a job to run on it");
   }
 
+  if (auto jobs = scenario.optional_child("jobs")) {
+    parse_jobs(*jobs, s, base_dir, data);
+    for (const char* key : {"model", "training", "software"}) {
+      if (scenario.optional_child(key)) {
+        scenario.child(key).fail(std::string("with `jobs:`, each job names its own ") + key + "; remove the top-level one");
+      }
+    }
+    if (auto p = scenario.optional_child("placement")) {
+      const auto common = placement::PlacementOptions::from_config(*p);
+      for (std::size_t j = 0; j < s.jobs.size(); ++j) {
+        if (!jobs->elements()[j].optional_child("placement")) s.jobs[j].placement = common;
+      }
+    }
+    for (const char* key : {"goodput", "stragglers"}) {
+      if (scenario.optional_child(key)) {
+        scenario.child(key).fail(std::string("`") + key + "` applies to a single job; a scenario with `jobs:` "
+                                 "cannot have it (run each job as its own scenario for " + key + ")");
+      }
+    }
+    s.model = s.jobs.front().model;
+    s.training = s.jobs.front().training;
+    s.placement = s.jobs.front().placement;
+  } else {
   s.model = load_model(part_node("model"));
 
   const auto training = scenario.child("training");
@@ -138,6 +269,7 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
 
   if (auto p = scenario.optional_child("placement")) {
     s.placement = placement::PlacementOptions::from_config(*p);
+  }
   }
   if (auto g = scenario.optional_child("goodput")) {
     s.goodput = GoodputOptions::from_config(*g);

@@ -30,6 +30,18 @@
 //     calibration: ../calibration              # device-profile directory (default: ../calibration
 //                                              # next to the scenario's folder)
 //
+// Several jobs on one platform (models/jobs.hpp): instead of top-level model/training/software,
+// a scenario may list
+//   jobs:
+//     - name: a                                # required, unique
+//       model: ../models/x.yaml                # a path or an inline mapping
+//       training: {mode: hybrid_parallel_sync} # nodes: is always `all` for jobs sharing a fabric
+//       software: ../software/y.yaml           # optional
+//       placement: {policy: cost_greedy}       # optional (default: the scenario's placement)
+//       nodes: [dgx0, dgx1]                    # node names, or {group: g, count: n} (the group's
+//                                              # first n nodes no earlier job took), or a list of both
+// The jobs run at once on disjoint nodes and share the fabric; each also runs alone.
+//
 // Referenced files and the calibration directory are found next to the scenario first, then
 // in the data search path (DLRMSIM_DATA, the installed share directory, the source tree:
 // common/data_paths.hpp), so a scenario copied anywhere still finds the shipped parts.
@@ -55,6 +67,15 @@
 
 namespace dlrmsim::models {
 
+/// One job of a multi-job scenario (see above).
+struct JobSpec {
+  std::string name;
+  ModelSpec model;
+  TrainingOptions training;
+  placement::PlacementOptions placement;
+  std::vector<topo::NodeId> nodes;  // the platform nodes it runs on, in platform order
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -70,6 +91,12 @@ struct Scenario {
   std::optional<GoodputOptions> goodput;  // the scenario's `goodput:` section, if any
   std::optional<StragglerOptions> stragglers;  // the scenario's `stragglers:` section, if any
   CostOptions cost;  // `cost:` (models/cost.hpp): PUE, energy price, samples of a training run
+  /// `jobs:` (several jobs sharing the platform); empty for a single-job scenario. When set,
+  /// model/training/placement above are the first job's.
+  std::vector<JobSpec> jobs;
+  /// The nodes this (single-job) scenario runs on: empty = the whole platform. Set for one job
+  /// of a multi-job scenario run alone (models/jobs.hpp).
+  std::vector<topo::NodeId> job_nodes;
 };
 
 /// Reads a scenario file, applying `overrides` ("a.b.c=value") first.

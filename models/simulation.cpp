@@ -69,6 +69,10 @@ Seconds simulate_plan_step_time(const Scenario& sc, const placement::PlacementPr
 }
 
 RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
+  if (!sc.jobs.empty()) {
+    throw std::invalid_argument("scenario '" + sc.name + "' lists jobs; it runs with `dlrmsim run` (models/jobs.hpp), "
+                                "not as one job");
+  }
   const auto wall_start = std::chrono::steady_clock::now();
   const auto& mode = training_mode(sc.training.mode);
   const auto popt = options_for_mode(sc, mode);

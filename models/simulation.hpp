@@ -159,7 +159,8 @@ struct RunOptions {
 
 /// Places the tables, builds warm-up + measured steps, runs the backend and computes the
 /// report. Throws placement::InfeasiblePlacement when the job does not fit, ConfigError or
-/// std::invalid_argument for inputs that cannot be simulated as described.
+/// std::invalid_argument for inputs that cannot be simulated as described (among them a
+/// scenario with `jobs:`: models/jobs.hpp runs those).
 RunReport run_scenario(const Scenario& scenario, const RunOptions& options = {});
 
 /// Simulates `steps` steps of a given plan and returns the steady-state step time (used as

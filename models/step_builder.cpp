@@ -52,6 +52,12 @@ TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
 StepBuilder::StepBuilder(const ModelSpec& model, const topo::Platform& platform,
                          const placement::PlacementProblem& problem, const placement::PlacementPlan& plan,
                          const topo::DeviceProfileSet& profiles, const TrainingOptions& options, sim::ActivityGraph& graph)
+    : StepBuilder(model, platform, problem, plan, profiles, options, graph, topo::export_platform(platform, graph)) {}
+
+StepBuilder::StepBuilder(const ModelSpec& model, const topo::Platform& platform,
+                         const placement::PlacementProblem& problem, const placement::PlacementPlan& plan,
+                         const topo::DeviceProfileSet& profiles, const TrainingOptions& options, sim::ActivityGraph& graph,
+                         topo::PlatformResources resources)
     : model_(model),
       platform_(platform),
       problem_(problem),
@@ -59,7 +65,7 @@ StepBuilder::StepBuilder(const ModelSpec& model, const topo::Platform& platform,
       profiles_(profiles),
       options_(options),
       graph_(graph),
-      resources_(topo::export_platform(platform, graph)) {
+      resources_(std::move(resources)) {
   cat_ = Categories::add_to(graph_);
 }
 
@@ -402,7 +408,7 @@ SimDevice* StepBuilder::owner_device(std::uint32_t owner) {
 // ---- activities -----------------------------------------------------------------------------
 
 ActivityId StepBuilder::compute(const SimDevice& d, Seconds t, std::span<const ActivityId> deps, std::uint16_t category) {
-  if (slowdowns_) {
+  if (slowdowns_ && (category == cat_.embedding_lookup ? slowdowns_->options().memory : slowdowns_->options().compute)) {
     t = t * (representative_ ? slowdowns_->largest_stood_for(step_, d.device).factor : slowdowns_->own(step_, d.device));
   }
   return graph_.add_compute(d.stream, t, deps, category);
@@ -531,6 +537,18 @@ ActivityId StepBuilder::step_input(std::size_t i, int s, std::span<const Activit
 ActivityId StepBuilder::transfer(Bytes bytes, std::span<const sim::ResourceId> route, std::span<const ActivityId> deps,
                                  std::uint16_t category) {
   if (route.empty() || bytes.value() <= 0.0) return marker(deps);
+  if (slowdowns_ && slowdowns_->options().links) {
+    // Link resources are exported in directed-link order (topologies/engine_export.hpp).
+    const std::uint32_t first = resources_.link_resource(topo::DirectedLinkId{0}).index;
+    const std::uint32_t count = static_cast<std::uint32_t>(platform_.directed_link_count());
+    double factor = 1.0;
+    for (sim::ResourceId r : route) {
+      if (r.index >= first && r.index - first < count) {
+        factor = std::max(factor, slowdowns_->link_factor(step_, topo::DirectedLinkId{r.index - first}, representative_));
+      }
+    }
+    bytes = bytes * factor;
+  }
   return graph_.add_transfer(bytes, route, deps, category);
 }
 

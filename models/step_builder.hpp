@@ -157,6 +157,12 @@ class StepBuilder {
   StepBuilder(const ModelSpec& model, const topo::Platform& platform, const placement::PlacementProblem& problem,
               const placement::PlacementPlan& plan, const topo::DeviceProfileSet& profiles, const TrainingOptions& options,
               sim::ActivityGraph& graph);
+  /// Builds on resources already exported to `graph` (several jobs sharing one platform's
+  /// links and fabric in one graph: models/jobs.hpp); `resources` must come from
+  /// topo::export_platform(platform, graph).
+  StepBuilder(const ModelSpec& model, const topo::Platform& platform, const placement::PlacementProblem& problem,
+              const placement::PlacementPlan& plan, const topo::DeviceProfileSet& profiles, const TrainingOptions& options,
+              sim::ActivityGraph& graph, topo::PlatformResources resources);
 
   // --- what is simulated -----------------------------------------------------------------
   const ModelSpec& model() const { return model_; }

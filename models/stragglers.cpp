@@ -92,6 +92,26 @@ StragglerOptions StragglerOptions::from_config(const ConfigNode& node, const top
     rnd->finish();
     o.random = r;
   }
+  if (auto targets = node.optional_child("applies_to")) {
+    const auto items = targets->is_sequence() ? targets->elements() : std::vector<ConfigNode>{*targets};
+    if (items.empty()) targets->fail("expected a list of compute, memory and links");
+    o.compute = o.memory = o.links = false;
+    const std::vector<std::string> allowed{"compute", "memory", "links"};
+    for (const auto& item : items) {
+      const std::string t = item.as<std::string>();
+      if (t == "compute") {
+        o.compute = true;
+      } else if (t == "memory") {
+        o.memory = true;
+      } else if (t == "links") {
+        o.links = true;
+      } else {
+        const auto guess = did_you_mean(t, allowed);
+        item.fail("unknown target '" + t + "'; expected compute, memory or links" +
+                  (guess ? "; did you mean '" + *guess + "'?" : ""));
+      }
+    }
+  }
   node.finish();
   return o;
 }
@@ -140,6 +160,15 @@ double Slowdowns::drawn(int step, topo::DeviceId d) const {
 }
 
 double Slowdowns::own(int step, topo::DeviceId d) const { return fixed_[d.index] * drawn(step, d); }
+
+double Slowdowns::link_factor(int step, topo::DirectedLinkId link, bool representative) const {
+  const auto& l = platform_.link(topo::link_of(link));
+  double f = 1.0;
+  for (topo::DeviceId end : {l.a, l.b}) {
+    f = std::max(f, representative ? largest_stood_for(step, end).factor : own(step, end));
+  }
+  return f;
+}
 
 Slowdowns::Largest Slowdowns::largest_stood_for(int step, topo::DeviceId d) const {
   Largest best{own(step, d), d};

@@ -1,11 +1,20 @@
 // Stragglers: per-node or per-GPU slowdowns, fixed or drawn per step, and the step-time
 // distribution they cause.
 //
-// A slowdown factor s multiplies the duration of every compute task (GPU kernels, CPU work:
-// compute- and memory-bound alike, since both run as compute tasks) of a member in a step:
-// s = 2 runs that member at half speed. Transfers on links are not slowed (assumption: a
-// straggler is a slow device - thermal throttling, a noisy neighbour, a failing HBM stack -
-// not a slow cable). Factors come from
+// A slowdown factor s multiplies the duration of the compute tasks (GPU kernels, CPU work)
+// of a member in a step: s = 2 runs that member at half speed. What it slows is chosen by
+// `applies_to` (default [compute, memory]: a slow device - thermal throttling, a noisy
+// neighbour, a failing HBM stack - not a slow cable):
+//  - compute: the member's dense kernels and other compute tasks;
+//  - memory: its embedding lookups, pooling and sparse updates (the tasks of category
+//    embedding_lookup, bound by HBM or DRAM gathers in the cost models: a slow memory);
+//  - links: transfers over a link with the member at one end (its NVLink, PCIe, NIC and NIC
+//    to switch links; a node's factor reaches all its devices' links): such a transfer moves s
+//    times its bytes, s the largest factor along its route. Exact for a transfer alone on its
+//    bottleneck (it takes s times as long, as on a link of 1/s the bandwidth); under
+//    contention it takes a larger fair share than a slower link would give it (an
+//    approximation), and the utilisation report counts the scaled bytes.
+// Factors come from
 // Factors are at most 1000 (a member 1000x slower has failed: models/goodput.hpp).
 //  - `slowdown`: fixed factors by node name ("dgx3": every GPU and CPU socket of the node) or
 //    device name ("dgx3.gpu5"), applied in every step; a node's and its device's multiply;
@@ -35,6 +44,7 @@
 //     slowdown: {dgx3: 2.0, dgx5.gpu1: 1.5}     # optional; factors > 0
 //     random: {per: node, distribution: bernoulli, probability: 0.01, slowdown: 2, seed: 1}
 //                                              # optional; per: node | gpu; seed default 1
+//     applies_to: [compute, memory, links]     # optional; default [compute, memory]
 #pragma once
 
 #include <cstdint>
@@ -61,6 +71,10 @@ struct StragglerOptions {
     std::uint64_t seed = 1;
   };
   std::optional<Random> random;
+  /// What the factors slow (`applies_to`, see the top of this file).
+  bool compute = true;
+  bool memory = true;
+  bool links = false;
 
   /// Reads the `stragglers:` mapping; names are checked against `platform` (did-you-mean).
   static StragglerOptions from_config(const ConfigNode& node, const topo::Platform& platform);
@@ -80,6 +94,10 @@ class Slowdowns {
     topo::DeviceId device;
   };
   [[nodiscard]] Largest largest_stood_for(int step, topo::DeviceId d) const;
+  /// The factor of a link direction in `step` (`applies_to: links`): the larger of its two
+  /// ends' factors (own, or with `representative` the largest stood for).
+  [[nodiscard]] double link_factor(int step, topo::DirectedLinkId link, bool representative) const;
+  [[nodiscard]] const StragglerOptions& options() const { return options_; }
   /// The member a factor belongs to, for reports: the node's name (per node) or the device's.
   [[nodiscard]] std::string member_name(topo::DeviceId d) const;
 

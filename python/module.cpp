@@ -55,6 +55,7 @@ std::string run_json(const std::string& scenario, bool is_text, const std::vecto
   py::gil_scoped_release release;
   const models::Scenario sc = load(scenario, is_text, overrides);
   try {
+    if (!sc.jobs.empty()) return tools::jobs_json(models::run_jobs(sc));
     return tools::run_json(models::run_scenario(sc));
   } catch (const placement::InfeasiblePlacement& e) {
     throw tools::InfeasibleJob(tools::infeasible_placement_message(e, "the job does not fit"));

@@ -258,3 +258,24 @@ TEST_CASE("persia_hybrid never exceeds its staleness bound (checked on the trace
     CHECK(largest == k);
   }
 }
+
+// System: the mini Persia cluster above, persia_hybrid with staleness 100 (never binds), the
+// embedding worker gathering at 4 GB/s per core (pooling E = 0.8192 ms, below the dense path
+// D > 2 ms). Input: the embedding-worker node (`ew`, the group's one node) a straggler of slowdown 2 on everything
+// (applies_to: compute, memory and links: its pooling, gathers and NIC transfers).
+// Expected: the hybrid step is unchanged (within 1e-9): the slowed embedding path, about 2E =
+// 1.64 ms, still overlaps entirely with the dense path, and within the staleness bound the
+// trainers never wait for it. And the straggler does slow the worker: with the dense side
+// negligible (GPU 1000x faster) the step is the worker's pooling at half speed, 2E (1e-9;
+// its slowed NIC transfers are shorter than the pooling and pipelined behind it), so the check
+// that it costs nothing could fail.
+TEST_CASE("a straggling embedding worker costs persia_hybrid nothing while the staleness bound does not bind") {
+  const std::vector<std::string> straggler{"stragglers.slowdown.ew=2", "stragglers.applies_to=[compute, memory, links]"};
+  const double plain = run_scenario(mini_persia(1.0, "4 GB/s")).step_time.value();
+  const double slowed = run_scenario(mini_persia(1.0, "4 GB/s", straggler)).step_time.value();
+  CAPTURE(plain);
+  CHECK(plain > 2e-3);
+  CHECK(slowed == dlrmsim::rel(plain).epsilon(1e-9));
+  const double embedding_bound = run_scenario(mini_persia(1000.0, "4 GB/s", straggler)).step_time.value();
+  CHECK(embedding_bound == dlrmsim::rel(2.0 * pool_seconds(4e9)).epsilon(1e-9));
+}

@@ -3,6 +3,8 @@
 // malformed sweep files.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
+
 #include <unistd.h>
 #include <sys/wait.h>
 
@@ -13,6 +15,7 @@
 #include <sstream>
 
 #include "common/files.hpp"
+#include "tools/scenario_runner.hpp"
 #include "tools/sweep.hpp"
 
 using namespace dlrmsim;
@@ -337,4 +340,49 @@ TEST_CASE("a sweep names the files it reads, so that -o cannot overwrite them") 
   for (const auto& f : sweep.input_files()) names.push_back(fs::path(f).filename().string());
   std::sort(names.begin(), names.end());
   CHECK(names == std::vector<std::string>{"base.yaml", "m.yaml", "p.yaml", "sweep.yaml"});
+}
+
+TEST_CASE("goodput and straggler columns appear when the sweep's scenarios have those sections") {
+  // System: sweeps over the shipped scenarios: DLRM-DCNv2 on 512 GPUs with a goodput section
+  // (configs/scenarios/goodput_dcnv2_512gpu.yaml), and DCNv2 on one DGX H200 with an axis
+  // that slows the node by 1 and 2 (stragglers.slowdown.dgx-h200), one without either.
+  // Expected: the goodput columns only in the first sweep's header, the straggler columns only
+  // in the second's, none in the third's (the plain columns are unchanged); a point's goodput
+  // columns are the run report's goodput figures, and its straggler p50 is its step time
+  // (fixed factors: every measured step alike), more than 1.5x longer at slowdown 2 than at 1
+  // (most of DCNv2's step on one DGX H200 is the node's kernels, which take twice as long;
+  // the host-device copies and NVLink transfers are not slowed: measured 1.88x).
+  Scratch s;
+  const std::string scenarios = std::string(DLRMSIM_SOURCE_DIR) + "/configs/scenarios/";
+  const Sweep goodput = load_sweep(s.write("g.yaml", "base: " + scenarios + "goodput_dcnv2_512gpu.yaml\naxes:\n"
+                                                    "  - key: run.steps\n    values: [1]\n"));
+  const Sweep slowed = load_sweep(s.write("s.yaml", "base: " + scenarios + "dcnv2_dgx_h200.yaml\naxes:\n"
+                                                   "  - key: stragglers.slowdown.dgx-h200\n    values: [1, 2]\n"));
+  const Sweep plain = load_sweep(s.write("p.yaml", "base: " + scenarios + "dcnv2_dgx_h200.yaml\naxes:\n"
+                                                  "  - key: run.steps\n    values: [1]\n"));
+  auto has = [](const std::vector<std::string>& cols, const std::string& c) {
+    return std::find(cols.begin(), cols.end(), c) != cols.end();
+  };
+  const auto g_cols = scenario_output_columns(goodput);
+  const auto s_cols = scenario_output_columns(slowed);
+  CHECK(has(g_cols, "goodput.samples_per_s"));
+  CHECK_FALSE(has(g_cols, "stragglers.p99_step_s"));
+  CHECK(has(s_cols, "stragglers.p99_step_s"));
+  CHECK_FALSE(has(s_cols, "goodput.samples_per_s"));
+  CHECK(scenario_output_columns(plain) == scenario_output_columns());
+
+  const PointOutcome g = run_scenario_point(goodput.point(0));
+  REQUIRE(g.status == "ok");
+  const double goodput_rate = std::stod(g.outputs.at("goodput.samples_per_s"));
+  const double throughput = std::stod(g.outputs.at("throughput_samples_per_s"));
+  CHECK(goodput_rate > 0.0);
+  CHECK(goodput_rate < throughput);  // failures cost something
+  CHECK(std::stod(g.outputs.at("goodput.fraction")) == dlrmsim::rel(goodput_rate / throughput).epsilon(1e-5));
+  const PointOutcome one = run_scenario_point(slowed.point(0));
+  const PointOutcome two = run_scenario_point(slowed.point(1));
+  const double p50_one = std::stod(one.outputs.at("stragglers.p50_step_s"));
+  CHECK(p50_one == dlrmsim::rel(std::stod(one.outputs.at("step_time_s"))).epsilon(1e-5));
+  CHECK(std::stod(two.outputs.at("stragglers.p50_step_s")) > 1.5 * p50_one);
+  CHECK(one.outputs.at("stragglers.waited_steps") == "0");
+  CHECK(two.outputs.at("stragglers.most_waited_for") == "dgx-h200");
 }

@@ -38,6 +38,9 @@ int cmd_place(const std::vector<std::string>& args) {
   }
 
   const auto sc = models::load_scenario(cli.scenario, cli.overrides);
+  if (!sc.jobs.empty()) {
+    throw ConfigError(cli.scenario + ": the scenario lists jobs; `dlrmsim run` places each job on its own nodes");
+  }
   const auto& mode = models::training_mode(sc.training.mode);
   placement::PlacementOptions options = sc.placement;
   if (options.tiers.empty()) options.tiers.assign(mode.default_tiers.begin(), mode.default_tiers.end());

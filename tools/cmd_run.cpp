@@ -13,6 +13,11 @@
 // who was waited for (JSON key `stragglers`; models/stragglers.hpp), and --steps-csv writes
 // every measured step. Each is written whole or not at all (common/files.hpp); '-' is standard output, which then
 // carries that JSON document alone (no text summary).
+// With `jobs:` (several jobs sharing the platform, models/jobs.hpp) the report is per job: its
+// nodes, step time and throughput sharing the platform and alone, and the slowdown; --json
+// writes it as {"scenario", "platform", "jobs": [{"name", "nodes", "step_time_s",
+// "throughput_samples_per_s", "alone_step_time_s", "alone_throughput_samples_per_s",
+// "slowdown", "contended_throughout", ...}]}; --trace and the CSV outputs are single-job only.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -23,6 +28,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "models/jobs.hpp"
 #include "models/simulation.hpp"
 #include "common/config.hpp"
 #include "common/files.hpp"
@@ -460,7 +466,70 @@ void print_text(std::ostream& out, const RunReport& r) {
       << std::setprecision(3) << r.wall_seconds << " s wall\n";
 }
 
+void print_jobs(std::ostream& out, const models::JobsReport& r) {
+  out << "scenario: " << r.scenario << "\nplatform: " << r.platform << "\n" << r.jobs.size()
+      << " jobs sharing the platform (every node simulated; " << r.warmup_steps << " warm-up + " << r.measured_steps
+      << " measured steps each)\n\n";
+  out << std::left << std::setw(14) << "job" << std::setw(10) << "nodes" << std::setw(10) << "trainers"
+      << std::right << std::setw(14) << "step (ms)" << std::setw(16) << "samples/s" << std::setw(16)
+      << "alone (ms)" << std::setw(16) << "alone samples/s" << std::setw(10) << "slowdown" << "\n";
+  for (const auto& j : r.jobs) {
+    out << std::left << std::setw(14) << j.name << std::setw(10) << j.nodes.size() << std::setw(10) << j.trainers
+        << std::right << std::fixed << std::setprecision(3) << std::setw(14) << j.step_time.value() * 1e3
+        << std::setprecision(0) << std::setw(16) << j.throughput_samples_per_s << std::setprecision(3)
+        << std::setw(16) << j.alone_step_time.value() * 1e3 << std::setprecision(0) << std::setw(16)
+        << j.alone_throughput_samples_per_s << std::setprecision(3) << std::setw(10) << j.slowdown << "\n";
+  }
+  for (const auto& j : r.jobs) {
+    out << "  " << j.name << ": " << j.model << ", " << j.mode << ", " << j.software << "; nodes";
+    const std::size_t shown = std::min<std::size_t>(j.nodes.size(), 4);
+    for (std::size_t k = 0; k < shown; ++k) out << " " << j.nodes[k];
+    if (j.nodes.size() > shown) out << " ... " << j.nodes.back();
+    out << "\n";
+    if (!j.contended_throughout) {
+      out << "    note: another job finished before this job's measured window ended; the end of the window ran "
+             "without it\n";
+    }
+  }
+  out << "\nengine (shared run): " << r.activities << " activities, " << r.events << " events; " << std::fixed
+      << std::setprecision(3) << r.wall_seconds << " s wall (alone runs included)\n";
+}
+
+
 }  // namespace
+
+std::string jobs_json(const models::JobsReport& r) {
+  Json doc = Json::object();
+  doc["scenario"] = r.scenario;
+  doc["platform"] = r.platform;
+  doc["backend"] = r.backend;
+  doc["warmup_steps"] = r.warmup_steps;
+  doc["measured_steps"] = r.measured_steps;
+  Json jobs = Json::array();
+  for (const auto& j : r.jobs) {
+    Json e = Json::object();
+    e["name"] = j.name;
+    e["model"] = j.model;
+    e["mode"] = j.mode;
+    e["software"] = j.software;
+    e["nodes"] = j.nodes;
+    e["trainers"] = j.trainers;
+    e["global_batch"] = j.global_batch;
+    e["built_steps"] = j.built_steps;
+    e["step_time_s"] = num(j.step_time.value());
+    e["throughput_samples_per_s"] = num(j.throughput_samples_per_s);
+    e["alone_step_time_s"] = num(j.alone_step_time.value());
+    e["alone_throughput_samples_per_s"] = num(j.alone_throughput_samples_per_s);
+    e["slowdown"] = num(j.slowdown);
+    e["contended_throughout"] = j.contended_throughout;
+    jobs.push_back(e);
+  }
+  doc["jobs"] = jobs;
+  doc["activities"] = r.activities;
+  doc["events"] = r.events;
+  doc["simulated_time_s"] = num(r.simulated_time.value());
+  return json_text(doc);
+}
 
 int cmd_run(const std::vector<std::string>& args) {
   po::options_description desc("dlrmsim run SCENARIO.yaml [options]");
@@ -501,6 +570,21 @@ int cmd_run(const std::vector<std::string>& args) {
   }
 
   const auto sc = models::load_scenario(cli.scenario, cli.overrides);
+  if (!sc.jobs.empty()) {
+    if (!trace_path.empty() || !goodput_path.empty() || !steps_path.empty()) {
+      throw ConfigError(cli.scenario + ": --trace, --goodput-csv and --steps-csv are for single-job scenarios; this "
+                        "one lists jobs");
+    }
+    models::JobsReport jobs;
+    try {
+      jobs = models::run_jobs(sc);
+    } catch (const placement::InfeasiblePlacement& e) {
+      throw InfeasibleJob(infeasible_placement_message(e, "a job does not fit on its nodes"));
+    }
+    if (json_path != "-") print_jobs(std::cout, jobs);
+    if (!json_path.empty()) write_output_file(json_path, jobs_json(jobs));
+    return kExitOk;
+  }
   if (!goodput_path.empty() && !sc.goodput) {
     throw ConfigError(cli.scenario + ": --goodput-csv needs the scenario's goodput section (models/goodput.hpp)");
   }

@@ -74,14 +74,14 @@ int cmd_sweep(const std::vector<std::string>& args) {
   options.progress = progress_wanted(vm.count("quiet") > 0);
   if (vm.count("stop-after")) options.stop_after = vm["stop-after"].as<std::size_t>();
   if (under_mpi()) {
-    const DistributedSweep d = run_sweep_distributed(sweep, run_scenario_point, scenario_output_columns(), options);
+    const DistributedSweep d = run_sweep_distributed(sweep, run_scenario_point, scenario_output_columns(sweep), options);
     if (!d.root || d.status != kExitOk) return d.status;
     std::cerr << sweep.size() << " points, " << d.failed << " failed; results in " << options.output_path << " ("
               << d.ranks << " ranks)\n";
     return sweep_status(sweep, d.summary);
   }
   SweepSummary summary;
-  const std::size_t failed = run_sweep(sweep, run_scenario_point, scenario_output_columns(), options, &summary);
+  const std::size_t failed = run_sweep(sweep, run_scenario_point, scenario_output_columns(sweep), options, &summary);
   std::cerr << sweep.size() << " points, " << summary.rows - summary.ok << " failed";
   if (options.resume) std::cerr << " (" << failed << " of them in this run)";
   std::cerr << "; results in " << options.output_path << "\n";

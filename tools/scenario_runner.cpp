@@ -2,6 +2,8 @@
 #include "common/text.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <iterator>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -46,6 +48,25 @@ const std::vector<std::string>& scenario_output_columns() {
   return kColumns;
 }
 
+// Goodput (models/goodput.hpp) at the chosen checkpoint interval, the best interval and
+// Young/Daly's; stragglers (models/stragglers.hpp): the measured steps' distribution and how
+// many steps waited for a slowed member, and the member waited for most.
+constexpr const char* kGoodputColumns[] = {"goodput.samples_per_s", "goodput.fraction", "goodput.time_to_train_s",
+                                           "goodput.checkpoint_interval_s", "goodput.best_interval_s",
+                                           "goodput.young_daly_interval_s", "goodput.job_mtbf_s"};
+constexpr const char* kStragglerColumns[] = {"stragglers.p50_step_s", "stragglers.p99_step_s", "stragglers.max_step_s",
+                                             "stragglers.mean_step_s", "stragglers.waited_steps",
+                                             "stragglers.most_waited_for"};
+
+std::vector<std::string> scenario_output_columns(const Sweep& sweep) {
+  std::vector<std::string> cols = scenario_output_columns();
+  if (sweep.uses_section("goodput")) cols.insert(cols.end(), std::begin(kGoodputColumns), std::end(kGoodputColumns));
+  if (sweep.uses_section("stragglers")) {
+    cols.insert(cols.end(), std::begin(kStragglerColumns), std::end(kStragglerColumns));
+  }
+  return cols;
+}
+
 std::map<std::string, std::string> report_columns(const models::RunReport& report) {
   std::map<std::string, std::string> out;
   out["throughput_samples_per_s"] = format_number(report.throughput_samples_per_s, 6);
@@ -83,6 +104,27 @@ std::map<std::string, std::string> report_columns(const models::RunReport& repor
   if (report.cost.available) {
     out["cost.per_sample"] = format_number(report.cost.per_sample.amount, 6);
     out["cost.currency"] = report.cost.currency;
+  }
+  if (const auto& g = report.goodput) {
+    out["goodput.samples_per_s"] = format_number(g->chosen.goodput_samples_per_s, 6);
+    out["goodput.fraction"] =
+        format_number(g->throughput_samples_per_s > 0.0 ? g->chosen.goodput_samples_per_s / g->throughput_samples_per_s : 0.0, 6);
+    out["goodput.time_to_train_s"] = format_number(g->chosen.expected_time.value(), 6);
+    out["goodput.checkpoint_interval_s"] = format_number(g->chosen.interval.value(), 6);
+    out["goodput.best_interval_s"] = format_number(g->best.interval.value(), 6);
+    // +inf with no failures: left empty rather than written as a number no reader parses alike.
+    if (std::isfinite(g->young_interval.value())) out["goodput.young_daly_interval_s"] = format_number(g->young_interval.value(), 6);
+    if (std::isfinite(g->job_mtbf.value())) out["goodput.job_mtbf_s"] = format_number(g->job_mtbf.value(), 6);
+  }
+  if (const auto& st = report.stragglers) {
+    out["stragglers.p50_step_s"] = format_number(st->p50.value(), 6);
+    out["stragglers.p99_step_s"] = format_number(st->p99.value(), 6);
+    out["stragglers.max_step_s"] = format_number(st->max.value(), 6);
+    out["stragglers.mean_step_s"] = format_number(st->mean.value(), 6);
+    int waited = 0;
+    for (const auto& w : st->waited_for) waited += w.empty() ? 0 : 1;
+    out["stragglers.waited_steps"] = std::to_string(waited);
+    out["stragglers.most_waited_for"] = st->waited_counts.empty() ? "" : st->waited_counts.front().first;
   }
   return out;
 }

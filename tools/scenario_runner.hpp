@@ -12,6 +12,10 @@ namespace dlrmsim::tools {
 
 /// The output columns of a scenario point, in CSV order.
 const std::vector<std::string>& scenario_output_columns();
+/// The columns of a sweep's points: those above, then the goodput columns (goodput.*) when
+/// some point has a `goodput:` section and the straggler columns (stragglers.*) when some
+/// point has `stragglers:` (Sweep::uses_section); empty in a row whose point has none.
+std::vector<std::string> scenario_output_columns(const Sweep& sweep);
 
 /// The output columns' values for a finished run.
 std::map<std::string, std::string> report_columns(const models::RunReport& report);

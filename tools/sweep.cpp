@@ -234,6 +234,21 @@ std::vector<std::size_t> Sweep::picks(std::size_t index) const {
   return pick;
 }
 
+bool Sweep::uses_section(const std::string& key) const {
+  for (const auto& axis : axes_) {
+    if (axis.key == key || axis.key.rfind(key + ".", 0) == 0) return true;
+  }
+  if (!files_.empty()) {
+    for (const auto& f : files_) {
+      const YAML::Node root = ConfigNode::load_file(f).yaml();
+      if (root.IsMap() && root[key]) return true;
+    }
+    return false;
+  }
+  const YAML::Node base = YAML::Load(base_text_);
+  return base.IsMap() && static_cast<bool>(base[key]);
+}
+
 PointInputs Sweep::point_inputs(std::size_t index) const {
   PointInputs p;
   if (!files_.empty()) {

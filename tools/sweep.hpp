@@ -87,6 +87,9 @@ class Sweep {
   [[nodiscard]] const std::vector<std::string>& input_files() const { return input_files_; }
   /// The axes' key paths, or {"scenario"} for a list of scenario files.
   [[nodiscard]] const std::vector<std::string>& input_keys() const { return input_keys_; }
+  /// Whether some point may have the scenario section `key` (e.g. "goodput"): the base
+  /// scenario (or a listed scenario file) has it at the top level, or an axis sets a key in it.
+  [[nodiscard]] bool uses_section(const std::string& key) const;
 
  private:
   friend Sweep load_sweep(const std::string& path);
