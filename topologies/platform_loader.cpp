@@ -408,7 +408,7 @@ NodeTemplate read_template_from_file(const std::string& name, const ConfigNode& 
   if (!regular_file_exists(path)) {
     node.child("from_file").fail("cannot open '" + path + "'; expected a platform file path, relative to this file");
   }
-  const ConfigNode file = ConfigNode::load_file(path);
+  const ConfigNode file = ConfigNode::load_file(path).recording_into(node.key_log(), "platform.");
   const ConfigNode templates = file.child("node_templates");
   auto entries = templates.entries();
   std::optional<ConfigNode> chosen;
@@ -443,7 +443,7 @@ NodeTemplate read_template_from_file(const std::string& name, const ConfigNode& 
         assignment.fail(e.what());
       }
     }
-    body = ConfigNode(copy, path, chosen->path(), origins);
+    body = ConfigNode(copy, path, chosen->path(), origins).recording_into(node.key_log(), "platform.");
   }
   node.finish();
   return read_template(name, body, depth + 1);
