@@ -1,6 +1,7 @@
 #include "tools/parameter_registry.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "models/model_spec.hpp"
 #include "models/scenario_parameters.hpp"
@@ -88,7 +89,9 @@ std::string format_parameters_markdown(const std::vector<ParameterKind>& kinds) 
       "default; \"none\" means the feature is off when the key is absent. Quantities carry their unit in the value "
       "(`\"80 GiB\"`, `\"900 GB/s\"`, `\"2 us\"`).\n";
   for (const ParameterKind& kind : kinds) {
-    out += "\n## " + std::string(kind.name) + "\n\n" + cell(kind.description) + ".\n\n";
+    std::string description = cell(kind.description);
+    if (!description.empty()) description.front() = static_cast<char>(std::toupper(static_cast<unsigned char>(description.front())));
+    out += "\n## " + std::string(kind.name) + "\n\n" + description + ".\n\n";
     out += "| key | unit | default | range | meaning |\n|---|---|---|---|---|\n";
     for (const Parameter& p : kind.parameters) {
       out += "| `" + std::string(p.key_path) + "` | " + cell(p.unit) + " | " + cell(p.default_value) + " | " +
