@@ -6,8 +6,10 @@
 // models/model_parameters.cpp, ...); tools/parameter_registry.cpp gathers them for
 // `dlrmsim list --keys` and docs/configuration.md. tests/test_parameters.cpp keeps the
 // tables true both ways: every key a reader asks for while loading the shipped files is
-// declared, and every declared key is asked for by some shipped file or named there as
-// exercised elsewhere.
+// declared, and every declared key is asked for while loading them (and a few rare settings
+// the test adds). Readers may take their key, choices and default from
+// the declaration (`declared`, `parameter_key`, `parameter_choices`), so that they are written
+// once: models/software_stack.cpp and topologies/platform_loader.cpp do so for their choices.
 //
 // Key paths are written as `--set` names them, from the scenario's top level: a platform
 // file's keys start with `platform.`, a model file's with `model.`, a software file's with
@@ -44,5 +46,15 @@ bool key_path_matches(std::string_view pattern, std::string_view path);
 
 /// The declaration of `path` among `parameters`, or nullptr.
 const Parameter* find_parameter(std::span<const Parameter> parameters, std::string_view path);
+
+/// The declaration of `path` among `parameters`, for a reader that takes its key, choices and
+/// default from it; std::logic_error when it is not declared (a defect the tests catch).
+const Parameter& declared(std::span<const Parameter> parameters, std::string_view path);
+
+/// The key a reader asks its mapping for: the last segment of the key path ("kernel").
+std::string_view parameter_key(const Parameter& p);
+
+/// The values of a range written as choices, "table_batched | per_table", in order.
+std::vector<std::string> parameter_choices(const Parameter& p);
 
 }  // namespace dlrmsim

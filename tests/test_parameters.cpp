@@ -178,6 +178,17 @@ TEST_CASE("key paths match declarations segment by segment") {
   CHECK_FALSE(key_path_matches("run.*", "run."));
 }
 
+// System: what readers take from a declaration. Input: the declaration of
+// software.embeddings.kernel. Expected: the key "kernel" (the last segment) and the choices
+// of its range in order, table_batched then per_table - the order error messages list them in.
+TEST_CASE("a reader takes its key and choices from the declaration") {
+  const Parameter& p = declared(models::software_parameters(), "software.embeddings.kernel");
+  CHECK(parameter_key(p) == "kernel");
+  CHECK(parameter_choices(p) == std::vector<std::string>{"table_batched", "per_table"});
+  CHECK(parameter_key(Parameter{"run", "", "", "", ""}) == "run");
+  CHECK_THROWS_AS(declared(models::software_parameters(), "software.embeddings.kernal"), std::logic_error);
+}
+
 /// The leading value of a documented default: "25 MiB (PyTorch DDP's bucket_cap_mb)" -> "25 MiB".
 std::string default_literal(std::string_view d) {
   const auto paren = d.find(" (");
