@@ -207,7 +207,7 @@ YAML::Node parse_yaml(const std::string& text, const std::string& source_name) {
 
 ConfigNode::ConfigNode(YAML::Node node, std::string source_name, std::string key_path,
                        std::vector<OverrideOrigin> overrides)
-    : ConfigNode(std::move(node), std::make_shared<const Source>(Source{std::move(source_name), std::move(overrides)}),
+    : ConfigNode(std::move(node), std::make_shared<const Source>(Source{std::move(source_name), std::move(overrides), nullptr, ""}),
                  std::move(key_path), std::make_shared<std::set<std::string>>()) {}
 
 ConfigNode::ConfigNode(YAML::Node node, std::shared_ptr<const Source> source, std::string path,
@@ -218,6 +218,18 @@ ConfigNode ConfigNode::load_file(const std::string& path) { return load_string(r
 
 ConfigNode ConfigNode::load_string(const std::string& text, const std::string& source_name) {
   return ConfigNode(parse_yaml(text, source_name), source_name);
+}
+
+ConfigNode ConfigNode::recording_into(std::shared_ptr<KeyLog> log, std::string prefix) const {
+  Source source = *source_;
+  source.log = std::move(log);
+  source.log_prefix = std::move(prefix);
+  return ConfigNode(node_, std::make_shared<const Source>(std::move(source)), path_, seen_);
+}
+
+void ConfigNode::ask(std::string_view key) const {
+  seen_->insert(std::string(key));
+  if (source_->log) source_->log->insert(source_->log_prefix + child_path(key));
 }
 
 std::string ConfigNode::source_dir() const {
@@ -264,7 +276,7 @@ std::string ConfigNode::child_path(std::string_view key) const {
 
 bool ConfigNode::has(std::string_view key) const {
   if (!node_.IsMap()) return false;
-  seen_->insert(std::string(key));
+  ask(key);
   return static_cast<bool>(node_[std::string(key)]);
 }
 
@@ -274,7 +286,7 @@ std::optional<ConfigNode> ConfigNode::optional_child(std::string_view key) const
     fail("expected a mapping of keys to values");
   }
   const std::string k(key);
-  seen_->insert(k);
+  ask(k);
   YAML::Node c = node_[k];
   if (!c) return std::nullopt;
   return ConfigNode(c, source_, child_path(key), std::make_shared<std::set<std::string>>());
@@ -304,7 +316,7 @@ std::vector<std::pair<std::string, ConfigNode>> ConfigNode::entries() const {
   std::vector<std::pair<std::string, ConfigNode>> out;
   for (auto it = node_.begin(); it != node_.end(); ++it) {
     const std::string key = key_of(it->first);
-    seen_->insert(key);
+    ask(key);
     out.emplace_back(key, ConfigNode(it->second, source_, child_path(key), std::make_shared<std::set<std::string>>()));
   }
   return out;

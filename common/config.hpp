@@ -56,6 +56,11 @@ struct OverrideOrigin {
   std::string shown_prefix;
 };
 
+/// The key paths readers asked for, collected across files: a test loads every shipped
+/// configuration with one and checks each path against the parameter registry
+/// (common/parameters.hpp). Paths are as `--set` names them ("platform.cluster.groups.0.count").
+using KeyLog = std::set<std::string>;
+
 class ConfigNode {
  public:
   /// Loads a YAML file; syntax errors become ConfigError with the file's line and column.
@@ -66,6 +71,13 @@ class ConfigNode {
   /// say which of its values came from overrides, so that errors point at them.
   ConfigNode(YAML::Node node, std::string source_name, std::string key_path = {},
              std::vector<OverrideOrigin> overrides = {});
+
+  /// This node (and every node reached from it) with each key a reader asks for recorded in
+  /// `log` as `prefix` + its key path; a null log records nothing. Loaders that read a
+  /// referenced file pass their own log on with `key_log()`, so that one log covers a
+  /// scenario with its platform, model and software files.
+  [[nodiscard]] ConfigNode recording_into(std::shared_ptr<KeyLog> log, std::string prefix) const;
+  [[nodiscard]] const std::shared_ptr<KeyLog>& key_log() const { return source_->log; }
 
   [[nodiscard]] const std::string& source() const { return source_->name; }
   /// Directory of the source file ("" for strings), to resolve relative paths.
@@ -145,7 +157,11 @@ class ConfigNode {
   struct Source {
     std::string name;
     std::vector<OverrideOrigin> overrides;
+    std::shared_ptr<KeyLog> log;  // where asked-for keys are recorded (null: nowhere)
+    std::string log_prefix;       // put before this file's key paths in the log
   };
+  /// Marks `key` as known and records it in the key log, if any.
+  void ask(std::string_view key) const;
   ConfigNode(YAML::Node node, std::shared_ptr<const Source> source, std::string path,
              std::shared_ptr<std::set<std::string>> seen);
   /// The override this node's value came from, if any (the last one applied at or above it).

@@ -56,12 +56,14 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "common/config.hpp"
+#include "common/parameters.hpp"
 #include "common/units.hpp"
 
 namespace dlrmsim::models {
@@ -246,5 +248,8 @@ inline constexpr std::int64_t kMaxLayerWidth = std::int64_t{1} << 24;
 ModelSpec load_model(const ConfigNode& node);
 /// Reads a model file.
 ModelSpec load_model(const std::string& path);
+
+/// The declarations of every model key load_model reads (models/model_parameters.cpp).
+std::span<const Parameter> model_parameters();
 
 }  // namespace dlrmsim::models

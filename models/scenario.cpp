@@ -158,7 +158,7 @@ void parse_jobs(const ConfigNode& jobs, Scenario& s, const std::string& base_dir
 }
 
 Scenario parse(YAML::Node root, const std::string& source_name, const std::string& base_dir,
-               const std::vector<std::string>& command_line_overrides) {
+               const std::vector<std::string>& command_line_overrides, const std::shared_ptr<KeyLog>& log) {
   // The scenario's own `set:` list applies first, then the command line's. Each remembers
   // where it came from, so that an error in a value it set points at it, not at the file.
   struct Assignment {
@@ -195,7 +195,7 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
     }
     scenario_origins.push_back({apply_override(root, a.o), a.origin, ""});
   }
-  ConfigNode scenario(root, source_name, "", scenario_origins);
+  const ConfigNode scenario = ConfigNode(root, source_name, "", scenario_origins).recording_into(log, "");
   if (!scenario.is_map()) scenario.fail("expected a scenario: a mapping with name, platform, model, training, run");
   Scenario s;
   s.source = source_name;
@@ -213,7 +213,7 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
     for (const Assignment* a : part_overrides[key]) {
       origins.push_back({apply_override(part.yaml, a->o, 1), a->origin, key + "."});
     }
-    return ConfigNode(part.yaml, part.source, "", origins);
+    return ConfigNode(part.yaml, part.source, "", origins).recording_into(log, key + ".");
   };
   s.platform = topo::load_platform(part_node("platform"));
 
@@ -299,15 +299,16 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
 
 }  // namespace
 
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
+                       const std::shared_ptr<KeyLog>& log) {
   const ConfigNode file = ConfigNode::load_file(path);
-  return parse(file.yaml(), path, fs::path(path).parent_path().string(), overrides);
+  return parse(file.yaml(), path, fs::path(path).parent_path().string(), overrides, log);
 }
 
 Scenario load_scenario_text(const std::string& text, const std::string& source_name, const std::string& base_dir,
-                            const std::vector<std::string>& overrides) {
+                            const std::vector<std::string>& overrides, const std::shared_ptr<KeyLog>& log) {
   const ConfigNode file = ConfigNode::load_string(text, source_name);
-  return parse(file.yaml(), source_name, base_dir, overrides);
+  return parse(file.yaml(), source_name, base_dir, overrides, log);
 }
 
 }  // namespace dlrmsim::models

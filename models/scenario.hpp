@@ -52,6 +52,7 @@
 // naming the file (scenario or referenced) and line.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -99,11 +100,14 @@ struct Scenario {
   std::vector<topo::NodeId> job_nodes;
 };
 
-/// Reads a scenario file, applying `overrides` ("a.b.c=value") first.
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+/// Reads a scenario file, applying `overrides` ("a.b.c=value") first. With a `log`, every key
+/// path read (of the scenario and of the files it references) is recorded there.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {},
+                       const std::shared_ptr<KeyLog>& log = nullptr);
 /// Reads a scenario from YAML text (`source_name` stands for the file in messages; relative
 /// paths resolve against `base_dir`).
 Scenario load_scenario_text(const std::string& text, const std::string& source_name, const std::string& base_dir,
-                            const std::vector<std::string>& overrides = {});
+                            const std::vector<std::string>& overrides = {},
+                            const std::shared_ptr<KeyLog>& log = nullptr);
 
 }  // namespace dlrmsim::models

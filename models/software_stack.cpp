@@ -1,6 +1,16 @@
 #include "models/software_stack.hpp"
 
 namespace dlrmsim::models {
+namespace {
+
+/// A choice key read as software_parameters() declares it: its key, its choices (the range)
+/// and its default, written once in the table.
+std::string choice(const ConfigNode& node, std::string_view key_path) {
+  const Parameter& p = declared(software_parameters(), key_path);
+  return node.get_choice_or(parameter_key(p), parameter_choices(p), std::string(p.default_value));
+}
+
+}  // namespace
 
 SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
   if (!node.is_map()) node.fail("expected a software stack: a mapping with name, dense, embeddings, collectives");
@@ -11,7 +21,7 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
   s.description = node.get_or<std::string>("description", "");
   s.source = node.get_or<std::string>("source", "");
   if (auto dense = node.optional_child("dense")) {
-    const std::string p = dense->get_choice_or("precision", {"model", "fp32", "tf32", "bf16", "fp16"}, "model");
+    const std::string p = choice(*dense, "software.dense.precision");
     s.dense_precision = p == "fp32"   ? DensePrecision::fp32
                         : p == "tf32" ? DensePrecision::tf32
                         : p == "bf16" ? DensePrecision::bf16
@@ -20,12 +30,12 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
     dense->finish();
   }
   if (auto emb = node.optional_child("embeddings")) {
-    s.embedding_kernel = emb->get_choice_or("kernel", {"table_batched", "per_table"}, "table_batched") == "per_table"
+    s.embedding_kernel = choice(*emb, "software.embeddings.kernel") == "per_table"
                              ? EmbeddingKernel::per_table
                              : EmbeddingKernel::table_batched;
     s.deduplicated_backward =
-        emb->get_choice_or("backward", {"deduplicated", "per_lookup"}, "deduplicated") == "deduplicated";
-    s.fused_optimizer = emb->get_choice_or("optimizer", {"fused", "separate"}, "fused") == "fused";
+        choice(*emb, "software.embeddings.backward") == "deduplicated";
+    s.fused_optimizer = choice(*emb, "software.embeddings.optimizer") == "fused";
     emb->finish();
   }
   if (auto coll = node.optional_child("collectives")) {
@@ -33,15 +43,15 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
     s.nvlink_relay = coll->get_or<bool>("nvlink_relay", s.nvlink_relay);
     s.allreduce_bucket = coll->get_positive_or<Bytes>("allreduce_bucket", s.allreduce_bucket);
     s.allreduce_overlaps_backward =
-        coll->get_choice_or("allreduce_overlap", {"backward", "none"}, "backward") == "backward";
+        choice(*coll, "software.collectives.allreduce_overlap") == "backward";
     s.collective_launch = coll->get_positive_or<Seconds>("launch_delay", s.collective_launch, true);
     coll->finish();
   }
   if (auto host = node.optional_child("host")) {
-    s.per_kernel_launch = host->get_choice_or("launch", {"per_kernel", "cuda_graph"}, "per_kernel") == "per_kernel";
+    s.per_kernel_launch = choice(*host, "software.host.launch") == "per_kernel";
     s.dispatch = host->get_positive_or<Seconds>("dispatch", s.dispatch, true);
     s.feature_operators = host->get_positive_or<int>("feature_operators", 0, true);
-    const std::string sync = host->get_choice_or("sync", {"none", "per_step", "per_feature"}, "none");
+    const std::string sync = choice(*host, "software.host.sync");
     s.sync = sync == "per_step" ? HostSync::per_step : sync == "per_feature" ? HostSync::per_feature : HostSync::none;
     if (auto loader = host->optional_child("loader")) {
       s.loader_per_sample = loader->get_positive_or<Seconds>("per_sample", s.loader_per_sample, true);

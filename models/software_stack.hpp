@@ -57,9 +57,11 @@
 // node's cores), under the category host_work.
 #pragma once
 
+#include <span>
 #include <string>
 
 #include "common/config.hpp"
+#include "common/parameters.hpp"
 #include "common/units.hpp"
 #include "models/model_spec.hpp"
 
@@ -109,5 +111,9 @@ struct SoftwareStack {
   /// The compute precision the dense layers run in for a model whose file says `model_precision`.
   [[nodiscard]] Precision dense_compute_precision(Precision model_precision) const;
 };
+
+/// The declarations of every software-stack key SoftwareStack::from_config reads
+/// (models/software_parameters.cpp).
+std::span<const Parameter> software_parameters();
 
 }  // namespace dlrmsim::models

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "common/config.hpp"
+#include "common/parameters.hpp"
 #include "common/units.hpp"
 #include "topologies/device_profile.hpp"
 #include "placement/cache_model.hpp"
@@ -328,5 +329,8 @@ void fit_uvm_caches(const PlacementProblem& problem, const PlacementOptions& opt
 std::optional<std::uint32_t> most_overflowing_device(const PlacementPlan& plan);
 /// Throws InfeasiblePlacement if a device is over its usable capacity.
 void check_capacity(const PlacementPlan& plan, const PlacementOptions& options);
+
+/// The declarations of the scenario's `placement:` keys (placement/placement_parameters.cpp).
+std::span<const Parameter> placement_parameters();
 
 }  // namespace dlrmsim::placement

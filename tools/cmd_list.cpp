@@ -1,6 +1,7 @@
-// dlrmsim list [--paths]: the registered implementations (engine backends, training modes,
-// placement policies), or with --paths the data search path (common/data_paths.hpp) and
-// what each of its directories holds.
+// dlrmsim list [--paths | --keys [KIND] [--markdown]]: the registered implementations (engine
+// backends, training modes, placement policies), with --paths the data search path
+// (common/data_paths.hpp) and what each of its directories holds, with --keys every
+// configuration key of one kind or all (tools/parameter_registry.hpp).
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -8,12 +9,14 @@
 
 #include <boost/program_options.hpp>
 
+#include "common/config.hpp"
 #include "common/data_paths.hpp"
 #include "common/files.hpp"
 #include "models/training_mode.hpp"
 #include "placement/placement.hpp"
 #include "sim/backend.hpp"
 #include "tools/commands.hpp"
+#include "tools/parameter_registry.hpp"
 
 namespace dlrmsim::tools {
 namespace {
@@ -54,13 +57,38 @@ void print_paths(std::ostream& out) {
 
 int cmd_list(const std::vector<std::string>& args) {
   namespace po = boost::program_options;
-  po::options_description opts("dlrmsim list [--paths]");
-  opts.add_options()("help,h", "show this help")("paths", "show the data search path and what it holds");
+  po::options_description opts("dlrmsim list [--paths | --keys [KIND] [--markdown]]");
+  opts.add_options()("help,h", "show this help")("paths", "show the data search path and what it holds")(
+      "keys", "show every configuration key (of KIND: scenario, platform, model, software or sweep) with its unit, "
+              "default, valid range and meaning")("markdown", "with --keys: as the Markdown of docs/configuration.md");
+  po::options_description hidden;
+  std::string kind_name;
+  hidden.add_options()("kind", po::value<std::string>(&kind_name), "kind of configuration file");
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description positional;
+  positional.add("kind", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).run(), vm);
+  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+  po::notify(vm);
   if (vm.count("help")) {
     std::cout << opts;
     return kExitOk;
+  }
+  if (vm.count("keys")) {
+    std::vector<ParameterKind> kinds = parameter_kinds();
+    if (!kind_name.empty()) {
+      std::erase_if(kinds, [&](const ParameterKind& k) { return k.name != kind_name; });
+      if (kinds.empty()) {
+        throw ConfigError("list --keys: unknown kind '" + kind_name + "'; expected one of " + parameter_kind_names());
+      }
+    }
+    std::cout << (vm.count("markdown") ? format_parameters_markdown(kinds) : format_parameters_text(kinds));
+    return kExitOk;
+  }
+  if (vm.count("markdown") || !kind_name.empty()) {
+    throw ConfigError("list: " + std::string(vm.count("markdown") ? "--markdown" : "a kind ('" + kind_name + "')") +
+                      " goes with --keys: dlrmsim list --keys [KIND] [--markdown]");
   }
   if (vm.count("paths")) {
     print_paths(std::cout);

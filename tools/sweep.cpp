@@ -133,8 +133,8 @@ std::pair<std::string, std::string> split_where(const std::string& where) {
 
 }  // namespace
 
-Sweep load_sweep(const std::string& path) {
-  const ConfigNode root = ConfigNode::load_file(path);
+Sweep load_sweep(const std::string& path, const std::shared_ptr<KeyLog>& log) {
+  const ConfigNode root = ConfigNode::load_file(path).recording_into(log, "");
   Sweep sweep;
   if (root.has("points") || root.has("points_dir")) {
     sweep.input_keys_ = {"scenario"};

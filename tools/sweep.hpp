@@ -39,6 +39,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -92,7 +93,7 @@ class Sweep {
   [[nodiscard]] bool uses_section(const std::string& key) const;
 
  private:
-  friend Sweep load_sweep(const std::string& path);
+  friend Sweep load_sweep(const std::string& path, const std::shared_ptr<KeyLog>& log);
   std::vector<std::string> input_keys_;
   std::vector<SweepAxis> axes_;
   bool zip_ = false;
@@ -116,8 +117,9 @@ inline constexpr unsigned kMaxSweepThreads = 1024;
 
 /// Reads and expands a sweep file. Errors (empty axis, zip of unequal lengths, bad range,
 /// too many points, one key varied by two axes, a base that is the sweep file itself) are
-/// ConfigErrors naming the file, line and key.
-Sweep load_sweep(const std::string& path);
+/// ConfigErrors naming the file, line and key. With a `log`, the sweep file's key paths read
+/// are recorded there (the scenarios of its points are read when a point runs).
+Sweep load_sweep(const std::string& path, const std::shared_ptr<KeyLog>& log = nullptr);
 
 /// The outcome of one point: status "ok", "infeasible" or "error", and named output values.
 struct PointOutcome {

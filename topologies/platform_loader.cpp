@@ -32,6 +32,14 @@ std::vector<std::string> names_of_precisions() {
   return out;
 }
 
+/// A choice key read as platform_parameters() declares it: its key, its choices (the range)
+/// and, when it has one, its default, written once in the table.
+std::string choice(const ConfigNode& node, std::string_view key_path) {
+  const Parameter& p = declared(platform_parameters(), key_path);
+  if (p.default_value == "required") return node.get_choice(parameter_key(p), parameter_choices(p));
+  return node.get_choice_or(parameter_key(p), parameter_choices(p), std::string(p.default_value));
+}
+
 /// `peak_flops: {fp32: 67 TFLOP/s, bf16: 989 TFLOP/s}`: keys must be precision names.
 PeakRates read_peak_rates(const ConfigNode& node) {
   PeakRates rates;
@@ -130,7 +138,7 @@ DeviceSpec read_device_spec(const ConfigNode& d, DeviceKind kind, MappingReader&
       n.model = d.get_or<std::string>("model", "");
       n.bandwidth = r.positive<BytesPerSecond>("bandwidth");
       n.ports = d.get_positive_or<int>("ports", 1);
-      const std::string protocol = d.get_choice_or("protocol", {"ethernet", "roce", "infiniband"}, "ethernet");
+      const std::string protocol = choice(d, "platform.node_templates.*.devices.*.protocol");
       n.protocol = protocol == "roce"         ? NetworkProtocol::roce
                    : protocol == "infiniband" ? NetworkProtocol::infiniband
                                               : NetworkProtocol::ethernet;
@@ -271,7 +279,7 @@ void read_link(const ConfigNode& l, NodeTemplate& t) {
     if (!l.has("from") || !l.has("to")) l.fail("a link needs either 'between: [a, b]' or both 'from' and 'to'");
     const auto from = select_devices(l.child("from"), t);
     const auto to = select_devices(l.child("to"), t);
-    const std::string pattern = l.get_choice_or("pattern", {"block", "all"}, "block");
+    const std::string pattern = choice(l, "platform.node_templates.*.links.*.pattern");
     if (pattern == "all") {
       for (auto a : from) {
         for (auto b : to) pairs.emplace_back(a, b);
@@ -408,7 +416,7 @@ NodeTemplate read_template_from_file(const std::string& name, const ConfigNode& 
   if (!regular_file_exists(path)) {
     node.child("from_file").fail("cannot open '" + path + "'; expected a platform file path, relative to this file");
   }
-  const ConfigNode file = ConfigNode::load_file(path);
+  const ConfigNode file = ConfigNode::load_file(path).recording_into(node.key_log(), "platform.");
   const ConfigNode templates = file.child("node_templates");
   auto entries = templates.entries();
   std::optional<ConfigNode> chosen;
@@ -443,7 +451,7 @@ NodeTemplate read_template_from_file(const std::string& name, const ConfigNode& 
         assignment.fail(e.what());
       }
     }
-    body = ConfigNode(copy, path, chosen->path(), origins);
+    body = ConfigNode(copy, path, chosen->path(), origins).recording_into(node.key_log(), "platform.");
   }
   node.finish();
   return read_template(name, body, depth + 1);
@@ -456,9 +464,9 @@ NodeTemplate read_template(const std::string& name, const ConfigNode& node, int 
 
 FabricSpec read_fabric(const ConfigNode& f) {
   FabricSpec spec;
-  const std::string kind = f.get_choice("kind", {"single_switch", "fat_tree", "rail_optimized"});
+  const std::string kind = choice(f, "platform.cluster.fabric.kind");
   spec.kind = *fabric_kind_from_string(kind);
-  const std::string link_kind = f.get_choice_or("link_kind", {"ethernet", "infiniband"}, "ethernet");
+  const std::string link_kind = choice(f, "platform.cluster.fabric.link_kind");
   spec.link_kind = link_kind == "infiniband" ? LinkKind::infiniband : LinkKind::ethernet;
   if (f.has("host_link_bandwidth")) spec.host_link_bandwidth = f.get_positive<BytesPerSecond>("host_link_bandwidth");
   if (f.has("link_latency")) spec.link_latency = f.get_positive<Seconds>("link_latency", true);

@@ -38,10 +38,12 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "common/config.hpp"
+#include "common/parameters.hpp"
 #include "topologies/platform.hpp"
 
 namespace dlrmsim::topo {
@@ -72,5 +74,12 @@ std::vector<std::string> unreachable_devices(const Platform& platform);
 /// The value of a scenario's `platform:` key: either a path (a scalar; resolved against the
 /// directory of the file holding it, then against the working directory) or an inline mapping.
 Platform load_platform_reference(const ConfigNode& node);
+
+}  // namespace dlrmsim::topo
+
+namespace dlrmsim::topo {
+
+/// The declarations of every platform key load_platform reads (topologies/platform_parameters.cpp).
+std::span<const Parameter> platform_parameters();
 
 }  // namespace dlrmsim::topo
