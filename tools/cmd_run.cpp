@@ -390,7 +390,7 @@ void print_text(std::ostream& out, const RunReport& r) {
     if (st.period > 1) {
       // One period of the pattern: the last `period` measured steps.
       const auto last = static_cast<std::size_t>(r.warmup_steps + r.measured_steps);
-      out << "  (periodic steady state: every " << st.period << " steps repeat, ";
+      out << "  (periodic steady state: a pattern of " << st.period << " steps repeats, ";
       for (std::size_t k = last - static_cast<std::size_t>(st.period); k < last; ++k) {
         out << (k > last - static_cast<std::size_t>(st.period) ? " / " : "")
             << format_seconds(r.step_ends[k] - (k > 0 ? r.step_ends[k - 1] : Seconds(0.0)));
@@ -398,7 +398,8 @@ void print_text(std::ostream& out, const RunReport& r) {
       out << "; mean of the last " << st.steps_used << " measured steps)";
     } else if (st.period == 0 && r.measured_steps > 1) {
       out << "  (not steady: the " << r.measured_steps << " measured steps differ by up to " << pct(st.spread)
-          << " and do not repeat with a period of up to " << r.measured_steps / 2 << " steps)";
+          << "; no pattern of up to " << r.measured_steps / 2 << " step" << (r.measured_steps / 2 > 1 ? "s" : "")
+          << " repeats in them)";
     }
   }
   out << "\n\n";
