@@ -115,6 +115,7 @@ void ActivityGraph::add_route(Activity& a, std::span<const ResourceId> route, st
     }
   }
   a.kind = ActivityKind::transfer;
+  a.on_cores = cores;
   a.route_begin = static_cast<std::uint32_t>(route_pool_.size());
   route_pool_.insert(route_pool_.end(), route.begin(), route.end());
   a.route_end = static_cast<std::uint32_t>(route_pool_.size());
@@ -184,13 +185,12 @@ std::string ActivityGraph::describe(ActivityId a) const {
             engines_[streams_[act.stream].engine.index].name + "'";
       break;
     case ActivityKind::transfer:
-      if (resources_[route_pool_[act.route_begin].index].cores) {
-        out = "host work #" + std::to_string(a.index) + " (" +
-              format_seconds(Seconds(act.amount / kWorkUnitsPerCoreSecond)) + " of CPU on '" +
+      if (act.on_cores) {
+        out = "host work #" + std::to_string(a.index) + " (" + format_seconds(act.cpu_time()) + " of CPU on '" +
               resources_[route_pool_[act.route_begin].index].name + "')";
         break;
       }
-      out = "transfer #" + std::to_string(a.index) + " (" + format_bytes(Bytes(act.amount)) + " from '" +
+      out = "transfer #" + std::to_string(a.index) + " (" + format_bytes(act.bytes()) + " from '" +
             resources_[route_pool_[act.route_begin].index].name + "')";
       break;
     case ActivityKind::marker:

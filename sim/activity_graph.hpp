@@ -105,8 +105,23 @@ struct Activity {
   std::uint32_t dependency_count = 0;    // number of predecessors
   std::uint32_t first_successor = kNoEdge;  // head of the successor edge list
   std::uint32_t last_successor = kNoEdge;   // tail, so successors are visited in insertion order
-  double amount = 0.0;  // compute: duration in seconds; transfer: bytes (work units on core pools)
+  /// What the engine advances: compute, seconds; transfer, the flow's size in its resources'
+  /// units (bytes over links, work units over core pools). Read it through the typed
+  /// accessors below outside the engines.
+  double amount = 0.0;
+  bool on_cores = false;  // a transfer over core pools (host work), amount in work units
   static constexpr std::uint32_t kNoEdge = 0xffffffffu;
+
+  /// A compute task's duration.
+  [[nodiscard]] Seconds duration() const { return kind == ActivityKind::compute ? Seconds(amount) : Seconds(0.0); }
+  /// The bytes a transfer moves over links (0 for host work, compute and markers).
+  [[nodiscard]] Bytes bytes() const {
+    return kind == ActivityKind::transfer && !on_cores ? Bytes(amount) : Bytes(0.0);
+  }
+  /// The CPU time (of one core) host work needs (0 for everything else).
+  [[nodiscard]] Seconds cpu_time() const {
+    return kind == ActivityKind::transfer && on_cores ? Seconds(amount / kWorkUnitsPerCoreSecond) : Seconds(0.0);
+  }
 };
 
 struct Edge {

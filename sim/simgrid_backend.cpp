@@ -364,7 +364,7 @@ class Replay {
 
   void run_compute(std::uint32_t a, std::uint32_t engine) {
     if (tasks_on_engine_[engine]++ == 0) engine_busy_since_[engine] = sg4::Engine::get_clock();
-    sg4::this_actor::execute(graph_.activity(ActivityId{a}).amount * kHostSpeedFlopsPerSecond);
+    sg4::this_actor::execute(graph_.activity(ActivityId{a}).duration().value() * kHostSpeedFlopsPerSecond);
     if (--tasks_on_engine_[engine] == 0) engine_busy_[engine] += sg4::Engine::get_clock() - engine_busy_since_[engine];
     ++events_;
     finish(a);

@@ -265,7 +265,11 @@ std::string trace_json(const RunReport& r) {
         named[r0] = true;
         metadata("process_name", link_pid_base + r0, std::nullopt, "link " + g.resource(route.front()).name);
       }
-      args["bytes"] = num(act.amount);
+      if (act.on_cores) {
+        args["cpu_time_s"] = num(act.cpu_time().value());
+      } else {
+        args["bytes"] = num(act.bytes().value());
+      }
       args["hops"] = route.size();
       events.push_back({{"ph", "X"},
                         {"name", cat},
