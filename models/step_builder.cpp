@@ -639,7 +639,7 @@ StepBuilder::RemoteBytes StepBuilder::remote_bytes(topo::NodeId n) const {
     const auto& dev = problem_.devices[i];
     const bool here = dev.kind != DeviceKind::parameter_server &&
                       platform_.node_of(topo::DeviceId{dev.topology_id}) == n;
-    const double in = (w.ids_in + w.pooled_out).value(), out = w.pooled_out.value();
+    const Bytes in = w.ids_in + w.pooled_out, out = w.pooled_out;
     if (here) {
       b.down += in * (1.0 - on_node);
       b.up += out * (1.0 - on_node);
@@ -648,9 +648,9 @@ StepBuilder::RemoteBytes StepBuilder::remote_bytes(topo::NodeId n) const {
       b.up += in * on_node;
     }
   }
-  const double dense = (element_size(model_.communication_precision) * model_.dense_parameters() + dp_gradient_bytes_).value();
-  b.up += dense * 2.0 * (nodes - 1.0) / nodes;
-  b.down += dense * 2.0 * (nodes - 1.0) / nodes;
+  const Bytes dense = element_size(model_.communication_precision) * model_.dense_parameters() + dp_gradient_bytes_;
+  b.up += dense * (2.0 * (nodes - 1.0) / nodes);
+  b.down += dense * (2.0 * (nodes - 1.0) / nodes);
   return b;
 }
 
@@ -719,8 +719,8 @@ const StepBuilder::CoreShare* StepBuilder::core_share(topo::DeviceId d) {
           }
           const BytesPerSecond equal = per_nic * node_nics;
           const BytesPerSecond cap = host * node_nics;
-          auto capacity = [&](double own, double total) {
-            if (total <= 0.0 || own <= 0.0) return equal;
+          auto capacity = [&](Bytes own, Bytes total) {
+            if (!(total.value() > 0.0) || !(own.value() > 0.0)) return equal;
             return std::min(cap, std::max(equal, uplinks * (own / total)));
           };
           const std::string name = platform_.node(my_node).name + ".leaf_uplink_share";

@@ -374,7 +374,7 @@ class StepBuilder {
   const CoreShare* core_share(topo::DeviceId d);
   /// Bytes trainer node n sends to (up) and receives from (down) other nodes per step.
   struct RemoteBytes {
-    double up = 0.0, down = 0.0;
+    Bytes up, down;
   };
   RemoteBytes remote_bytes(topo::NodeId n) const;
   bool simulated_node(topo::NodeId n) const;
