@@ -66,25 +66,11 @@ Watts chassis_power_at(const topo::DevicePower& chassis, Watts device_dynamic, W
   return chassis.idle + (chassis.max - chassis.idle) * u;
 }
 
-PowerReport estimate_power(const topo::Platform& platform, const sim::ActivityGraph& g, const sim::SimResult& r,
-                           const PowerWindow& w) {
+PowerReport estimate_power(const topo::Platform& platform, const topo::PlatformResources& res,
+                           const sim::ActivityGraph& g, const sim::SimResult& r, const PowerWindow& w) {
   PowerReport rep;
   rep.pue = w.pue;
   rep.training_samples = w.training_samples;
-
-  // The step builder exports the platform first into a fresh graph: the same export into a
-  // scratch graph gives the same resource and engine ids, checked by name.
-  sim::ActivityGraph scratch;
-  const topo::PlatformResources res = topo::export_platform(platform, scratch);
-  bool same = scratch.resource_count() <= g.resource_count() && scratch.engine_count() <= g.engine_count();
-  for (std::size_t i = 0; same && i < scratch.engine_count(); ++i) {
-    same = scratch.engine(sim::EngineId{static_cast<std::uint32_t>(i)}).name == g.engine(sim::EngineId{static_cast<std::uint32_t>(i)}).name;
-  }
-  for (std::size_t i = 0; same && i < scratch.resource_count(); ++i) {
-    same = scratch.resource(sim::ResourceId{static_cast<std::uint32_t>(i)}).name ==
-           g.resource(sim::ResourceId{static_cast<std::uint32_t>(i)}).name;
-  }
-  if (!same) throw std::logic_error("estimate_power: the activity graph was not built on this platform");
 
   const auto devices = platform.devices();
   const std::size_t nd = devices.size();
@@ -96,8 +82,8 @@ PowerReport estimate_power(const topo::Platform& platform, const sim::ActivityGr
 
   // Where each engine and resource belongs.
   constexpr std::uint32_t kNone = topo::kNoIndex;
-  std::vector<std::uint32_t> engine_device(scratch.engine_count(), kNone);
-  std::vector<std::uint32_t> dram_device(scratch.resource_count(), kNone);
+  std::vector<std::uint32_t> engine_device(g.engine_count(), kNone);
+  std::vector<std::uint32_t> dram_device(g.resource_count(), kNone);
   for (const auto& d : devices) {
     if (d.kind == topo::DeviceKind::gpu || d.kind == topo::DeviceKind::cpu) {
       engine_device[res.engine(d.id).index] = d.id.index;
@@ -119,7 +105,7 @@ PowerReport estimate_power(const topo::Platform& platform, const sim::ActivityGr
     return v[d];
   };
   if (w1 > w0) {
-    std::vector<std::vector<Interval>> engine_intervals(scratch.engine_count());
+    std::vector<std::vector<Interval>> engine_intervals(g.engine_count());
     for (std::size_t a = 0; a < g.activity_count(); ++a) {
       const sim::ActivityId id{static_cast<std::uint32_t>(a)};
       const auto& act = g.activity(id);

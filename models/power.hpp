@@ -2,7 +2,7 @@
 // the simulation, summed per node and for the job, and the energy of a step, a sample and a
 // training run.
 //
-//   PowerReport p = estimate_power(platform, graph, result, window);
+//   PowerReport p = estimate_power(platform, resources, graph, result, window);
 //   p.job_average, p.job_peak, p.nodes[i].average, p.energy_per_sample, ...
 //
 // Model (linear in activity, the standard first-order server power model: Fan, Weber and
@@ -65,6 +65,7 @@
 
 #include "common/energy.hpp"
 #include "sim/activity_graph.hpp"
+#include "topologies/engine_export.hpp"
 #include "topologies/platform.hpp"
 
 namespace dlrmsim::models {
@@ -129,9 +130,9 @@ NodePowerLimits node_power_limits(const topo::Platform& platform, const topo::No
 /// above their idle power, out of at most `device_dynamic_max`.
 Watts chassis_power_at(const topo::DevicePower& chassis, Watts device_dynamic, Watts device_dynamic_max);
 
-/// The power report of a run. `graph` must have been built on `platform` by the step builder
-/// (its first resources and engines are topo::export_platform's); std::logic_error if not.
-PowerReport estimate_power(const topo::Platform& platform, const sim::ActivityGraph& graph, const sim::SimResult& result,
-                           const PowerWindow& window);
+/// The power report of a run. `graph` must have been built on `platform`, whose ids in it
+/// are `resources` (topo::export_platform's; the step builder's resources()).
+PowerReport estimate_power(const topo::Platform& platform, const topo::PlatformResources& resources,
+                           const sim::ActivityGraph& graph, const sim::SimResult& result, const PowerWindow& window);
 
 }  // namespace dlrmsim::models

@@ -25,6 +25,7 @@ struct Built {
   std::shared_ptr<sim::ActivityGraph> graph;
   BuiltSteps steps;
   std::shared_ptr<const Slowdowns> slowdowns;  // the scenario's stragglers, if any
+  topo::PlatformResources resources;           // the platform's ids in the graph
   bool representative = false;
 };
 
@@ -41,6 +42,7 @@ Built build(const Scenario& sc, const TrainingModeInfo& mode, const placement::P
   mode.build(builder, total_steps);
   b.steps = builder.built();
   b.representative = builder.representative();
+  b.resources = builder.resources();
   return b;
 }
 
@@ -187,7 +189,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
     window.representative = b.steps.simulated_trainers < b.steps.total_trainers;
     window.pue = sc.cost.pue;
     window.training_samples = sc.cost.training_samples;
-    rep.power = estimate_power(sc.platform, g, r, window);
+    rep.power = estimate_power(sc.platform, b.resources, g, r, window);
     rep.cost = estimate_cost(sc.platform, rep.power, rep.throughput_samples_per_s, sc.cost);
   }
 

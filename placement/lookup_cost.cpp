@@ -34,8 +34,19 @@ double cpu_lookup_seconds(const PlacementDevice& d, const TableDemand& table, co
 
 }  // namespace
 
+double table_distinct_fraction(const PlacementProblem& problem, const TableDemand& table) {
+  const double table_lookups = static_cast<double>(problem.global_batch) * table.lookups_per_sample;
+  if (!(table_lookups > 0.0) || table.rows <= 0) return 1.0;
+  return expected_distinct_rows(table.access, static_cast<double>(table.rows), table_lookups) / table_lookups;
+}
+
 LookupWork shard_work(const PlacementProblem& problem, const TableDemand& table, const Shard& shard,
                       Sharding sharding) {
+  return shard_work(problem, table, shard, sharding, table_distinct_fraction(problem, table));
+}
+
+LookupWork shard_work(const PlacementProblem& problem, const TableDemand& table, const Shard& shard,
+                      Sharding sharding, double distinct_fraction) {
   LookupWork w;
   w.columns = shard.column_count();
   w.hit_rate = shard.expected_hit_rate;
@@ -54,11 +65,7 @@ LookupWork shard_work(const PlacementProblem& problem, const TableDemand& table,
   // Each owner's lookups repeat rows as often as the table's do over one step: the table's
   // distinct rows for the whole batch, pro rata (exact when rows are spread over shards and
   // replicas independently of their popularity).
-  const double table_lookups = batch * table.lookups_per_sample;
-  w.distinct_rows = table_lookups > 0.0 && table.rows > 0
-                        ? w.lookups * expected_distinct_rows(table.access, static_cast<double>(table.rows), table_lookups) /
-                              table_lookups
-                        : w.lookups;
+  w.distinct_rows = w.lookups * distinct_fraction;
   return w;
 }
 

@@ -47,7 +47,14 @@ struct LookupWork {
   double hit_rate = 0;  // uvm: HBM cache hit rate
 };
 
-/// The work per owner of `shard` of `table`.
+/// Distinct rows per lookup of `table` over one step of the problem's global batch
+/// (placement::expected_distinct_rows over the table's lookups; 1 without lookups).
+double table_distinct_fraction(const PlacementProblem& problem, const TableDemand& table);
+
+/// The work per owner of `shard` of `table`; `distinct_fraction` is the table's
+/// table_distinct_fraction (callers costing many shards of one table compute it once).
+LookupWork shard_work(const PlacementProblem& problem, const TableDemand& table, const Shard& shard,
+                      Sharding sharding, double distinct_fraction);
 LookupWork shard_work(const PlacementProblem& problem, const TableDemand& table, const Shard& shard,
                       Sharding sharding);
 

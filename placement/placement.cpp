@@ -248,6 +248,7 @@ void account(const PlacementProblem& problem, const PlacementOptions& options, P
   }
   for (auto& tp : plan.tables) {
     const TableDemand& table = problem.tables.at(tp.table);
+    const double distinct = table_distinct_fraction(problem, table);
     for (auto& shard : tp.shards) {
       const double shard_rows = static_cast<double>(shard.row_count());
       const Bytes shard_weights = table.element_size * (shard_rows * shard.column_count());
@@ -270,7 +271,7 @@ void account(const PlacementProblem& problem, const PlacementOptions& options, P
         shard.cache_size = Bytes(0.0);
         shard.expected_hit_rate = 0.0;
       }
-      const LookupWork work = shard_work(problem, table, shard, tp.sharding);
+      const LookupWork work = shard_work(problem, table, shard, tp.sharding, distinct);
       shard.estimated_time = Seconds(0.0);
       for (std::uint32_t o : shard.owners) {
         const Seconds t = lookup_time(problem, problem.devices.at(o), shard.tier, table, work);

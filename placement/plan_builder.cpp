@@ -46,6 +46,7 @@ PlanBuilder::PlanBuilder(const PlacementProblem& problem, const PlacementOptions
   tables_.resize(problem.tables.size());
   commitments_.resize(problem.tables.size());
   hit_rate_.resize(problem.tables.size());
+  distinct_fraction_.resize(problem.tables.size());
 }
 
 const std::vector<std::uint32_t>& PlanBuilder::owners_of(Tier tier) const { return owners_[tier_slot(tier)]; }
@@ -87,6 +88,12 @@ double PlanBuilder::uvm_hit_rate(std::size_t table) const {
   return *cached;
 }
 
+double PlanBuilder::distinct_fraction(std::size_t table) const {
+  auto& cached = distinct_fraction_[table];
+  if (!cached) cached = table_distinct_fraction(problem_, problem_.tables[table]);
+  return *cached;
+}
+
 std::vector<std::pair<std::uint32_t, double>> PlanBuilder::memory_needed(std::size_t table, Tier tier,
                                                                           std::uint32_t owner, std::int64_t rows,
                                                                           int columns) const {
@@ -113,7 +120,7 @@ Seconds PlanBuilder::shard_cost(std::size_t table, Tier tier, std::uint32_t owne
   s.row_end = rows;
   s.column_end = columns;
   if (tier == Tier::uvm) s.expected_hit_rate = uvm_hit_rate(table);
-  return lookup_time(problem_, problem_.devices[owner], tier, t, shard_work(problem_, t, s, Sharding::table_wise));
+  return lookup_time(problem_, problem_.devices[owner], tier, t, shard_work(problem_, t, s, Sharding::table_wise, distinct_fraction(table)));
 }
 
 Seconds PlanBuilder::table_cost(std::size_t table, Tier tier, std::uint32_t owner) const {
@@ -195,7 +202,7 @@ void PlanBuilder::set_table(std::size_t t, const TablePlacement& placement) {
       const double cache = table.element_size.value() * static_cast<double>(s.cache_rows) * s.column_count();
       for (std::uint32_t o : s.owners) commit(t, o, cache, 0.0);
     }
-    const LookupWork work = shard_work(problem_, table, s, tp.sharding);
+    const LookupWork work = shard_work(problem_, table, s, tp.sharding, distinct_fraction(t));
     s.estimated_time = Seconds(0.0);
     for (std::uint32_t o : s.owners) {
       const Seconds time = lookup_time(problem_, problem_.devices[o], s.tier, table, work);

@@ -94,6 +94,7 @@ class PlanBuilder {
  private:
   void commit(std::size_t table, std::uint32_t device, double bytes, double seconds);
   [[nodiscard]] double uvm_hit_rate(std::size_t table) const;
+  [[nodiscard]] double distinct_fraction(std::size_t table) const;
 
   const PlacementProblem& problem_;
   const PlacementOptions& options_;
@@ -105,6 +106,7 @@ class PlanBuilder {
   // What each table committed: (device, bytes, seconds), to release it again.
   std::vector<std::vector<std::tuple<std::uint32_t, double, double>>> commitments_;
   mutable std::vector<std::optional<double>> hit_rate_;
+  mutable std::vector<std::optional<double>> distinct_fraction_;  // table_distinct_fraction per table
 };
 
 }  // namespace dlrmsim::placement

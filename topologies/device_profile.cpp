@@ -528,16 +528,16 @@ DeviceProfile on_platform_gpu(DeviceProfile profile, const topo::GpuSpec& gpu) {
 // ---- DeviceProfileSet ---------------------------------------------------------------------------
 
 std::shared_ptr<const DeviceProfile> DeviceProfileSet::find(const topo::GpuSpec& gpu) const {
-  // Keyed by model and peak rates: two GPUs of one model with different datasheet figures
-  // (a what-if on one node template) get different profiles.
-  std::string key = gpu.model + "|" + std::to_string(gpu.hbm_bandwidth.value());
-  for (topo::Precision p : topo::kAllPrecisions) {
-    if (const auto peak = gpu.peak.get(p)) key += "|" + std::to_string(peak->value());
+  PlatformKey key{gpu.model, {}};
+  key.second[0] = gpu.hbm_bandwidth.value();
+  for (std::size_t i = 0; i < topo::kAllPrecisions.size(); ++i) {
+    const auto peak = gpu.peak.get(topo::kAllPrecisions[i]);
+    key.second[i + 1] = peak ? peak->value() : -1.0;
   }
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   if (missing_.count(gpu.model) > 0) return nullptr;
   std::shared_ptr<const DeviceProfile> profile;
-  if (auto base = cache_.find(gpu.model); base != cache_.end()) {  // a profile given directly (add)
+  if (auto base = added_.find(gpu.model); base != added_.end()) {  // a profile given directly (add)
     profile = std::make_shared<const DeviceProfile>(on_platform_gpu(*base->second, gpu));
   } else {
     std::string path;
@@ -558,11 +558,12 @@ const DeviceProfile& DeviceProfileSet::get(const topo::GpuSpec& gpu) const {
 }
 
 void DeviceProfileSet::add(const std::string& gpu_model, DeviceProfile profile) {
-  cache_[gpu_model] = std::make_shared<const DeviceProfile>(std::move(profile));
+  added_[gpu_model] = std::make_shared<const DeviceProfile>(std::move(profile));
 }
 
 std::vector<const DeviceProfile*> DeviceProfileSet::loaded() const {
   std::map<std::string, const DeviceProfile*> by_name;
+  for (const auto& [key, p] : added_) by_name.emplace(p->name, p.get());
   for (const auto& [key, p] : cache_) by_name.emplace(p->name, p.get());
   std::vector<const DeviceProfile*> out;
   for (const auto& [name, p] : by_name) out.push_back(p);

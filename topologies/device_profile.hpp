@@ -74,6 +74,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/config.hpp"
@@ -307,8 +308,13 @@ class DeviceProfileSet {
 
  private:
   std::string dir_;
-  // By GPU model (added directly) or by model and peak rates (a platform GPU's profile).
-  mutable std::map<std::string, std::shared_ptr<const DeviceProfile>> cache_;
+  // Profiles added directly, by GPU model.
+  std::map<std::string, std::shared_ptr<const DeviceProfile>> added_;
+  // A platform GPU's profile by model and peak rates (HBM bandwidth, then each precision's
+  // peak, -1 where the GPU gives none): two GPUs of one model with different datasheet
+  // figures (a what-if on one node template) get different profiles.
+  using PlatformKey = std::pair<std::string, std::array<double, topo::kPrecisionCount + 1>>;
+  mutable std::map<PlatformKey, std::shared_ptr<const DeviceProfile>> cache_;
   // GPU models without a profile file -> the ConfigError's message (what was looked for).
   mutable std::map<std::string, std::string> missing_;
 };
