@@ -52,6 +52,7 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
   const auto& only_nodes = settings.only_nodes;
   PlacementProblem problem;
   problem.global_batch = model.global_batch_size;
+  problem.wire_element_size = element_size(model.communication_precision);
 
   // Tables, groups expanded into their instances.
   for (std::size_t e = 0; e < model.tables.size(); ++e) {
@@ -184,6 +185,8 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
     problem.dense_weights_per_gpu = model.dense_weight_bytes();
     problem.dense_optimizer_state_per_gpu = model.dense_optimizer_state_bytes();
   }
+  const std::uint32_t trainer_nodes = problem.trainer_node_count();
+  problem.off_node_fraction = trainer_nodes > 1 ? 1.0 - 1.0 / static_cast<double>(trainer_nodes) : 0.0;
   return problem;
 }
 

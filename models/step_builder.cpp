@@ -1,6 +1,7 @@
 #include "models/step_builder.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <stdexcept>
 
@@ -100,17 +101,27 @@ void StepBuilder::select_trainers(bool cpu_trainers) {
   compute_owner_work();
   trainer_node_list_.clear();
   if (representative_) {
-    // The representative is the trainer node holding the most loaded embedding owner: a
-    // synchronous step waits for the slowest owner, and the rest of that node is simulated as
-    // it is (not a composite of every node's worst device).
+    // The representative is the trainer node holding the slowest embedding owner: a
+    // synchronous step waits for it, and the rest of that node is simulated as it is (not a
+    // composite of every node's worst device). An owner's time is its lookup compute plus its
+    // cross-node traffic (its pooled outputs out, ids and pooled gradients in) at the
+    // narrowest link of its route off the node: an owner of many narrow tables computes
+    // little but loads its NIC most.
+    const double off_node = 1.0 - 1.0 / static_cast<double>(std::max<std::size_t>(1, trainer_nodes_));
     std::uint32_t heaviest = by_node.begin()->first;
     double worst = -1.0;
     for (std::uint32_t i = 0; i < owner_work_.size(); ++i) {
       const auto& dev = problem_.devices[i];
       if (dev.kind == DeviceKind::parameter_server) continue;
-      const auto node = platform_.node_of(topo::DeviceId{dev.topology_id}).index;
+      const topo::DeviceId device{dev.topology_id};
+      const auto node = platform_.node_of(device).index;
       if (by_node.count(node) == 0) continue;
-      const double load = (owner_work_[i].forward_compute + owner_work_[i].backward_compute).value();
+      const OwnerWork& w = owner_work_[i];
+      double load = (w.forward_compute + w.backward_compute).value();
+      if (w.any && trainer_nodes_ > 1) {
+        const Bytes out = w.pooled_out * off_node, in = (w.ids_in + w.pooled_out) * off_node;
+        load += (out / narrowest(egress_route(device))).value() + (in / narrowest(ingress_route(device))).value();
+      }
       if (load > worst) {
         worst = load;
         heaviest = node;
@@ -598,6 +609,12 @@ topo::DeviceId StepBuilder::remote_peer(topo::DeviceId d) const {
                               "' on a platform with a single node");
 }
 
+BytesPerSecond StepBuilder::narrowest(std::span<const sim::ResourceId> route) const {
+  BytesPerSecond least{std::numeric_limits<double>::infinity()};
+  for (auto r : route) least = std::min(least, graph_.resource(r).capacity);
+  return least;
+}
+
 std::span<const sim::ResourceId> StepBuilder::egress_route(topo::DeviceId d) {
   auto it = egress_.find(d.index);
   if (it != egress_.end()) return it->second;
@@ -755,6 +772,18 @@ ActivityId StepBuilder::send_egress(topo::DeviceId d, Bytes bytes, std::span<con
   const auto route = egress_route(d);
   if (const CoreShare* c = core_share(d)) return split_segment(*this, bytes, route, c->up, c->remote_fraction, deps, category);
   return transfer(bytes, route, deps, category);
+}
+
+ActivityId StepBuilder::off_node_flows(topo::DeviceId device, bool sends, Bytes bytes, std::size_t flows,
+                                       std::span<const ActivityId> deps, std::uint16_t category) {
+  flows = std::max<std::size_t>(1, flows);
+  std::vector<ActivityId> parts;
+  parts.reserve(flows);
+  for (std::size_t k = 0; k < flows; ++k) {
+    const Bytes part = bytes / static_cast<double>(flows);
+    parts.push_back(sends ? send_egress(device, part, deps, category) : send_ingress(device, part, deps, category));
+  }
+  return flows == 1 ? parts.front() : marker(parts);
 }
 
 ActivityId StepBuilder::send_ingress(topo::DeviceId d, Bytes bytes, std::span<const ActivityId> deps,
@@ -943,6 +972,7 @@ std::vector<ActivityId> StepBuilder::pooled_to_trainers(DeviceKind kind, const s
   std::vector<std::vector<ActivityId>> inbound(n);
   for (std::size_t i = 0; i < n; ++i) inbound[i].push_back(trainer_gate[i]);
   const double share = 1.0 / static_cast<double>(std::max<std::size_t>(1, total_trainers_));
+  const std::size_t remote_nodes = trainer_nodes_ - 1;
   std::vector<ActivityId> egress_done;
   for (const auto& [o, ready] : owner_ready) {
     if (problem_.devices.at(o).kind != kind) continue;
@@ -958,7 +988,9 @@ std::vector<ActivityId> StepBuilder::pooled_to_trainers(DeviceKind kind, const s
         category);
     if (representative_) {
       const double remote_fraction = 1.0 - static_cast<double>(local) * share;
-      if (remote_fraction > 1e-12) egress_done.push_back(send_egress(od->device, (w.*what) * remote_fraction, dep, category));
+      if (remote_fraction > 1e-12) {
+        egress_done.push_back(off_node_flows(od->device, true, (w.*what) * remote_fraction, remote_nodes, dep, category));
+      }
     }
   }
   if (representative_) {
@@ -995,6 +1027,7 @@ std::map<std::uint32_t, ActivityId> StepBuilder::gradients_to_owners(DeviceKind 
   // Representative: each trainer's egress towards the off-node counterparts of each simulated
   // owner (their share of its bytes), joined into that owner's arrival.
   std::map<std::uint32_t, std::vector<ActivityId>> trainer_egress;
+  const std::size_t remote_nodes = trainer_nodes_ - 1;
   if (representative_) {
     for (const auto& [o, bytes] : remote_counterparts(kind, what)) {
       if (bytes.value() <= 0.0) continue;
@@ -1019,7 +1052,7 @@ std::map<std::uint32_t, ActivityId> StepBuilder::gradients_to_owners(DeviceKind 
       const double remote_fraction = 1.0 - static_cast<double>(local) * share;
       if (remote_fraction > 1e-12) {
         std::vector<ActivityId> deps(trainer_ready.begin(), trainer_ready.end());
-        inbound.push_back(send_ingress(od->device, (w.*what) * remote_fraction, deps, category));
+        inbound.push_back(off_node_flows(od->device, false, (w.*what) * remote_fraction, remote_nodes, deps, category));
       }
       for (auto e : trainer_egress[o]) inbound.push_back(e);
     }

@@ -350,6 +350,8 @@ class StepBuilder {
   void compute_owner_work();
   void map_representatives();
   std::span<const sim::ResourceId> egress_route(topo::DeviceId d);
+  /// The smallest capacity of a route's resources.
+  BytesPerSecond narrowest(std::span<const sim::ResourceId> route) const;
   std::span<const sim::ResourceId> ingress_route(topo::DeviceId d);
   topo::DeviceId remote_peer(topo::DeviceId d) const;
   /// The flows between a simulated owner and the simulated trainers in one direction (the
@@ -361,6 +363,13 @@ class StepBuilder {
   /// representative mode the off-node part is the caller's (egress/ingress segments).
   /// Returns how many simulated trainers share the owner's node.
   enum class Towards { trainers, owner };
+  /// Representative mode: a device's off-node traffic as `flows` equal flows over its egress
+  /// route (`sends`) or its ingress route. Every-node simulation sends an owner's off-node
+  /// traffic as one flow per remote node (owner_trainer_flows); max-min fairness shares a
+  /// link per flow, so the representative owner's traffic is as many flows, to get the same
+  /// share of its NIC against the other flows crossing it.
+  sim::ActivityId off_node_flows(topo::DeviceId device, bool sends, Bytes bytes, std::size_t flows,
+                                 std::span<const sim::ActivityId> deps, std::uint16_t category);
   std::size_t owner_trainer_flows(const SimDevice& owner, Towards towards, Bytes bytes,
                                   const std::function<std::vector<sim::ActivityId>(std::span<const std::size_t>)>& ready,
                                   const std::function<void(std::span<const std::size_t>, sim::ActivityId)>& arrived,

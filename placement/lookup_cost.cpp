@@ -61,6 +61,8 @@ LookupWork shard_work(const PlacementProblem& problem, const TableDemand& table,
   } else {
     w.samples = batch;  // every sample has a (partial) pooled vector from this shard
     w.lookups = batch * table.lookups_per_sample * row_fraction;
+    const Bytes pooled = problem.wire_element_size * (w.samples * w.columns);
+    w.network_bytes = (pooled * 2.0 + kIndexBytes * w.lookups) * problem.off_node_fraction;
   }
   // Each owner's lookups repeat rows as often as the table's do over one step: the table's
   // distinct rows for the whole batch, pro rata (exact when rows are spread over shards and
@@ -95,10 +97,16 @@ Seconds lookup_time(const PlacementProblem& problem, const PlacementDevice& d, T
     if (profile) return profile->embedding_forward_time(lookups, row, pooling).value();
     return seconds_for(lookups * row_bytes, d.memory_bandwidth, d.gather_efficiency);
   };
+  // A GPU owner's cross-node exchange goes through its NIC, one direction at a time (ids in,
+  // outputs out, gradients in): an owner of many narrow tables computes little but loads its
+  // NIC most.
+  const double network = d.kind == DeviceKind::gpu && w.network_bytes.value() > 0.0 && d.network_bandwidth.value() > 0.0
+                             ? (w.network_bytes / d.network_bandwidth).value()
+                             : 0.0;
   double t = 0.0;
   switch (tier) {
     case Tier::gpu_hbm:
-      t = hbm_forward(w.lookups) + hbm_backward(w.lookups);
+      t = hbm_forward(w.lookups) + hbm_backward(w.lookups) + network;
       break;
     case Tier::uvm: {
       const double hits = w.lookups * w.hit_rate;
@@ -108,7 +116,7 @@ Seconds lookup_time(const PlacementProblem& problem, const PlacementDevice& d, T
         miss_time = profile ? profile->uvm_gather_time(misses, row).value()
                             : seconds_for(misses * row_bytes, d.host_link_bandwidth, d.zero_copy_efficiency);
       }
-      t = hbm_forward(hits) + hbm_backward(hits) + (1.0 + backward_multiple) * miss_time;
+      t = hbm_forward(hits) + hbm_backward(hits) + (1.0 + backward_multiple) * miss_time + network;
       break;
     }
     case Tier::host_dram:

@@ -45,6 +45,9 @@ struct LookupWork {
   double samples = 0;  // pooled vectors produced per step by this owner
   int columns = 0;     // columns of the shard
   double hit_rate = 0;  // uvm: HBM cache hit rate
+  /// Bytes through its node's NIC per step (model-parallel shards): the off-node share of its
+  /// ids and pooled gradients in and of its pooled outputs out.
+  Bytes network_bytes{0.0};
 };
 
 /// Distinct rows per lookup of `table` over one step of the problem's global batch

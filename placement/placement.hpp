@@ -164,6 +164,12 @@ struct PlacementProblem {
   std::vector<TableDemand> tables;
   std::vector<PlacementDevice> devices;
   std::int64_t global_batch = 0;  // samples per training step over all trainers
+  /// Fraction of the global batch trained on other nodes than a given owner's (1 - 1 / the
+  /// trainer nodes): the share of a model-parallel shard's pooled outputs, pooled gradients
+  /// and ids that crosses its node's NIC. 0 on one node.
+  double off_node_fraction = 0.0;
+  /// Bytes per pooled-embedding element on the wire (the model's communication precision).
+  Bytes wire_element_size{4.0};
   Bytes activations_per_gpu{0.0};  // activation memory each GPU trainer needs (dense + pooled)
   Bytes dense_weights_per_gpu{0.0};          // the data-parallel dense replica (fp32 master)
   Bytes dense_optimizer_state_per_gpu{0.0};  // and its optimiser state
