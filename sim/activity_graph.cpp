@@ -147,6 +147,48 @@ ActivityId ActivityGraph::add_cpu_work(Seconds cpu_time, std::span<const Resourc
   return push(a, deps);
 }
 
+ActivityId ActivityGraph::add_kernel(StreamId stream, double amount, double solo_rate, std::span<const ResourceId> route,
+                                     std::span<const ActivityId> deps, std::uint16_t category) {
+  if (stream.index >= streams_.size()) {
+    throw GraphError("add_kernel: stream #" + std::to_string(stream.index) + " does not exist (" +
+                     std::to_string(streams_.size()) + " streams)");
+  }
+  const std::string& name = streams_[stream.index].name;
+  if (!(amount >= 0.0) || !std::isfinite(amount)) {
+    throw GraphError("add_kernel on stream '" + name + "': amount must be zero or positive, got " + std::to_string(amount));
+  }
+  if (!(solo_rate > 0.0) || !std::isfinite(solo_rate)) {
+    throw GraphError("add_kernel on stream '" + name + "': the solo rate must be positive, got " + std::to_string(solo_rate));
+  }
+  if (route.empty()) throw GraphError("add_kernel on stream '" + name + "': the route is empty");
+  if (route.front().index >= resources_.size()) {
+    throw GraphError("add_kernel on stream '" + name + "': route goes through resource #" +
+                     std::to_string(route.front().index) + ", which does not exist");
+  }
+  const bool cores = resources_[route.front().index].cores;
+  const auto key = std::make_tuple(stream.index, solo_rate, cores);
+  auto cap = kernel_rates_.find(key);
+  if (cap == kernel_rates_.end()) {
+    const std::string cap_name = name + ".rate" + std::to_string(kernel_rates_.size());
+    const ResourceId r = cores ? add_cores(cap_name, solo_rate / kWorkUnitsPerCoreSecond, "kernel_rate")
+                               : add_resource(cap_name, BytesPerSecond(solo_rate), Seconds(0.0), "kernel_rate");
+    cap = kernel_rates_.emplace(key, r).first;
+  }
+  std::vector<ResourceId> full;
+  full.reserve(route.size() + 1);
+  full.push_back(cap->second);
+  full.insert(full.end(), route.begin(), route.end());
+  Activity a;
+  a.category = category;
+  a.amount = amount;
+  add_route(a, full, "add_kernel", cores);
+  const ActivityId id = push(a, deps);
+  Stream& s = streams_[stream.index];
+  if (s.last_task != Stream::kNone) add_dependency(ActivityId{s.last_task}, id);
+  s.last_task = id.index;
+  return id;
+}
+
 ActivityId ActivityGraph::add_marker(std::span<const ActivityId> deps, std::uint16_t category) {
   Activity a;
   a.kind = ActivityKind::marker;

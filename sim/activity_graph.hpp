@@ -17,8 +17,13 @@
 // the node has a core for it, and k runnable pieces on c < k cores each run at c/k of a core.
 // An activity starts when all its dependencies have finished. A stream is an in-order
 // queue: each task on a stream also waits for the task added to that stream before it
-// (like a CUDA stream). Different streams, also of one engine, run concurrently; contention
-// between concurrent kernels on one device is the cost model's business, not the engine's.
+// (like a CUDA stream). Different streams, also of one engine, run concurrently. A compute
+// task of a known duration shares nothing with them; a kernel (add_kernel) is stream-ordered
+// too but runs as a flow over the device's shared resources (a GPU's HBM or SMs, a socket's
+// DRAM), capped at the rate it reaches alone: concurrent kernels, copies and DMA split those
+// resources max-min, so each runs slower by the right amount. The cap is a resource of the
+// stream at that rate (kind "kernel_rate"), shared by the stream's kernels of equal solo
+// rate: a stream runs one at a time, so each sees it alone.
 //
 // The graph is compact (about 40 bytes per activity plus its route and dependency edges) and
 // is released incrementally by the backends: an activity is scheduled only when its last
@@ -33,10 +38,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "common/units.hpp"
@@ -148,6 +155,14 @@ class ActivityGraph {
   /// cores): it runs at the max-min fair share of those pools.
   ActivityId add_cpu_work(Seconds cpu_time, std::span<const ResourceId> cores, std::span<const ActivityId> deps = {},
                           std::uint16_t category = 0);
+  /// A kernel on `stream` (ordered after the stream's previous task, as a compute task) that
+  /// moves `amount` over `route`, the device resources it loads: bytes over bandwidth
+  /// resources (HBM, DRAM) or work units over core pools (a GPU's SMs: one unit is a
+  /// nanosecond of one SM, kWorkUnitsPerCoreSecond per SM-second). It never runs faster than
+  /// `solo_rate` (units per second: its amount over the time it takes alone), and shares each
+  /// resource of its route max-min with the activities crossing it.
+  ActivityId add_kernel(StreamId stream, double amount, double solo_rate, std::span<const ResourceId> route,
+                        std::span<const ActivityId> deps = {}, std::uint16_t category = 0);
   /// A zero-cost activity that finishes as soon as its dependencies have (a join point).
   ActivityId add_marker(std::span<const ActivityId> deps = {}, std::uint16_t category = 0);
   /// `after` waits for `before`. May create a cycle; backends report cycles as errors.
@@ -197,6 +212,8 @@ class ActivityGraph {
   std::vector<Edge> edges_;
   std::vector<ResourceId> route_pool_;
   std::size_t max_route_length_ = 0;
+  // add_kernel's rate caps by (stream, solo rate, core pool or not).
+  std::map<std::tuple<std::uint32_t, double, bool>, ResourceId> kernel_rates_;
 };
 
 /// What a backend reports after running a graph.
