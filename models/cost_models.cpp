@@ -152,18 +152,6 @@ Seconds gpu_embedding_separate_optimizer_time(const topo::DeviceProfile& profile
   return memory_time(profile, work.row_bytes * (2.0 * work.lookups));
 }
 
-Bytes uvm_effective_bytes(const topo::DeviceProfile& profile, double misses, Bytes row_bytes, BytesPerSecond route_bandwidth) {
-  if (misses <= 0.0) return Bytes(0.0);
-  const Seconds t = profile.uvm_gather_time(misses, row_bytes);
-  return route_bandwidth * t;
-}
-
-Bytes copy_effective_bytes(const topo::DeviceProfile& profile, topo::CopyKind kind, Bytes bytes, BytesPerSecond route_bandwidth) {
-  const topo::CopyCoefficients& c = profile.copy(kind);
-  if (c.bandwidth.value() <= 0.0) return bytes;
-  return bytes * (route_bandwidth / c.bandwidth);
-}
-
 FlopsPerSecond cpu_peak(const topo::CpuSocketSpec& cpu, Precision compute) {
   topo::Precision p = topo::Precision::fp32;
   switch (compute) {

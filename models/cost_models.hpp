@@ -29,14 +29,14 @@
 //                            their time is the row-wise Adagrad time scaled by
 //                            (row bytes + state bytes per row) / (row bytes + row-wise state
 //                            bytes per row) (assumption: the update is memory bound).
-//    UVM misses              the rows that miss the HBM cache cross PCIe: "effective bytes"
-//                            = misses x uvm_access_bytes / uvm_efficiency, a transfer on the
-//                            host -> GPU route, so it shares PCIe with copies. Effective bytes
-//                            are scaled by (route bandwidth / profile PCIe bandwidth) so that an
-//                            uncontended transfer takes exactly DeviceProfile::uvm_gather_time.
+//    UVM misses              the rows that miss the HBM cache cross PCIe: their real bytes
+//                            (misses x row bytes) read from the host socket's DRAM over the
+//                            PCIe route, a kernel (sim::ActivityGraph::add_kernel) capped at
+//                            the rate of DeviceProfile::uvm_gather_time, so it takes that time
+//                            alone and shares DRAM and PCIe with copies and CPU gathers.
 //
-//  Host-device copies: transfers on the PCIe route whose bytes are scaled by (route bandwidth /
-//  measured copy bandwidth) for the same reason (an uncontended copy takes the measured time).
+//  Host-device copies: the input batch's real bytes from DRAM over PCIe on the GPU's copy
+//  queue, capped at the profile's measured copy bandwidth (StepBuilder::host_dma).
 //
 //  Embeddings on a CPU socket (host_dram tier, parameter servers, CPU trainers): gathers and
 //  updates (read-modify-write) are topologies/cpu_row_cost.hpp, the model the placement
@@ -106,14 +106,6 @@ Seconds gpu_embedding_backward_time(const topo::DeviceProfile& profile, const Ga
 /// achievable HBM bandwidth, on top of the fused update's own traffic (no launch overhead:
 /// the caller adds one optimiser kernel per table).
 Seconds gpu_embedding_separate_optimizer_time(const topo::DeviceProfile& profile, const GatherWork& work);
-/// Bytes to put on the host -> GPU route for `misses` zero-copy row reads so that an
-/// uncontended transfer over a route of `route_bandwidth` lasts DeviceProfile::uvm_gather_time.
-Bytes uvm_effective_bytes(const topo::DeviceProfile& profile, double misses, Bytes row_bytes, BytesPerSecond route_bandwidth);
-/// Bytes to put on a PCIe route for a cudaMemcpyAsync of `bytes` so that an uncontended transfer
-/// lasts as long as the profile's measured copy (minus its fixed latency, which the route's
-/// latency stands for).
-Bytes copy_effective_bytes(const topo::DeviceProfile& profile, topo::CopyKind kind, Bytes bytes, BytesPerSecond route_bandwidth);
-
 /// Peak FLOP/s of a socket at a compute precision (tf32 falls back to fp32 on CPUs, which have
 /// no tf32 mode); std::invalid_argument when the platform gives no figure.
 FlopsPerSecond cpu_peak(const topo::CpuSocketSpec& cpu, Precision compute);

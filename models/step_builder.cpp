@@ -283,8 +283,8 @@ void StepBuilder::compute_owner_work() {
               if (misses > 0.0) {
                 const auto host = platform_.host_cpu(gpu);
                 if (!host) throw std::invalid_argument("GPU '" + dev.name + "' holds a uvm shard but has no host CPU");
-                ow.uvm_read += uvm_effective_bytes(prof, misses, row, platform_.route_bandwidth(*host, gpu));
-                ow.uvm_write += uvm_effective_bytes(prof, misses, row, platform_.route_bandwidth(gpu, *host));
+                ow.uvm_bytes += row * misses;
+                ow.uvm_time += prof.uvm_gather_time(misses, row);
               }
             } else {
               ow.forward_compute += gpu_embedding_forward_time(prof, {lookups, row, pooling, w.columns});
@@ -546,22 +546,42 @@ ActivityId StepBuilder::step_input(std::size_t i, int s, std::span<const Activit
   return prev_copy_[i];
 }
 
+double StepBuilder::link_factor(std::span<const sim::ResourceId> route) const {
+  if (!slowdowns_ || !slowdowns_->options().links) return 1.0;
+  // Link resources are exported in directed-link order (topologies/engine_export.hpp).
+  const std::uint32_t first = resources_.link_resource(topo::DirectedLinkId{0}).index;
+  const std::uint32_t count = static_cast<std::uint32_t>(platform_.directed_link_count());
+  double factor = 1.0;
+  for (sim::ResourceId r : route) {
+    if (r.index >= first && r.index - first < count) {
+      factor = std::max(factor, slowdowns_->link_factor(step_, topo::DirectedLinkId{r.index - first}, representative_));
+    }
+  }
+  return factor;
+}
+
 ActivityId StepBuilder::transfer(Bytes bytes, std::span<const sim::ResourceId> route, std::span<const ActivityId> deps,
                                  std::uint16_t category) {
   if (route.empty() || bytes.value() <= 0.0) return marker(deps);
-  if (slowdowns_ && slowdowns_->options().links) {
-    // Link resources are exported in directed-link order (topologies/engine_export.hpp).
-    const std::uint32_t first = resources_.link_resource(topo::DirectedLinkId{0}).index;
-    const std::uint32_t count = static_cast<std::uint32_t>(platform_.directed_link_count());
-    double factor = 1.0;
-    for (sim::ResourceId r : route) {
-      if (r.index >= first && r.index - first < count) {
-        factor = std::max(factor, slowdowns_->link_factor(step_, topo::DirectedLinkId{r.index - first}, representative_));
-      }
-    }
-    bytes = bytes * factor;
+  return graph_.add_transfer(bytes * link_factor(route), route, deps, category);
+}
+
+ActivityId StepBuilder::host_dma(const SimDevice& gpu, std::string_view queue, topo::DeviceId from, topo::DeviceId to,
+                                 Bytes bytes, Seconds solo, std::span<const ActivityId> deps, std::uint16_t category) {
+  if (bytes.value() <= 0.0 || solo.value() <= 0.0) return marker(deps);
+  const auto host = platform_.device(from).kind == topo::DeviceKind::cpu ? from : to;
+  std::vector<sim::ResourceId> route{resources_.memory(host)};
+  resources_.append_route_resources(from, to, route);
+  const auto key = std::make_pair(gpu.device.index, std::string(queue));
+  auto q = dma_queues_.find(key);
+  if (q == dma_queues_.end()) {
+    const sim::EngineId engine = graph_.stream(gpu.stream).engine;
+    q = dma_queues_.emplace(key, graph_.add_stream(engine, platform_.device(gpu.device).name + "." + key.second)).first;
   }
-  return graph_.add_transfer(bytes, route, deps, category);
+  // A slowed link carries its bytes `factor` times slower: the DMA moves that many more bytes
+  // at its own rate, as transfer() does.
+  const double factor = link_factor(route);
+  return graph_.add_kernel(q->second, bytes.value() * factor, (bytes / solo).value(), route, deps, category);
 }
 
 ActivityId StepBuilder::send(topo::DeviceId a, topo::DeviceId b, Bytes bytes, std::span<const ActivityId> deps,
@@ -772,6 +792,17 @@ ActivityId StepBuilder::send_egress(topo::DeviceId d, Bytes bytes, std::span<con
   const auto route = egress_route(d);
   if (const CoreShare* c = core_share(d)) return split_segment(*this, bytes, route, c->up, c->remote_fraction, deps, category);
   return transfer(bytes, route, deps, category);
+}
+
+std::size_t StepBuilder::rail_trainer(const SimDevice& owner) const {
+  // The simulated trainer at the owner's local index (modulo the trainers): the one every
+  // node's owner at that position exchanges with over its rail.
+  const std::size_t n = trainers_.size();
+  const std::size_t want = static_cast<std::size_t>(owner.local_index) % n;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (static_cast<std::size_t>(trainers_[i].local_index) == want) return i;
+  }
+  return want;
 }
 
 ActivityId StepBuilder::off_node_flows(topo::DeviceId device, bool sends, Bytes bytes, std::size_t flows,
@@ -997,13 +1028,22 @@ std::vector<ActivityId> StepBuilder::pooled_to_trainers(DeviceKind kind, const s
     // Ingress of each simulated trainer: its share of what the off-node counterparts of each
     // simulated owner produce, arriving as soon as that owner (standing for them) is ready.
     const auto remote = remote_counterparts(kind, what);
-    for (std::size_t i = 0; i < n; ++i) {
-      for (const auto& [o, bytes] : remote) {
-        auto r = owner_ready.find(o);
-        if (r == owner_ready.end() || bytes.value() <= 0.0) continue;
-        const std::array<ActivityId, 1> dep{r->second};
-        inbound[i].push_back(send_ingress(trainers_[i].device, bytes * share, dep, category));
+    for (const auto& [o, bytes] : remote) {
+      auto r = owner_ready.find(o);
+      if (r == owner_ready.end() || bytes.value() <= 0.0) continue;
+      const std::array<ActivityId, 1> dep{r->second};
+      if (kind == DeviceKind::gpu && n > 0) {
+        // As every node's owners send it (owner_trainer_flows): one flow per remote node to the
+        // trainer on the owner's rail, carrying the node's share.
+        const std::size_t rail = rail_trainer(*owner_device(o));
+        const ActivityId a = off_node_flows(trainers_[rail].device, false, bytes * (share * static_cast<double>(n)),
+                                            remote_nodes, dep, category);
+        for (std::size_t i = 0; i < n; ++i) inbound[i].push_back(a);
+      } else {
+        for (std::size_t i = 0; i < n; ++i) inbound[i].push_back(send_ingress(trainers_[i].device, bytes * share, dep, category));
       }
+    }
+    for (std::size_t i = 0; i < n; ++i) {
       for (auto e : egress_done) inbound[i].push_back(e);
     }
   }
@@ -1031,6 +1071,12 @@ std::map<std::uint32_t, ActivityId> StepBuilder::gradients_to_owners(DeviceKind 
   if (representative_) {
     for (const auto& [o, bytes] : remote_counterparts(kind, what)) {
       if (bytes.value() <= 0.0) continue;
+      if (kind == DeviceKind::gpu && n > 0) {
+        const std::size_t rail = rail_trainer(*owner_device(o));
+        trainer_egress[o].push_back(off_node_flows(trainers_[rail].device, true, bytes * (share * static_cast<double>(n)),
+                                                   remote_nodes, trainer_ready, category));
+        continue;
+      }
       for (std::size_t i = 0; i < n; ++i) {
         trainer_egress[o].push_back(send_egress(trainers_[i].device, bytes * share, trainer_ready.subspan(i, 1), category));
       }
@@ -1081,16 +1127,18 @@ ActivityId StepBuilder::embedding_pass(std::uint32_t o, Pass pass, std::span<con
       d.is_gpu ? d.profile->kernel_launch_overhead() * static_cast<double>(launches) : Seconds(0.0);
   if (!backward) {
     parts.push_back(feature_kernels(d, work + launch, launches, std::max(w.gpu_tables, 1), deps, cat_.embedding_lookup));
-    if (w.uvm_read.value() > 0.0) {
-      const auto u = send(*platform_.host_cpu(d.device), d.device, w.uvm_read, deps, cat_.embedding_lookup);
+    if (w.uvm_bytes.value() > 0.0) {
+      const auto u = host_dma(d, "uvm", *platform_.host_cpu(d.device), d.device, w.uvm_bytes, w.uvm_time, deps,
+                              cat_.embedding_lookup);
       // The gather kernel holds the stream until its PCIe reads are done.
       parts.push_back(compute(d, Seconds(0.0), std::span(&u, 1), cat_.embedding_lookup));
     }
   } else {
     const auto u = kernels(d, work + launch, launches, deps, cat_.embedding_lookup);
     parts.push_back(u);
-    if (w.uvm_write.value() > 0.0) {
-      parts.push_back(send(d.device, *platform_.host_cpu(d.device), w.uvm_write, std::span(&u, 1), cat_.embedding_lookup));
+    if (w.uvm_bytes.value() > 0.0) {
+      parts.push_back(host_dma(d, "uvm_write", d.device, *platform_.host_cpu(d.device), w.uvm_bytes, w.uvm_time,
+                               std::span(&u, 1), cat_.embedding_lookup));
     }
   }
   return marker(parts);
@@ -1131,9 +1179,11 @@ ActivityId StepBuilder::input_copy(const SimDevice& trainer, std::span<const Act
   const auto host = platform_.host_cpu(trainer.device);
   if (!host) return marker(deps);
   const Bytes raw = input_bytes(local_batch());
-  const Bytes eff = copy_effective_bytes(*trainer.profile, topo::CopyKind::h2d_pinned, raw,
-                                         platform_.route_bandwidth(*host, trainer.device));
-  return send(*host, trainer.device, eff, deps, cat_.host_device_copy);
+  // The copy engine's measured bandwidth (its fixed latency is the route's latency); a
+  // profile without one copies at the route's bandwidth.
+  const BytesPerSecond copy = trainer.profile->copy(topo::CopyKind::h2d_pinned).bandwidth;
+  const Seconds solo = raw / (copy.value() > 0.0 ? copy : platform_.route_bandwidth(*host, trainer.device));
+  return host_dma(trainer, "h2d", *host, trainer.device, raw, solo, deps, cat_.host_device_copy);
 }
 
 namespace {

@@ -128,8 +128,8 @@ struct OwnerWork {
   std::uint32_t owner = 0;  // index into PlacementProblem::devices
   Seconds forward_compute;  // GPU kernel / CPU task time, forward
   Seconds backward_compute; // backward + optimiser update
-  Bytes uvm_read;           // effective bytes over host -> GPU (UVM misses)
-  Bytes uvm_write;          // effective bytes over GPU -> host (updated rows written back)
+  Bytes uvm_bytes;          // rows read from host memory per step (UVM misses), written back after the update
+  Seconds uvm_time;         // the profile's time of those zero-copy reads alone (each way)
   Bytes pooled_out;         // pooled embeddings produced per step (communication precision)
   Bytes ids_in;             // indices received per step
   double lookups = 0.0;     // rows gathered per step
@@ -260,6 +260,13 @@ class StepBuilder {
   /// The egress segment of inter-node traffic from d (up to and including its first fabric
   /// link) and the ingress segment into d (from the last fabric link).
   sim::ActivityId send_egress(topo::DeviceId d, Bytes bytes, std::span<const sim::ActivityId> deps, std::uint16_t category);
+  /// A DMA or zero-copy access between a GPU and its host socket: `bytes` (real bytes) from
+  /// `from` to `to` over the host's DRAM and the PCIe route, on the GPU's queue `queue` (an
+  /// in-order stream: "h2d" for copies, "uvm" for zero-copy gathers), never faster than
+  /// `bytes` in `solo` (the profile's measured time alone), sharing DRAM and PCIe max-min
+  /// with whatever else crosses them (CPU gathers, other GPUs' copies).
+  sim::ActivityId host_dma(const SimDevice& gpu, std::string_view queue, topo::DeviceId from, topo::DeviceId to,
+                           Bytes bytes, Seconds solo, std::span<const sim::ActivityId> deps, std::uint16_t category);
   sim::ActivityId send_ingress(topo::DeviceId d, Bytes bytes, std::span<const sim::ActivityId> deps, std::uint16_t category);
   /// A transfer on an explicit route of engine resources.
   sim::ActivityId transfer(Bytes bytes, std::span<const sim::ResourceId> route, std::span<const sim::ActivityId> deps,
@@ -368,6 +375,8 @@ class StepBuilder {
   /// traffic as one flow per remote node (owner_trainer_flows); max-min fairness shares a
   /// link per flow, so the representative owner's traffic is as many flows, to get the same
   /// share of its NIC against the other flows crossing it.
+  /// Representative mode: the simulated trainer on an owner's rail (its local index).
+  std::size_t rail_trainer(const SimDevice& owner) const;
   sim::ActivityId off_node_flows(topo::DeviceId device, bool sends, Bytes bytes, std::size_t flows,
                                  std::span<const sim::ActivityId> deps, std::uint16_t category);
   std::size_t owner_trainer_flows(const SimDevice& owner, Towards towards, Bytes bytes,
@@ -397,6 +406,9 @@ class StepBuilder {
     std::vector<std::vector<sim::ResourceId>> loader_routes;
   };
   HostThread& host_thread(const SimDevice& d);
+  std::map<std::pair<std::uint32_t, std::string>, sim::StreamId> dma_queues_;  // (GPU, queue) -> stream
+  /// The largest straggler factor of the links of `route` (1 without link stragglers).
+  double link_factor(std::span<const sim::ResourceId> route) const;
   sim::ActivityId host_work(HostThread& h, Seconds t);
 
   const ModelSpec& model_;

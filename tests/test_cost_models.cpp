@@ -58,19 +58,6 @@ TEST_CASE("embedding backward uses the profile's multiples and scales for per-el
   CHECK(gpu_embedding_forward_time(p, GatherWork{0.0, Bytes(512.0), 1.0, 128}).value() == 0.0);
 }
 
-// Effective bytes: an uncontended transfer of the effective bytes over a route of bandwidth R
-// takes exactly the profile's time (copy: without its fixed latency, which the route's own
-// latency stands for).
-TEST_CASE("effective bytes reproduce the profile's copy and zero-copy times on an idle route") {
-  const auto p = load_device_profile_for("H100-SXM5-80GB", kCalibration);
-  const BytesPerSecond route(63e9);
-  const Bytes raw(1e8);
-  const Bytes eff = copy_effective_bytes(p, CopyKind::h2d_pinned, raw, route);
-  CHECK((eff / route).value() == dlrmsim::rel((raw / p.copy(CopyKind::h2d_pinned).bandwidth).value()));
-  const Bytes uvm = uvm_effective_bytes(p, 1e6, Bytes(256.0), route);
-  CHECK((uvm / route).value() == dlrmsim::rel(p.uvm_gather_time(1e6, Bytes(256.0)).value()));
-}
-
 // Dense costs: a linear layer is one forward GEMM (b, out, in) and two backward GEMMs, each
 // with one launch; the GEMM dtype follows the compute precision; a precision the profile has
 // no coefficients for is an error naming the profile.
