@@ -243,6 +243,7 @@ struct Member {
 /// v(now) + R; a rate change moves the clock, not the members.
 struct Group {
   double rate = 0.0;
+  Fixed fixed_rate = 0;                // to_fixed(rate), which the load updates add
   double v = 0.0;
   Ps v_time = 0;
   Ps finish = 0;                      // completion of its first member (key in the completion heap with `seq`)
@@ -475,7 +476,7 @@ class NativeEngine {
     const Flow flow{flows_[f]};
     const std::uint32_t hops = flow.hops();
     const std::uint32_t gi = flow.group();
-    const Fixed rate = to_fixed(groups_[gi].rate);
+    const Fixed rate = groups_[gi].fixed_rate;
     for (std::uint32_t k = 0; k < hops; ++k) resources_[flow.route()[k]].load -= rate;
     leave_group(f);
     reschedule(gi);
@@ -560,7 +561,7 @@ class NativeEngine {
     const std::uint32_t group = row.group();
     const std::uint32_t l = join_solved(f, row);
     const Solved flow{solved_[l]};
-    const Fixed rate = group == kNone ? 0 : to_fixed(groups_[group].rate);
+    const Fixed rate = group == kNone ? 0 : groups_[group].fixed_rate;
     for (std::uint32_t k = 0; k < flow.hops(); ++k) {
       const std::uint32_t r = flow.route()[k];
       touch(r);
@@ -769,7 +770,7 @@ class NativeEngine {
     const std::uint32_t l = join_solved(f, row);
     const Solved flow{solved_[l]};
     const double rate = groups_[group].rate;
-    const Fixed fixed_rate = to_fixed(rate);
+    const Fixed fixed_rate = groups_[group].fixed_rate;
     for (std::uint32_t k = 0; k < flow.hops(); ++k) {
       const std::uint32_t r = flow.route()[k];
       ResourceState& res = resources_[r];
@@ -824,14 +825,28 @@ class NativeEngine {
     // Re-solved flows: their loads go from the old rate to the new, and each joins the group
     // of the resource that fixed it (unless its old group gave the same share: a tie).
     const std::size_t solved = solved_.size();
+    // The flows of a group mostly get the same share: its conversion is reused.
+    double last_rate = -1.0;
+    Fixed last_fixed = 0;
     for (std::size_t l = 0; l < solved; ++l) {
-      if (l + kAhead < solved) __builtin_prefetch(&progress_[Solved{solved_[l + kAhead]}.flow()]);
+      if (l + kAhead < solved) {
+        const std::uint32_t ahead = Solved{solved_[l + kAhead]}.flow();
+        __builtin_prefetch(&progress_[ahead]);
+        __builtin_prefetch(flows_[ahead]);
+      }
       const Solved flow{solved_[l]};
       const std::uint32_t f = flow.flow();
       const double new_rate = flow.new_rate();
       const std::uint32_t group = flow.group();
       const double old_rate = group == kNone ? 0.0 : groups_[group].rate;
-      const Fixed delta = new_rate == old_rate ? 0 : to_fixed(new_rate) - (group == kNone ? 0 : to_fixed(old_rate));
+      Fixed delta = 0;
+      if (new_rate != old_rate) {
+        if (new_rate != last_rate) {
+          last_rate = new_rate;
+          last_fixed = to_fixed(new_rate);
+        }
+        delta = last_fixed - (group == kNone ? 0 : groups_[group].fixed_rate);
+      }
       if (delta != 0) {
         for (std::uint32_t k = 0; k < flow.hops(); ++k) resources_[flow.route()[k]].load += delta;
       }
@@ -883,7 +898,7 @@ class NativeEngine {
       grp.v_time = now_;
       mark_reschedule(gi);
       if (resources_[gi].kept_members > 0) {
-        const Fixed delta = to_fixed(rate) - to_fixed(grp.rate);
+        const Fixed delta = to_fixed(rate) - grp.fixed_rate;
         for (std::size_t i = 0; i < grp.members.size(); ++i) {
           if (i + kAhead < grp.members.size()) {
             __builtin_prefetch(flows_[grp.members[i + kAhead].flow]);
@@ -901,6 +916,7 @@ class NativeEngine {
       }
     }
     grp.rate = rate;
+    grp.fixed_rate = to_fixed(rate);
   }
 
   void mark_reschedule(std::uint32_t gi) {
