@@ -222,14 +222,19 @@ struct Solved {
 /// The rest of an active flow.
 struct FlowProgress {
   std::uint32_t activity = kNone;
-  std::uint32_t group_pos = kNone;  // position in its group's member heap
+  /// Changes whenever the flow joins or leaves a group: its entry in its group's member heap
+  /// is the one with this stamp, entries with an older one are stale (see Group). Kept when
+  /// the row is reused by another flow.
+  std::uint32_t stamp = 0;
   double v_end = 0.0;               // the group progress at which it is complete
 };
 
-/// A member of a rate group, with its key (the group progress at which it is complete).
+/// An entry of a rate group's member heap, with its key (the group progress at which the
+/// flow is complete) and the flow's stamp when it joined.
 struct Member {
   double v_end;
   std::uint32_t flow;
+  std::uint32_t stamp;
 };
 
 /// The flows bottlenecked on one resource all move at the resource's share, so they share
@@ -238,12 +243,18 @@ struct Member {
 /// v(now) + R; a rate change moves the clock, not the members.
 struct Group {
   double rate = 0.0;
+  Fixed fixed_rate = 0;                // to_fixed(rate), which the load updates add
   double v = 0.0;
   Ps v_time = 0;
   Ps finish = 0;                      // completion of its first member (key in the completion heap with `seq`)
   std::uint64_t seq = 0;
   std::uint32_t heap_pos = kNone;     // in the completion heap
-  std::vector<Member> members;         // min-heap by (v_end, flow)
+  /// Min-heap by (v_end, flow) of its members, and of stale entries: a flow that leaves is
+  /// not searched for, its entry is left in place and dropped when it reaches the top (then
+  /// the top is always a member) or when stale entries outnumber members (the heap is
+  /// rebuilt). Moving flows between groups thus costs no position updates in other memory.
+  std::vector<Member> members;
+  std::uint32_t live = 0;              // members (entries that are not stale)
   bool reschedule = false;             // commit scratch: its first completion may have moved
 };
 
@@ -352,7 +363,7 @@ class NativeEngine {
           }
         } else {
           ++result_.events;
-          finish_flow(groups_[completions_[0]].members[0].flow);
+          finish_flow(groups_[completions_[0]].members.front().flow);
         }
         drain_immediate();
       }
@@ -445,8 +456,8 @@ class NativeEngine {
     const Flow flow{flows_[f]};
     flow.group() = kNone;
     flow.hops() = static_cast<std::uint32_t>(route.size());
-    progress_[f] = FlowProgress{};
     progress_[f].activity = a;
+    progress_[f].v_end = 0.0;
     started_.push_back(f);
     std::uint32_t* pos = hop_pos_.data() + f * hop_pos_stride_;
     for (std::uint32_t k = 0; k < route.size(); ++k) {
@@ -465,7 +476,7 @@ class NativeEngine {
     const Flow flow{flows_[f]};
     const std::uint32_t hops = flow.hops();
     const std::uint32_t gi = flow.group();
-    const Fixed rate = to_fixed(groups_[gi].rate);
+    const Fixed rate = groups_[gi].fixed_rate;
     for (std::uint32_t k = 0; k < hops; ++k) resources_[flow.route()[k]].load -= rate;
     leave_group(f);
     reschedule(gi);
@@ -550,7 +561,7 @@ class NativeEngine {
     const std::uint32_t group = row.group();
     const std::uint32_t l = join_solved(f, row);
     const Solved flow{solved_[l]};
-    const Fixed rate = group == kNone ? 0 : to_fixed(groups_[group].rate);
+    const Fixed rate = group == kNone ? 0 : groups_[group].fixed_rate;
     for (std::uint32_t k = 0; k < flow.hops(); ++k) {
       const std::uint32_t r = flow.route()[k];
       touch(r);
@@ -579,8 +590,11 @@ class NativeEngine {
   void add_members(std::uint32_t r) {
     const std::vector<Member>& members = groups_[r].members;
     for (std::size_t i = 0; i < members.size(); ++i) {
-      if (i + kAhead < members.size()) __builtin_prefetch(flows_[members[i + kAhead].flow]);
-      add_solved(members[i].flow, false);
+      if (i + kAhead < members.size()) {
+        __builtin_prefetch(flows_[members[i + kAhead].flow]);
+        __builtin_prefetch(&progress_[members[i + kAhead].flow]);
+      }
+      if (is_member(members[i])) add_solved(members[i].flow, false);
     }
   }
 
@@ -756,7 +770,7 @@ class NativeEngine {
     const std::uint32_t l = join_solved(f, row);
     const Solved flow{solved_[l]};
     const double rate = groups_[group].rate;
-    const Fixed fixed_rate = to_fixed(rate);
+    const Fixed fixed_rate = groups_[group].fixed_rate;
     for (std::uint32_t k = 0; k < flow.hops(); ++k) {
       const std::uint32_t r = flow.route()[k];
       ResourceState& res = resources_[r];
@@ -789,7 +803,7 @@ class NativeEngine {
       const std::uint32_t r = touched_[i];
       const ResourceState& res = resources_[r];
       const Fill& fl = fill_[r];
-      if (groups_[r].members.size() > res.solved_members) {  // kept flows bottlenecked here
+      if (groups_[r].live > res.solved_members) {  // kept flows bottlenecked here
         const bool saturated = fl.popped || fl.left <= kSlack * res.capacity;
         if (!saturated || groups_[r].rate < fl.solved_max * (1.0 - kSlack)) add_members(r);
       }
@@ -806,19 +820,33 @@ class NativeEngine {
     for (std::uint32_t r : touched_) {
       ResourceState& res = resources_[r];
       res.max_rate = std::max(res.solved_hops.size() == res.hops.size() ? 0.0 : res.kept_max, fill_[r].solved_max);
-      res.kept_members = static_cast<std::uint32_t>(groups_[r].members.size()) - res.solved_members;
+      res.kept_members = groups_[r].live - res.solved_members;
     }
     // Re-solved flows: their loads go from the old rate to the new, and each joins the group
     // of the resource that fixed it (unless its old group gave the same share: a tie).
     const std::size_t solved = solved_.size();
+    // The flows of a group mostly get the same share: its conversion is reused.
+    double last_rate = -1.0;
+    Fixed last_fixed = 0;
     for (std::size_t l = 0; l < solved; ++l) {
-      if (l + kAhead < solved) __builtin_prefetch(&progress_[Solved{solved_[l + kAhead]}.flow()]);
+      if (l + kAhead < solved) {
+        const std::uint32_t ahead = Solved{solved_[l + kAhead]}.flow();
+        __builtin_prefetch(&progress_[ahead]);
+        __builtin_prefetch(flows_[ahead]);
+      }
       const Solved flow{solved_[l]};
       const std::uint32_t f = flow.flow();
       const double new_rate = flow.new_rate();
       const std::uint32_t group = flow.group();
       const double old_rate = group == kNone ? 0.0 : groups_[group].rate;
-      const Fixed delta = new_rate == old_rate ? 0 : to_fixed(new_rate) - (group == kNone ? 0 : to_fixed(old_rate));
+      Fixed delta = 0;
+      if (new_rate != old_rate) {
+        if (new_rate != last_rate) {
+          last_rate = new_rate;
+          last_fixed = to_fixed(new_rate);
+        }
+        delta = last_fixed - (group == kNone ? 0 : groups_[group].fixed_rate);
+      }
       if (delta != 0) {
         for (std::uint32_t k = 0; k < flow.hops(); ++k) resources_[flow.route()[k]].load += delta;
       }
@@ -865,16 +893,19 @@ class NativeEngine {
 
   void set_group_rate(std::uint32_t gi, double rate) {
     Group& grp = groups_[gi];
-    if (!grp.members.empty()) {
+    if (grp.live > 0) {
       grp.v = progress_now(gi);
       grp.v_time = now_;
       mark_reschedule(gi);
       if (resources_[gi].kept_members > 0) {
-        const Fixed delta = to_fixed(rate) - to_fixed(grp.rate);
+        const Fixed delta = to_fixed(rate) - grp.fixed_rate;
         for (std::size_t i = 0; i < grp.members.size(); ++i) {
-          if (i + kAhead < grp.members.size()) __builtin_prefetch(flows_[grp.members[i + kAhead].flow]);
+          if (i + kAhead < grp.members.size()) {
+            __builtin_prefetch(flows_[grp.members[i + kAhead].flow]);
+            __builtin_prefetch(&progress_[grp.members[i + kAhead].flow]);
+          }
           const Member& m = grp.members[i];
-          if (member_.test(m.flow)) continue;  // re-solved: load already updated
+          if (!is_member(m) || member_.test(m.flow)) continue;  // stale, or re-solved: load already updated
           const Flow flow{flows_[m.flow]};
           for (std::uint32_t k = 0; k < flow.hops(); ++k) {
             ResourceState& res = resources_[flow.route()[k]];
@@ -885,6 +916,7 @@ class NativeEngine {
       }
     }
     grp.rate = rate;
+    grp.fixed_rate = to_fixed(rate);
   }
 
   void mark_reschedule(std::uint32_t gi) {
@@ -894,28 +926,59 @@ class NativeEngine {
     }
   }
 
-  static auto member_before() {
-    return [](const Member& a, const Member& b) { return a.v_end != b.v_end ? a.v_end < b.v_end : a.flow < b.flow; };
+  /// The member heaps' order, as std::push_heap wants it (the first entry is the smallest).
+  static auto member_after() {
+    return [](const Member& a, const Member& b) { return a.v_end != b.v_end ? a.v_end > b.v_end : a.flow > b.flow; };
   }
-  auto member_pos() {
-    return [this](const Member& m) -> std::uint32_t& { return progress_[m.flow].group_pos; };
+  [[nodiscard]] bool is_member(const Member& m) const { return progress_[m.flow].stamp == m.stamp; }
+
+  /// A new stamp for flow `f`, which is in no group. When its stamp wraps around, the entries
+  /// of `f` (all stale) are dropped from every group first, so that no old entry can match.
+  std::uint32_t new_stamp(std::uint32_t f) {
+    if (++progress_[f].stamp == 0) {
+      for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
+        auto& members = groups_[gi].members;
+        const auto end = std::remove_if(members.begin(), members.end(), [&](const Member& m) { return m.flow == f; });
+        if (end != members.end()) {
+          members.erase(end, members.end());
+          std::make_heap(members.begin(), members.end(), member_after());
+        }
+      }
+    }
+    return progress_[f].stamp;
   }
 
   void join_group(std::uint32_t f, std::uint32_t gi, double remaining) {
     Group& grp = groups_[gi];
-    if (grp.members.empty()) {  // restart an idle clock at zero, keeping its magnitude small
+    if (grp.live == 0) {  // restart an idle clock at zero, keeping its magnitude small
       grp.v = 0.0;
       grp.v_time = now_;
     }
     progress_[f].v_end = progress_now(gi) + remaining;
     Flow{flows_[f]}.group() = gi;
-    heap_push(grp.members, Member{progress_[f].v_end, f}, member_before(), member_pos());
+    grp.members.push_back(Member{progress_[f].v_end, f, new_stamp(f)});
+    std::push_heap(grp.members.begin(), grp.members.end(), member_after());
+    ++grp.live;
   }
 
   void leave_group(std::uint32_t f) {
     const Flow flow{flows_[f]};
-    heap_erase(groups_[flow.group()].members, Member{progress_[f].v_end, f}, member_before(), member_pos());
+    Group& grp = groups_[flow.group()];
     flow.group() = kNone;
+    new_stamp(f);  // its entry becomes stale
+    auto& members = grp.members;
+    if (--grp.live == 0) {
+      members.clear();
+    } else if (members.size() > 2 * static_cast<std::size_t>(grp.live) + 16) {
+      members.erase(std::remove_if(members.begin(), members.end(), [&](const Member& m) { return !is_member(m); }),
+                    members.end());
+      std::make_heap(members.begin(), members.end(), member_after());
+    } else {
+      while (!is_member(members.front())) {
+        std::pop_heap(members.begin(), members.end(), member_after());
+        members.pop_back();
+      }
+    }
   }
 
   /// Recomputes when the group's first member completes; leaves the completion heap
@@ -928,11 +991,11 @@ class NativeEngine {
       return x.finish != y.finish ? x.finish < y.finish : x.seq < y.seq;
     };
     auto pos = [this](std::uint32_t g) -> std::uint32_t& { return groups_[g].heap_pos; };
-    if (grp.members.empty()) {
+    if (grp.live == 0) {
       if (grp.heap_pos != kNone) heap_erase(completions_, gi, before, pos);
       return;
     }
-    const Member& first = grp.members[0];
+    const Member& first = grp.members.front();
     const Ps finish = std::max(
         now_, later(grp.v_time, (first.v_end - grp.v) / grp.rate, progress_[first.flow].activity, true));
     if (grp.heap_pos != kNone && finish == grp.finish) return;

@@ -24,7 +24,12 @@
 //   share one progress clock (bytes moved per member), so a rate change costs one clock update
 //   and one completion-heap entry per group, not per flow. A flow completes when its group's
 //   clock reaches its end mark; each group's members are a heap by end mark, and the groups a
-//   heap by (completion time, sequence number).
+//   heap by (completion time, sequence number). A flow that leaves a group is not searched
+//   for in its heap: its entry goes stale (each flow carries a stamp that changes when it joins
+//   or leaves a group, and an entry is live when its stamp is the flow's) and is dropped when
+//   it reaches the top, so the top is always a member, or when stale entries outnumber the
+//   members (the heap is rebuilt, amortised O(1) per leave). Which member completes first is
+//   the same as with eager removal: the smallest live (end mark, flow).
 //
 // Incremental recomputation
 //   After the events of an instant, only a set S of flows is re-solved; the others keep their
@@ -48,9 +53,17 @@
 //   the order they join it, which the water-filling and the commit read (the commit in order);
 //   the water-filling's per-resource scratch is a small array apart from the resource state,
 //   whose per-computation fields share one cache line. A rate group's member heap holds each
-//   member's key. Loops over a resource's flows prefetch the rows a few entries ahead. None
-//   of this changes an operation or its order: results are bit-identical to those of the
-//   straightforward layout.
+//   member's key and stamp, no positions (moving a flow between groups writes only the two
+//   heaps); a group keeps its rate's fixed-point value for the load updates. Loops over a
+//   resource's flows prefetch the rows a few entries ahead. None of this changes an operation
+//   on a rate or a load, nor its order. The one order that follows the layout is that of a
+//   group's heap entries, in which its members join the re-solved set: it decides which of the
+//   groups re-timed by one computation takes the lower sequence number, so the order of
+//   completions within one picosecond can depend on it (the filling pops by key and index and
+//   loads are exact sums; through that order, a resource's flow list, and so the order in which
+//   kept flows give their rates back while filling, can change: rounding, a few ps at most).
+//   Lazy removal left every completion time of the engine tests' graphs, the benchmark's and
+//   the validation cases bit-identical.
 //
 // Rounding and ties: compute durations and route latencies are rounded to the nearest
 // picosecond; a group's next completion is rounded up, so a transfer finishes at most 1 ps
