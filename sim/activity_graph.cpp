@@ -170,8 +170,8 @@ ActivityId ActivityGraph::add_kernel(StreamId stream, double amount, double solo
   auto cap = kernel_rates_.find(key);
   if (cap == kernel_rates_.end()) {
     const std::string cap_name = name + ".rate" + std::to_string(kernel_rates_.size());
-    const ResourceId r = cores ? add_cores(cap_name, solo_rate / kWorkUnitsPerCoreSecond, "kernel_rate")
-                               : add_resource(cap_name, BytesPerSecond(solo_rate), Seconds(0.0), "kernel_rate");
+    const ResourceId r = cores ? add_cores(cap_name, solo_rate / kWorkUnitsPerCoreSecond, std::string(kKernelRateKind))
+                               : add_resource(cap_name, BytesPerSecond(solo_rate), Seconds(0.0), std::string(kKernelRateKind));
     cap = kernel_rates_.emplace(key, r).first;
   }
   std::vector<ResourceId> full;

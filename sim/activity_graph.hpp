@@ -58,6 +58,10 @@ inline constexpr double kMaxSimulatedSeconds = 9.2e6;
 /// units keep SimGrid's byte-count rounding below a nanosecond of CPU time).
 inline constexpr double kWorkUnitsPerCoreSecond = 1e9;
 
+/// The kind of the resources add_kernel creates to cap a kernel at its solo rate (not
+/// hardware: utilisation reports leave them out).
+inline constexpr std::string_view kKernelRateKind = "kernel_rate";
+
 /// Bad use of the engine API; the message names the offending activity or resource.
 class GraphError : public std::invalid_argument {
  public:

@@ -98,6 +98,7 @@ std::vector<UtilizationEntry> utilization(const ActivityGraph& g, const SimResul
     const auto& st = r.resources[i];
     if (st.bytes.value() <= 0.0) continue;
     const auto& res = g.resource(ResourceId{static_cast<std::uint32_t>(i)});
+    if (res.kind == kKernelRateKind) continue;  // a kernel's own rate, not hardware
     auto& u = classes[res.kind];
     u.resource_class = res.kind;
     u.cores = res.cores;  // core pools: work units, not bytes
