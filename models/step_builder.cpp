@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "models/fidelity.hpp"
 #include "placement/lookup_cost.hpp"
 #include "topologies/platform_data.hpp"
 
@@ -70,10 +71,14 @@ StepBuilder::StepBuilder(const ModelSpec& model, const topo::Platform& platform,
   cat_ = Categories::add_to(graph_);
 }
 
-bool StepBuilder::simulated_node(topo::NodeId n) const {
-  if (!representative_) return true;
-  return std::find(trainer_node_list_.begin(), trainer_node_list_.end(), n) != trainer_node_list_.end();
+StepBuilder::~StepBuilder() = default;
+
+const ClusterFidelity& StepBuilder::fidelity() const {
+  if (!fidelity_) throw std::logic_error("the step builder's fidelity is chosen by select_trainers()");
+  return *fidelity_;
 }
+
+bool StepBuilder::representative() const { return fidelity_ && fidelity_->representative(); }
 
 void StepBuilder::select_trainers(bool cpu_trainers) {
   const auto kind = cpu_trainers ? DeviceKind::cpu_socket : DeviceKind::gpu;
@@ -90,62 +95,19 @@ void StepBuilder::select_trainers(bool cpu_trainers) {
   total_trainers_ = ids.size();
   trainer_nodes_ = by_node.size();
   trainers_per_node_ = by_node.begin()->second.size();
-  bool symmetric = by_node.size() > 1;
-  const std::string& tmpl = platform_.node(topo::NodeId{by_node.begin()->first}).template_name;
-  for (const auto& [n, devs] : by_node) {
-    if (devs.size() != trainers_per_node_ || platform_.node(topo::NodeId{n}).template_name != tmpl) symmetric = false;
-  }
-  const bool cheap = trainer_nodes_ <= TrainingOptions::kEveryNodeUpTo;
-  representative_ = symmetric && (options_.nodes == TrainingOptions::NodeFidelity::representative ||
-                                  (options_.nodes == TrainingOptions::NodeFidelity::automatic && !cheap));
   compute_owner_work();
-  trainer_node_list_.clear();
-  if (representative_) {
-    // The representative is the trainer node holding the slowest embedding owner: a
-    // synchronous step waits for it, and the rest of that node is simulated as it is (not a
-    // composite of every node's worst device). An owner's time is its lookup compute plus its
-    // cross-node traffic (its pooled outputs out, ids and pooled gradients in) at the
-    // narrowest link of its route off the node: an owner of many narrow tables computes
-    // little but loads its NIC most.
-    const double off_node = 1.0 - 1.0 / static_cast<double>(std::max<std::size_t>(1, trainer_nodes_));
-    std::uint32_t heaviest = by_node.begin()->first;
-    double worst = -1.0;
-    for (std::uint32_t i = 0; i < owner_work_.size(); ++i) {
-      const auto& dev = problem_.devices[i];
-      if (dev.kind == DeviceKind::parameter_server) continue;
-      const topo::DeviceId device{dev.topology_id};
-      const auto node = platform_.node_of(device).index;
-      if (by_node.count(node) == 0) continue;
-      const OwnerWork& w = owner_work_[i];
-      double load = (w.forward_compute + w.backward_compute).value();
-      if (w.any && trainer_nodes_ > 1) {
-        const Bytes out = w.pooled_out * off_node, in = (w.ids_in + w.pooled_out) * off_node;
-        load += (out / narrowest(egress_route(device))).value() + (in / narrowest(ingress_route(device))).value();
-      }
-      if (load > worst) {
-        worst = load;
-        heaviest = node;
-      }
-    }
-    trainer_node_list_.push_back(topo::NodeId{heaviest});
-  } else {
-    for (const auto& [n, devs] : by_node) trainer_node_list_.push_back(topo::NodeId{n});
-  }
-  map_representatives();
+  fidelity_ = ClusterFidelity::choose(FidelityInputs{
+      platform_, problem_, options_, owner_work_, by_node,
+      [this](topo::DeviceId d) { return narrowest(egress_route(d)); },
+      [this](topo::DeviceId d) { return narrowest(ingress_route(d)); }});
   trainers_.clear();
   for (const auto& [n, devs] : by_node) {
-    if (!simulated_node(topo::NodeId{n})) continue;
+    if (!fidelity_->simulates_node(topo::NodeId{n})) continue;
     for (auto d : devs) trainers_.push_back(sim_device(d));
   }
   built_.simulated_trainers = trainers_.size();
   built_.total_trainers = total_trainers_;
-  built_.fidelity = representative_ ? "representative node (" + std::to_string(trainer_nodes_) +
-                                          " symmetric trainer nodes, per-link aggregated flows)"
-                    : trainer_nodes_ == 1 ? std::string("one trainer node, every device simulated")
-                                    : std::string("all nodes, ") +
-                                          (options_.communication == TrainingOptions::CommunicationFidelity::per_pair
-                                               ? "per-pair flows"
-                                               : "flows aggregated per destination node");
+  built_.fidelity = fidelity_->description();
 }
 
 std::int64_t StepBuilder::local_batch() const {
@@ -206,34 +168,6 @@ std::vector<topo::NodeId> StepBuilder::nodes_with_role(const std::string& role) 
 }
 
 // ---- embedding work -------------------------------------------------------------------------
-
-namespace {
-
-/// Owners that stand for each other in representative mode: same kind, same position in
-/// their node (GPU / socket index; 0 for a server) and same node template.
-struct RepKey {
-  int kind;
-  int local;
-  std::string node_template;
-  auto operator<=>(const RepKey&) const = default;
-};
-
-RepKey key_of(const placement::PlacementProblem& problem, const topo::Platform& platform, std::uint32_t owner,
-              topo::NodeId* node_out = nullptr) {
-  const auto& dev = problem.devices[owner];
-  topo::NodeId node{dev.topology_id};
-  int local = 0;
-  if (dev.kind != DeviceKind::parameter_server) {
-    const topo::DeviceId d{dev.topology_id};
-    node = platform.node_of(d);
-    const auto list = dev.kind == DeviceKind::gpu ? platform.gpus(node) : platform.cpus(node);
-    local = static_cast<int>(std::find(list.begin(), list.end(), d) - list.begin());
-  }
-  if (node_out) *node_out = node;
-  return RepKey{static_cast<int>(dev.kind), local, platform.node(node).template_name};
-}
-
-}  // namespace
 
 void StepBuilder::compute_owner_work() {
   owner_work_.assign(problem_.devices.size(), OwnerWork{});
@@ -324,67 +258,7 @@ topo::CpuRowAccess StepBuilder::cpu_row_access(const topo::CpuSocketSpec& cpu) c
   return access;
 }
 
-void StepBuilder::map_representatives() {
-  // Representative mode: the owners on the simulated trainer node stand for themselves (and
-  // for their counterparts on the other nodes); owners on server nodes (parameter servers,
-  // other templates) are grouped by (kind, position in their node, node template), and the
-  // first of a group is simulated carrying the largest work of the group.
-  represented_owner_.clear();
-  if (!representative_) return;
-  const std::string& trainer_template = platform_.node(trainer_node_list_.front()).template_name;
-  std::map<RepKey, std::uint32_t> best;       // key -> owner with the largest work
-  std::map<RepKey, std::uint32_t> simulated;  // key -> the simulated owner
-  for (std::uint32_t i = 0; i < owner_work_.size(); ++i) {
-    const auto& dev = problem_.devices[i];
-    topo::NodeId node;
-    const RepKey key = key_of(problem_, platform_, i, &node);
-    const std::string& tmpl = key.node_template;
-    const bool on_simulated_trainer_node = simulated_node(node) && tmpl == trainer_template;
-    if (on_simulated_trainer_node && dev.kind != DeviceKind::parameter_server) {
-      represented_owner_[i] = i;
-      continue;
-    }
-    if ((tmpl != trainer_template || dev.kind == DeviceKind::parameter_server) && simulated.count(key) == 0) {
-      simulated[key] = i;
-    }
-    // More compute time is larger work; between equal compute times, more pooled output bytes.
-    const auto larger = [&](std::uint32_t x, std::uint32_t y) {
-      const Seconds cx = owner_work_[x].forward_compute + owner_work_[x].backward_compute;
-      const Seconds cy = owner_work_[y].forward_compute + owner_work_[y].backward_compute;
-      if (cx != cy) return cx > cy;
-      return owner_work_[x].pooled_out > owner_work_[y].pooled_out;
-    };
-    auto b = best.find(key);
-    if (b == best.end() || larger(i, b->second)) best[key] = i;
-  }
-  for (const auto& [key, sim_owner] : simulated) represented_owner_[sim_owner] = best.at(key);
-}
-
-std::map<std::uint32_t, Bytes> StepBuilder::remote_counterparts(DeviceKind kind, Bytes OwnerWork::*what) const {
-  std::map<RepKey, std::uint32_t> simulated;
-  for (const auto& [owner, src] : represented_owner_) {
-    if (problem_.devices[owner].kind == kind) simulated[key_of(problem_, platform_, owner)] = owner;
-  }
-  std::map<std::uint32_t, Bytes> out;
-  for (std::uint32_t j = 0; j < owner_work_.size(); ++j) {
-    if (problem_.devices[j].kind != kind) continue;
-    topo::NodeId node;
-    const RepKey key = key_of(problem_, platform_, j, &node);
-    if (kind != DeviceKind::parameter_server && simulated_node(node)) continue;  // on the simulated node
-    auto it = simulated.find(key);
-    if (it == simulated.end()) continue;
-    out[it->second] += owner_work_[j].*what;
-  }
-  return out;
-}
-
-const OwnerWork& StepBuilder::represented_work(std::uint32_t owner) const {
-  if (representative_) {
-    auto it = represented_owner_.find(owner);
-    if (it != represented_owner_.end()) return owner_work_.at(it->second);
-  }
-  return owner_work_.at(owner);
-}
+const OwnerWork& StepBuilder::represented_work(std::uint32_t owner) const { return fidelity().represented_work(owner); }
 
 bool StepBuilder::plan_uses(Tier tier) const {
   for (const auto& tp : plan_.tables) {
@@ -396,19 +270,7 @@ bool StepBuilder::plan_uses(Tier tier) const {
 }
 
 std::vector<std::uint32_t> StepBuilder::simulated_owners(DeviceKind kind) const {
-  std::vector<std::uint32_t> out;
-  for (std::uint32_t i = 0; i < problem_.devices.size(); ++i) {
-    const auto& dev = problem_.devices[i];
-    if (dev.kind != kind) continue;
-    std::uint32_t src = i;
-    if (representative_) {
-      auto it = represented_owner_.find(i);
-      if (it == represented_owner_.end()) continue;  // not simulated
-      src = it->second;
-    }
-    if (owner_work_[src].any) out.push_back(i);
-  }
-  return out;
+  return fidelity().simulated_owners(kind);
 }
 
 SimDevice* StepBuilder::owner_device(std::uint32_t owner) {
@@ -421,7 +283,7 @@ SimDevice* StepBuilder::owner_device(std::uint32_t owner) {
 
 ActivityId StepBuilder::compute(const SimDevice& d, Seconds t, std::span<const ActivityId> deps, std::uint16_t category) {
   if (slowdowns_ && (category == cat_.embedding_lookup ? slowdowns_->options().memory : slowdowns_->options().compute)) {
-    t = t * (representative_ ? slowdowns_->largest_stood_for(step_, d.device).factor : slowdowns_->own(step_, d.device));
+    t = t * fidelity().device_slowdown(*slowdowns_, step_, d.device);
   }
   return graph_.add_compute(d.stream, t, deps, category);
 }
@@ -554,7 +416,7 @@ double StepBuilder::link_factor(std::span<const sim::ResourceId> route) const {
   double factor = 1.0;
   for (sim::ResourceId r : route) {
     if (r.index >= first && r.index - first < count) {
-      factor = std::max(factor, slowdowns_->link_factor(step_, topo::DirectedLinkId{r.index - first}, representative_));
+      factor = std::max(factor, fidelity().link_slowdown(*slowdowns_, step_, topo::DirectedLinkId{r.index - first}));
     }
   }
   return factor;
@@ -794,29 +656,6 @@ ActivityId StepBuilder::send_egress(topo::DeviceId d, Bytes bytes, std::span<con
   return transfer(bytes, route, deps, category);
 }
 
-std::size_t StepBuilder::rail_trainer(const SimDevice& owner) const {
-  // The simulated trainer at the owner's local index (modulo the trainers): the one every
-  // node's owner at that position exchanges with over its rail.
-  const std::size_t n = trainers_.size();
-  const std::size_t want = static_cast<std::size_t>(owner.local_index) % n;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (static_cast<std::size_t>(trainers_[i].local_index) == want) return i;
-  }
-  return want;
-}
-
-ActivityId StepBuilder::off_node_flows(topo::DeviceId device, bool sends, Bytes bytes, std::size_t flows,
-                                       std::span<const ActivityId> deps, std::uint16_t category) {
-  flows = std::max<std::size_t>(1, flows);
-  std::vector<ActivityId> parts;
-  parts.reserve(flows);
-  for (std::size_t k = 0; k < flows; ++k) {
-    const Bytes part = bytes / static_cast<double>(flows);
-    parts.push_back(sends ? send_egress(device, part, deps, category) : send_ingress(device, part, deps, category));
-  }
-  return flows == 1 ? parts.front() : marker(parts);
-}
-
 ActivityId StepBuilder::send_ingress(topo::DeviceId d, Bytes bytes, std::span<const ActivityId> deps,
                                      std::uint16_t category) {
   if (bytes.value() <= 0.0) return marker(deps);
@@ -904,38 +743,9 @@ std::vector<ActivityId> StepBuilder::all_reduce(Bytes bytes, std::span<const Act
     phase1[i] = marker(inbound[i]);
   }
   // Phase 2: all-reduce of S/g across nodes (ring byte count per GPU: 2 (N-1)/N x S/g).
-  std::vector<ActivityId> phase2(n);
-  if (trainer_nodes_ > 1) {
-    const Bytes inter = shard * (2.0 * (nodes - 1.0) / nodes);
-    if (representative_) {
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::array<ActivityId, 1> dep{phase1[i]};
-        const auto e = send_egress(trainers_[i].device, inter, dep, category);
-        const auto in = send_ingress(trainers_[i].device, inter, dep, category);
-        const std::array<ActivityId, 2> both{e, in};
-        phase2[i] = marker(both);
-      }
-    } else {
-      // Ring over nodes among same-index GPUs: node k sends to node k+1.
-      std::vector<std::uint32_t> node_order;
-      for (auto& [node, members] : by_node) node_order.push_back(node);
-      std::vector<std::vector<ActivityId>> in2(n);
-      for (std::size_t k = 0; k < node_order.size(); ++k) {
-        const auto& src = by_node[node_order[k]];
-        const auto& dst = by_node[node_order[(k + 1) % node_order.size()]];
-        for (std::size_t l = 0; l < src.size() && l < dst.size(); ++l) {
-          const std::array<ActivityId, 1> dep{phase1[src[l]]};
-          in2[dst[l]].push_back(send(trainers_[src[l]].device, trainers_[dst[l]].device, inter, dep, category));
-        }
-      }
-      for (std::size_t i = 0; i < n; ++i) {
-        in2[i].push_back(phase1[i]);
-        phase2[i] = marker(in2[i]);
-      }
-    }
-  } else {
-    phase2 = phase1;
-  }
+  const std::vector<ActivityId> phase2 =
+      trainer_nodes_ > 1 ? fidelity().inter_node_all_reduce(*this, shard * (2.0 * (nodes - 1.0) / nodes), phase1, category)
+                         : phase1;
   // Phase 3: all-gather inside each node.
   std::vector<std::vector<ActivityId>> in3(n);
   for (auto& [node, members] : by_node) {
@@ -955,40 +765,21 @@ std::vector<ActivityId> StepBuilder::all_reduce(Bytes bytes, std::span<const Act
 }
 
 
-std::size_t StepBuilder::owner_trainer_flows(
+void StepBuilder::owner_trainer_flows(
     const SimDevice& od, Towards towards, Bytes bytes,
     const std::function<std::vector<ActivityId>(std::span<const std::size_t>)>& ready,
     const std::function<void(std::span<const std::size_t>, ActivityId)>& arrived, std::uint16_t category) {
-  const std::size_t n = trainers_.size();
   const double share = 1.0 / static_cast<double>(std::max<std::size_t>(1, total_trainers_));
-  auto flow = [&](std::size_t peer, Bytes b, std::span<const std::size_t> members) {
-    const auto deps = ready(members);
-    const topo::DeviceId t = trainers_[peer].device;
-    arrived(members, towards == Towards::trainers ? send(od.device, t, b, deps, category)
-                                                  : send(t, od.device, b, deps, category));
-  };
   std::size_t local = 0;
-  std::map<std::uint32_t, std::vector<std::size_t>> remote_by_node;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (trainers_[i].node == od.node) {
-      ++local;
-      flow(i, bytes * share, std::span(&i, 1));
-    } else if (!representative_) {
-      remote_by_node[trainers_[i].node.index].push_back(i);
-    }
+  for (std::size_t i = 0; i < trainers_.size(); ++i) {
+    if (trainers_[i].node != od.node) continue;
+    ++local;
+    const auto deps = ready(std::span(&i, 1));
+    const topo::DeviceId t = trainers_[i].device;
+    arrived(std::span(&i, 1), towards == Towards::trainers ? send(od.device, t, bytes * share, deps, category)
+                                                           : send(t, od.device, bytes * share, deps, category));
   }
-  const bool per_pair = options_.communication == TrainingOptions::CommunicationFidelity::per_pair;
-  for (const auto& [node, members] : remote_by_node) {
-    if (per_pair) {
-      for (const std::size_t& i : members) flow(i, bytes * share, std::span(&i, 1));
-    } else {
-      // One flow per destination node, to or from the GPU of the owner's own index there (its
-      // rail), so that the aggregate crosses the links an NCCL all-to-all would use.
-      const std::size_t peer = members[static_cast<std::size_t>(od.local_index) % members.size()];
-      flow(peer, bytes * (share * static_cast<double>(members.size())), members);
-    }
-  }
-  return local;
+  fidelity().owner_off_node(*this, od, towards, bytes, local, ready, arrived, category);
 }
 
 std::vector<ActivityId> StepBuilder::pooled_to_trainers(DeviceKind kind, const std::map<std::uint32_t, ActivityId>& owner_ready_in,
@@ -1002,53 +793,26 @@ std::vector<ActivityId> StepBuilder::pooled_to_trainers(DeviceKind kind, const s
   const std::size_t n = trainers_.size();
   std::vector<std::vector<ActivityId>> inbound(n);
   for (std::size_t i = 0; i < n; ++i) inbound[i].push_back(trainer_gate[i]);
-  const double share = 1.0 / static_cast<double>(std::max<std::size_t>(1, total_trainers_));
-  const std::size_t remote_nodes = trainer_nodes_ - 1;
-  std::vector<ActivityId> egress_done;
   for (const auto& [o, ready] : owner_ready) {
     if (problem_.devices.at(o).kind != kind) continue;
     const OwnerWork& w = represented_work(o);
     if ((w.*what).value() <= 0.0) continue;
-    SimDevice* od = owner_device(o);
     const std::array<ActivityId, 1> dep{ready};
-    const std::size_t local = owner_trainer_flows(
-        *od, Towards::trainers, w.*what, [&](std::span<const std::size_t>) { return std::vector<ActivityId>(dep.begin(), dep.end()); },
+    owner_trainer_flows(
+        *owner_device(o), Towards::trainers, w.*what,
+        [&](std::span<const std::size_t>) { return std::vector<ActivityId>(dep.begin(), dep.end()); },
         [&](std::span<const std::size_t> members, ActivityId a) {
           for (auto i : members) inbound[i].push_back(a);
         },
         category);
-    if (representative_) {
-      const double remote_fraction = 1.0 - static_cast<double>(local) * share;
-      if (remote_fraction > 1e-12) {
-        egress_done.push_back(off_node_flows(od->device, true, (w.*what) * remote_fraction, remote_nodes, dep, category));
-      }
-    }
   }
-  if (representative_) {
-    // Ingress of each simulated trainer: its share of what the off-node counterparts of each
-    // simulated owner produce, arriving as soon as that owner (standing for them) is ready.
-    const auto remote = remote_counterparts(kind, what);
-    for (const auto& [o, bytes] : remote) {
-      auto r = owner_ready.find(o);
-      if (r == owner_ready.end() || bytes.value() <= 0.0) continue;
-      const std::array<ActivityId, 1> dep{r->second};
-      if (kind == DeviceKind::gpu && n > 0) {
-        // As every node's owners send it (owner_trainer_flows): one flow per remote node to the
-        // trainer on the owner's rail, carrying the node's share.
-        const std::size_t rail = rail_trainer(*owner_device(o));
-        const ActivityId a = off_node_flows(trainers_[rail].device, false, bytes * (share * static_cast<double>(n)),
-                                            remote_nodes, dep, category);
-        for (std::size_t i = 0; i < n; ++i) inbound[i].push_back(a);
-      } else {
-        for (std::size_t i = 0; i < n; ++i) inbound[i].push_back(send_ingress(trainers_[i].device, bytes * share, dep, category));
-      }
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      for (auto e : egress_done) inbound[i].push_back(e);
-    }
-  }
+  // The traffic of the owners that are not simulated (the representative node's counterparts).
+  const auto counterparts = fidelity().counterparts_to_trainers(*this, kind, what, owner_ready, category);
   std::vector<ActivityId> arrived(n);
-  for (std::size_t i = 0; i < n; ++i) arrived[i] = marker(inbound[i]);
+  for (std::size_t i = 0; i < n; ++i) {
+    inbound[i].insert(inbound[i].end(), counterparts[i].begin(), counterparts[i].end());
+    arrived[i] = marker(inbound[i]);
+  }
   return arrived;
 }
 
@@ -1061,47 +825,23 @@ std::map<std::uint32_t, ActivityId> StepBuilder::gradients_to_owners(DeviceKind 
     launched = collective_launch(trainer_ready, category);
     trainer_ready = launched;
   }
-  const std::size_t n = trainers_.size();
-  const double share = 1.0 / static_cast<double>(std::max<std::size_t>(1, total_trainers_));
+  // The simulated trainers' traffic towards the owners that are not simulated (the
+  // representative node's counterparts), joined into the arrival of the owner standing for them.
+  auto counterparts = fidelity().counterparts_to_owners(*this, kind, what, trainer_ready, category);
   std::map<std::uint32_t, ActivityId> done;
-  // Representative: each trainer's egress towards the off-node counterparts of each simulated
-  // owner (their share of its bytes), joined into that owner's arrival.
-  std::map<std::uint32_t, std::vector<ActivityId>> trainer_egress;
-  const std::size_t remote_nodes = trainer_nodes_ - 1;
-  if (representative_) {
-    for (const auto& [o, bytes] : remote_counterparts(kind, what)) {
-      if (bytes.value() <= 0.0) continue;
-      if (kind == DeviceKind::gpu && n > 0) {
-        const std::size_t rail = rail_trainer(*owner_device(o));
-        trainer_egress[o].push_back(off_node_flows(trainers_[rail].device, true, bytes * (share * static_cast<double>(n)),
-                                                   remote_nodes, trainer_ready, category));
-        continue;
-      }
-      for (std::size_t i = 0; i < n; ++i) {
-        trainer_egress[o].push_back(send_egress(trainers_[i].device, bytes * share, trainer_ready.subspan(i, 1), category));
-      }
-    }
-  }
   for (std::uint32_t o : simulated_owners(kind)) {
     const OwnerWork& w = represented_work(o);
-    SimDevice* od = owner_device(o);
     std::vector<ActivityId> inbound;
-    const std::size_t local = owner_trainer_flows(
-        *od, Towards::owner, w.*what,
+    owner_trainer_flows(
+        *owner_device(o), Towards::owner, w.*what,
         [&](std::span<const std::size_t> members) {
           std::vector<ActivityId> deps;
           for (auto i : members) deps.push_back(trainer_ready[i]);
           return deps;
         },
         [&](std::span<const std::size_t>, ActivityId a) { inbound.push_back(a); }, category);
-    if (representative_) {
-      const double remote_fraction = 1.0 - static_cast<double>(local) * share;
-      if (remote_fraction > 1e-12) {
-        std::vector<ActivityId> deps(trainer_ready.begin(), trainer_ready.end());
-        inbound.push_back(off_node_flows(od->device, false, (w.*what) * remote_fraction, remote_nodes, deps, category));
-      }
-      for (auto e : trainer_egress[o]) inbound.push_back(e);
-    }
+    const auto& extra = counterparts[o];
+    inbound.insert(inbound.end(), extra.begin(), extra.end());
     if (inbound.empty()) inbound.assign(trainer_ready.begin(), trainer_ready.end());
     done[o] = marker(inbound);
   }

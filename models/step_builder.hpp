@@ -5,12 +5,18 @@
 // placement plan), their per-step embedding work, compute tasks with costs from
 // cost_models.hpp, transfers along platform routes, and decomposed collectives.
 //
+// Cluster fidelity (models/fidelity.hpp). select_trainers() chooses, once, a ClusterFidelity
+// strategy that decides which trainer nodes and owners are simulated, whose work each
+// simulated owner carries, how off-node traffic is emitted, the straggler factors and the
+// report's fidelity sentence; the builder asks it wherever those differ and emits the rest
+// (kernels, flows inside a node, the all-reduce's intra-node phases) the same way for both.
+//
 // Large symmetric clusters (ASTRA-sim's and DESIGN.md's "no N^2 flows" rule). When every
 // trainer node is an instance of the same node template and the job has more than
 // TrainingOptions::kEveryNodeUpTo trainer nodes (`nodes: auto`, the default), or when
-// `nodes: representative` asks for it, the builder simulates one representative trainer
-// node: its GPUs, its NVLink/PCIe links and its NICs, with every flow that leaves or enters
-// the node cut into two segments that carry the correct per-link byte counts:
+// `nodes: representative` asks for it, the RepresentativeNode strategy simulates one
+// trainer node: its GPUs, its NVLink/PCIe links and its NICs, with every flow that leaves or
+// enters the node cut into two segments that carry the correct per-link byte counts:
 //   egress   source -> ... -> its NIC -> leaf (the route prefix up to the first fabric link)
 //   ingress  leaf -> NIC -> ... -> destination (the route suffix from the last fabric link)
 // In a symmetric job every node sends and receives the same bytes, so the representative
@@ -28,9 +34,9 @@
 // when the owner at the same position on the representative node is ready. Measured against
 // `nodes: all` (README "Cluster fidelity"): within 2.2 % at 16 and 64 nodes of a 2:1 fat
 // tree, but 12-47 % too fast on a non-blocking rail-optimised fabric at 8-64 nodes.
-// `nodes: all` simulates every node, with one aggregated flow per (owner, destination node)
-// to the GPU of the owner's index there; `communication: per_pair` sends one flow per pair of
-// endpoints instead.
+// EveryNode (`nodes: all`) simulates every node, with one aggregated flow per (owner,
+// destination node) to the GPU of the owner's index there; `communication: per_pair` sends
+// one flow per pair of endpoints instead.
 //
 // Collectives are decomposed into phases (NCCL's hierarchical algorithms):
 //   all-to-all            (owners <-> trainers) pairwise flows inside the node, per-link
@@ -68,6 +74,8 @@
 #include "topologies/platform.hpp"
 
 namespace dlrmsim::models {
+
+class ClusterFidelity;
 
 /// Options of the `training:` section of a scenario (besides `mode`).
 struct TrainingOptions {
@@ -165,6 +173,9 @@ class StepBuilder {
   StepBuilder(const ModelSpec& model, const topo::Platform& platform, const placement::PlacementProblem& problem,
               const placement::PlacementPlan& plan, const topo::DeviceProfileSet& profiles, const TrainingOptions& options,
               sim::ActivityGraph& graph, topo::PlatformResources resources);
+  ~StepBuilder();
+  StepBuilder(const StepBuilder&) = delete;
+  StepBuilder& operator=(const StepBuilder&) = delete;
 
   // --- what is simulated -----------------------------------------------------------------
   const ModelSpec& model() const { return model_; }
@@ -175,10 +186,13 @@ class StepBuilder {
   sim::ActivityGraph& graph() { return graph_; }
   const topo::PlatformResources& resources() const { return resources_; }
   const Categories& categories() const { return cat_; }
-  bool representative() const { return representative_; }
+  /// Whether one trainer node stands for all (after select_trainers(); false before).
+  bool representative() const;
+  /// The cluster fidelity select_trainers() chose (std::logic_error before it).
+  const ClusterFidelity& fidelity() const;
 
   /// Trainer devices: GPUs of the placement problem (or its CPU sockets when `cpu_trainers`).
-  /// Only the simulated ones (the representative node's, or all).
+  /// Only the simulated ones (the representative node's, or all). Chooses the fidelity.
   void select_trainers(bool cpu_trainers);
   const std::vector<SimDevice>& trainers() const { return trainers_; }
   std::size_t total_trainers() const { return total_trainers_; }
@@ -197,13 +211,8 @@ class StepBuilder {
   /// platform gives the socket neither a DRAM bandwidth nor a per-core gather bandwidth.
   topo::CpuRowAccess cpu_row_access(const topo::CpuSocketSpec& cpu) const;
 
-  /// Embedding work of every owner of the plan, per tier (representative: the max over the
-  /// devices a simulated one stands for).
+  /// Embedding work of every owner of the plan, by placement problem device index.
   const std::vector<OwnerWork>& owner_work() const { return owner_work_; }
-  /// Representative mode: per simulated owner of `kind`, the sum of `what` over the owners it
-  /// stands for that are off the simulated trainer node (its counterparts on the other nodes,
-  /// or every server of its group).
-  std::map<std::uint32_t, Bytes> remote_counterparts(placement::DeviceKind kind, Bytes OwnerWork::*what) const;
   /// The work a simulated owner carries (its own, or the largest of those it represents).
   const OwnerWork& represented_work(std::uint32_t owner) const;
   bool plan_uses(placement::Tier tier) const;
@@ -216,8 +225,8 @@ class StepBuilder {
   std::vector<SimDevice*> sockets_of(topo::NodeId node);
 
   /// Straggler slowdowns (models/stragglers.hpp): every compute task of a device in step s
-  /// takes its factor times its cost (representative mode: the largest factor of the devices
-  /// it stands for). None by default; the object must outlive the building.
+  /// takes its factor times its cost (the fidelity's device_slowdown: representative mode
+  /// takes the largest factor of the devices it stands for). None by default; the object must outlive the building.
   void set_slowdowns(const Slowdowns* slowdowns) { slowdowns_ = slowdowns; }
   /// The step being built (0 = the first warm-up step); modes call it at each step's start,
   /// before adding the step's activities (it records the step's first activity id).
@@ -283,6 +292,8 @@ class StepBuilder {
   /// marker of its completion.
   std::vector<sim::ActivityId> all_reduce(Bytes bytes, std::span<const sim::ActivityId> ready, std::uint16_t category);
 
+  /// The direction of a flow between an owner and trainers (the all-to-all's two halves).
+  enum class Towards { trainers, owner };
   /// The all-to-all between embedding owners of one kind (GPUs for gpu_hbm and uvm shards, CPU
   /// sockets for host_dram, parameter servers for remote_ps) and the trainers: forward, every
   /// owner sends each trainer its share (local batch / global batch) of the pooled embeddings
@@ -346,7 +357,7 @@ class StepBuilder {
   enum class Pass { forward, backward };
   sim::ActivityId embedding_pass(std::uint32_t owner, Pass pass, std::span<const sim::ActivityId> deps);
 
-  /// Simulated owner ids of every owner of `tier` whose device is simulated.
+  /// Simulated owner ids of every owner of `tier` whose device is simulated (with work).
   std::vector<std::uint32_t> simulated_owners(placement::DeviceKind kind) const;
   /// The simulated device an owner maps to.
   SimDevice* owner_device(std::uint32_t owner);
@@ -355,7 +366,6 @@ class StepBuilder {
 
  private:
   void compute_owner_work();
-  void map_representatives();
   std::span<const sim::ResourceId> egress_route(topo::DeviceId d);
   /// The smallest capacity of a route's resources.
   BytesPerSecond narrowest(std::span<const sim::ResourceId> route) const;
@@ -363,26 +373,13 @@ class StepBuilder {
   topo::DeviceId remote_peer(topo::DeviceId d) const;
   /// The flows between a simulated owner and the simulated trainers in one direction (the
   /// mirrored halves of pooled_to_trainers and gradients_to_owners): to each trainer on the
-  /// owner's node, its share (1 / total trainers) of `bytes`; off the node (every node
-  /// simulated), one flow per pair (communication: per_pair) or one per node to the trainer
-  /// of the owner's index there (its rail) carrying the node's shares. `ready(members)` gives
-  /// the dependencies of a flow for those trainers, `arrived(members, flow)` records it. In
-  /// representative mode the off-node part is the caller's (egress/ingress segments).
-  /// Returns how many simulated trainers share the owner's node.
-  enum class Towards { trainers, owner };
-  /// Representative mode: a device's off-node traffic as `flows` equal flows over its egress
-  /// route (`sends`) or its ingress route. Every-node simulation sends an owner's off-node
-  /// traffic as one flow per remote node (owner_trainer_flows); max-min fairness shares a
-  /// link per flow, so the representative owner's traffic is as many flows, to get the same
-  /// share of its NIC against the other flows crossing it.
-  /// Representative mode: the simulated trainer on an owner's rail (its local index).
-  std::size_t rail_trainer(const SimDevice& owner) const;
-  sim::ActivityId off_node_flows(topo::DeviceId device, bool sends, Bytes bytes, std::size_t flows,
-                                 std::span<const sim::ActivityId> deps, std::uint16_t category);
-  std::size_t owner_trainer_flows(const SimDevice& owner, Towards towards, Bytes bytes,
-                                  const std::function<std::vector<sim::ActivityId>(std::span<const std::size_t>)>& ready,
-                                  const std::function<void(std::span<const std::size_t>, sim::ActivityId)>& arrived,
-                                  std::uint16_t category);
+  /// owner's node, its share (1 / total trainers) of `bytes`; then the owner's off-node part,
+  /// as the fidelity emits it (ClusterFidelity::owner_off_node). `ready(members)` gives the
+  /// dependencies of a flow for those trainers, `arrived(members, flow)` records it.
+  void owner_trainer_flows(const SimDevice& owner, Towards towards, Bytes bytes,
+                           const std::function<std::vector<sim::ActivityId>(std::span<const std::size_t>)>& ready,
+                           const std::function<void(std::span<const std::size_t>, sim::ActivityId)>& arrived,
+                           std::uint16_t category);
   /// Representative mode on a leaf/spine fabric whose leaf uplinks are narrower than its host
   /// links: the fraction of a NIC's inter-node traffic that leaves its leaf (uniform
   /// destinations over the other nodes' NICs) and a resource per direction standing for the
@@ -397,7 +394,6 @@ class StepBuilder {
     Bytes up, down;
   };
   RemoteBytes remote_bytes(topo::NodeId n) const;
-  bool simulated_node(topo::NodeId n) const;
   /// The host thread of a GPU trainer: a core pool of one core on its node's cores, and the
   /// last host activity (in program order); loader threads likewise.
   struct HostThread {
@@ -420,17 +416,15 @@ class StepBuilder {
   sim::ActivityGraph& graph_;
   topo::PlatformResources resources_;
   Categories cat_;
-  bool representative_ = false;
+  std::unique_ptr<const ClusterFidelity> fidelity_;  // chosen by select_trainers()
 
   std::vector<SimDevice> trainers_;
   std::size_t total_trainers_ = 0;
   std::size_t trainers_per_node_ = 0;
   std::size_t trainer_nodes_ = 0;
-  std::vector<topo::NodeId> trainer_node_list_;
   std::map<std::uint32_t, SimDevice> devices_;  // by topology device index
   std::map<std::uint32_t, sim::StreamId> embedding_streams_;  // concurrent embedding streams
   std::vector<OwnerWork> owner_work_;          // by problem device index
-  std::map<std::uint32_t, std::uint32_t> represented_owner_;  // problem device -> owner whose (max) work it carries
   std::map<std::uint32_t, std::vector<sim::ResourceId>> egress_, ingress_;
   std::map<std::uint32_t, std::optional<CoreShare>> core_share_;  // by device
   std::map<std::uint64_t, CoreShare> nic_core_share_;               // by (node, leaf)

@@ -1,0 +1,387 @@
+#include "models/fidelity.hpp"
+
+#include <algorithm>
+#include <array>
+#include <numeric>
+#include <stdexcept>
+
+namespace dlrmsim::models {
+
+using placement::DeviceKind;
+using sim::ActivityId;
+using Towards = StepBuilder::Towards;
+
+namespace {
+
+/// Owners that stand for each other in representative mode: same kind, same position in
+/// their node (GPU / socket index; 0 for a server) and same node template.
+struct RepKey {
+  int kind;
+  int local;
+  std::string node_template;
+  auto operator<=>(const RepKey&) const = default;
+};
+
+RepKey key_of(const placement::PlacementProblem& problem, const topo::Platform& platform, std::uint32_t owner,
+              topo::NodeId* node_out = nullptr) {
+  const auto& dev = problem.devices[owner];
+  topo::NodeId node{dev.topology_id};
+  int local = 0;
+  if (dev.kind != DeviceKind::parameter_server) {
+    const topo::DeviceId d{dev.topology_id};
+    node = platform.node_of(d);
+    const auto list = dev.kind == DeviceKind::gpu ? platform.gpus(node) : platform.cpus(node);
+    local = static_cast<int>(std::find(list.begin(), list.end(), d) - list.begin());
+  }
+  if (node_out) *node_out = node;
+  return RepKey{static_cast<int>(dev.kind), local, platform.node(node).template_name};
+}
+
+const OwnerWork& work_of(std::span<const OwnerWork> work, std::uint32_t owner) {
+  if (owner >= work.size()) throw std::out_of_range("owner " + std::to_string(owner) + " is not in the placement problem");
+  return work[owner];
+}
+
+/// Each simulated trainer's share of an owner's bytes (its local batch over the global batch).
+double trainer_share(const StepBuilder& b) { return 1.0 / static_cast<double>(std::max<std::size_t>(1, b.total_trainers())); }
+
+std::vector<std::size_t> every_trainer(const StepBuilder& b) {
+  std::vector<std::size_t> all(b.trainers().size());
+  std::iota(all.begin(), all.end(), std::size_t{0});
+  return all;
+}
+
+}  // namespace
+
+// ---- choice ---------------------------------------------------------------------------------
+
+std::unique_ptr<ClusterFidelity> ClusterFidelity::choose(FidelityInputs inputs) {
+  const auto& by_node = inputs.trainers_by_node;
+  bool symmetric = by_node.size() > 1;
+  if (symmetric) {
+    const std::size_t per_node = by_node.begin()->second.size();
+    const std::string& tmpl = inputs.platform.node(topo::NodeId{by_node.begin()->first}).template_name;
+    for (const auto& [n, devs] : by_node) {
+      if (devs.size() != per_node || inputs.platform.node(topo::NodeId{n}).template_name != tmpl) symmetric = false;
+    }
+  }
+  const bool cheap = by_node.size() <= TrainingOptions::kEveryNodeUpTo;
+  const auto nodes = inputs.options.nodes;
+  const bool representative = symmetric && (nodes == TrainingOptions::NodeFidelity::representative ||
+                                            (nodes == TrainingOptions::NodeFidelity::automatic && !cheap));
+  if (representative) return std::make_unique<RepresentativeNode>(std::move(inputs));
+  return std::make_unique<EveryNode>(std::move(inputs));
+}
+
+// ---- every node -----------------------------------------------------------------------------
+
+EveryNode::EveryNode(FidelityInputs inputs) : ClusterFidelity(std::move(inputs)) {
+  for (const auto& [n, devs] : in_.trainers_by_node) simulated_nodes_.push_back(topo::NodeId{n});
+}
+
+std::string EveryNode::description() const {
+  if (trainer_nodes() == 1) return "one trainer node, every device simulated";
+  return std::string("all nodes, ") + (in_.options.communication == TrainingOptions::CommunicationFidelity::per_pair
+                                           ? "per-pair flows"
+                                           : "flows aggregated per destination node");
+}
+
+std::vector<std::uint32_t> EveryNode::simulated_owners(DeviceKind kind) const {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t i = 0; i < in_.problem.devices.size(); ++i) {
+    if (in_.problem.devices[i].kind == kind && work_of(in_.owner_work, i).any) out.push_back(i);
+  }
+  return out;
+}
+
+const OwnerWork& EveryNode::represented_work(std::uint32_t owner) const { return work_of(in_.owner_work, owner); }
+
+double EveryNode::device_slowdown(const Slowdowns& s, int step, topo::DeviceId d) const { return s.own(step, d); }
+
+double EveryNode::link_slowdown(const Slowdowns& s, int step, topo::DirectedLinkId link) const {
+  return s.link_factor(step, link, false);
+}
+
+void EveryNode::owner_off_node(StepBuilder& b, const SimDevice& od, Towards towards, Bytes bytes, std::size_t,
+                               const Ready& ready, const Arrived& arrived, std::uint16_t category) const {
+  const auto& trainers = b.trainers();
+  const double share = trainer_share(b);
+  std::map<std::uint32_t, std::vector<std::size_t>> remote_by_node;
+  for (std::size_t i = 0; i < trainers.size(); ++i) {
+    if (trainers[i].node != od.node) remote_by_node[trainers[i].node.index].push_back(i);
+  }
+  auto flow = [&](std::size_t peer, Bytes part, std::span<const std::size_t> members) {
+    const auto deps = ready(members);
+    const topo::DeviceId t = trainers[peer].device;
+    arrived(members, towards == Towards::trainers ? b.send(od.device, t, part, deps, category)
+                                                  : b.send(t, od.device, part, deps, category));
+  };
+  const bool per_pair = in_.options.communication == TrainingOptions::CommunicationFidelity::per_pair;
+  for (const auto& [node, members] : remote_by_node) {
+    if (per_pair) {
+      for (const std::size_t& i : members) flow(i, bytes * share, std::span(&i, 1));
+    } else {
+      // One flow per destination node, to or from the GPU of the owner's own index there (its
+      // rail), so that the aggregate crosses the links an NCCL all-to-all would use.
+      const std::size_t peer = members[static_cast<std::size_t>(od.local_index) % members.size()];
+      flow(peer, bytes * (share * static_cast<double>(members.size())), members);
+    }
+  }
+}
+
+std::vector<std::vector<ActivityId>> EveryNode::counterparts_to_trainers(StepBuilder& b, DeviceKind, Bytes OwnerWork::*,
+                                                                         const std::map<std::uint32_t, ActivityId>&,
+                                                                         std::uint16_t) const {
+  return std::vector<std::vector<ActivityId>>(b.trainers().size());  // every owner is simulated
+}
+
+std::map<std::uint32_t, std::vector<ActivityId>> EveryNode::counterparts_to_owners(StepBuilder&, DeviceKind,
+                                                                                   Bytes OwnerWork::*,
+                                                                                   std::span<const ActivityId>,
+                                                                                   std::uint16_t) const {
+  return {};  // every trainer is simulated
+}
+
+std::vector<ActivityId> EveryNode::inter_node_all_reduce(StepBuilder& b, Bytes bytes, std::span<const ActivityId> ready,
+                                                         std::uint16_t category) const {
+  // Ring over nodes among same-index GPUs: node k sends to node k+1.
+  const auto& trainers = b.trainers();
+  const std::size_t n = trainers.size();
+  std::map<std::uint32_t, std::vector<std::size_t>> by_node;
+  for (std::size_t i = 0; i < n; ++i) by_node[trainers[i].node.index].push_back(i);
+  std::vector<std::uint32_t> node_order;
+  for (const auto& [node, members] : by_node) node_order.push_back(node);
+  std::vector<std::vector<ActivityId>> in(n);
+  for (std::size_t k = 0; k < node_order.size(); ++k) {
+    const auto& src = by_node[node_order[k]];
+    const auto& dst = by_node[node_order[(k + 1) % node_order.size()]];
+    for (std::size_t l = 0; l < src.size() && l < dst.size(); ++l) {
+      const std::array<ActivityId, 1> dep{ready[src[l]]};
+      in[dst[l]].push_back(b.send(trainers[src[l]].device, trainers[dst[l]].device, bytes, dep, category));
+    }
+  }
+  std::vector<ActivityId> done(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    in[i].push_back(ready[i]);
+    done[i] = b.marker(in[i]);
+  }
+  return done;
+}
+
+// ---- representative node --------------------------------------------------------------------
+
+RepresentativeNode::RepresentativeNode(FidelityInputs inputs) : ClusterFidelity(std::move(inputs)) {
+  const auto& platform = in_.platform;
+  const auto& by_node = in_.trainers_by_node;
+  if (by_node.empty()) throw std::invalid_argument("a representative node needs trainer nodes");
+  // The representative is the trainer node holding the slowest embedding owner: a
+  // synchronous step waits for it, and the rest of that node is simulated as it is (not a
+  // composite of every node's worst device). An owner's time is its lookup compute plus its
+  // cross-node traffic (its pooled outputs out, ids and pooled gradients in) at the
+  // narrowest link of its route off the node: an owner of many narrow tables computes
+  // little but loads its NIC most.
+  const double off_node = 1.0 - 1.0 / static_cast<double>(std::max<std::size_t>(1, trainer_nodes()));
+  std::uint32_t heaviest = by_node.begin()->first;
+  double worst = -1.0;
+  for (std::uint32_t i = 0; i < in_.owner_work.size(); ++i) {
+    const auto& dev = in_.problem.devices[i];
+    if (dev.kind == DeviceKind::parameter_server) continue;
+    const topo::DeviceId device{dev.topology_id};
+    const auto node = platform.node_of(device).index;
+    if (by_node.count(node) == 0) continue;
+    const OwnerWork& w = in_.owner_work[i];
+    double load = (w.forward_compute + w.backward_compute).value();
+    if (w.any && trainer_nodes() > 1) {
+      const Bytes out = w.pooled_out * off_node, in = (w.ids_in + w.pooled_out) * off_node;
+      load += (out / in_.egress_bandwidth(device)).value() + (in / in_.ingress_bandwidth(device)).value();
+    }
+    if (load > worst) {
+      worst = load;
+      heaviest = node;
+    }
+  }
+  simulated_nodes_.push_back(topo::NodeId{heaviest});
+
+  // The owners on the simulated trainer node stand for themselves (and for their
+  // counterparts on the other nodes); owners on server nodes (parameter servers, other
+  // templates) are grouped by (kind, position in their node, node template), and the first
+  // of a group is simulated carrying the largest work of the group.
+  const std::string& trainer_template = platform.node(simulated_nodes_.front()).template_name;
+  std::map<RepKey, std::uint32_t> best;       // key -> owner with the largest work
+  std::map<RepKey, std::uint32_t> simulated;  // key -> the simulated owner
+  for (std::uint32_t i = 0; i < in_.owner_work.size(); ++i) {
+    const auto& dev = in_.problem.devices[i];
+    topo::NodeId node;
+    const RepKey key = key_of(in_.problem, platform, i, &node);
+    const std::string& tmpl = key.node_template;
+    const bool on_simulated_trainer_node = simulates_node(node) && tmpl == trainer_template;
+    if (on_simulated_trainer_node && dev.kind != DeviceKind::parameter_server) {
+      represented_owner_[i] = i;
+      continue;
+    }
+    if ((tmpl != trainer_template || dev.kind == DeviceKind::parameter_server) && simulated.count(key) == 0) {
+      simulated[key] = i;
+    }
+    // More compute time is larger work; between equal compute times, more pooled output bytes.
+    const auto larger = [&](std::uint32_t x, std::uint32_t y) {
+      const OwnerWork& wx = in_.owner_work[x];
+      const OwnerWork& wy = in_.owner_work[y];
+      const Seconds cx = wx.forward_compute + wx.backward_compute;
+      const Seconds cy = wy.forward_compute + wy.backward_compute;
+      if (cx != cy) return cx > cy;
+      return wx.pooled_out > wy.pooled_out;
+    };
+    auto b = best.find(key);
+    if (b == best.end() || larger(i, b->second)) best[key] = i;
+  }
+  for (const auto& [key, sim_owner] : simulated) represented_owner_[sim_owner] = best.at(key);
+}
+
+std::string RepresentativeNode::description() const {
+  return "representative node (" + std::to_string(trainer_nodes()) + " symmetric trainer nodes, per-link aggregated flows)";
+}
+
+bool RepresentativeNode::simulates_node(topo::NodeId n) const {
+  return std::find(simulated_nodes_.begin(), simulated_nodes_.end(), n) != simulated_nodes_.end();
+}
+
+std::vector<std::uint32_t> RepresentativeNode::simulated_owners(DeviceKind kind) const {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t i = 0; i < in_.problem.devices.size(); ++i) {
+    if (in_.problem.devices[i].kind != kind) continue;
+    auto it = represented_owner_.find(i);
+    if (it == represented_owner_.end()) continue;  // not simulated
+    if (work_of(in_.owner_work, it->second).any) out.push_back(i);
+  }
+  return out;
+}
+
+const OwnerWork& RepresentativeNode::represented_work(std::uint32_t owner) const {
+  auto it = represented_owner_.find(owner);
+  return work_of(in_.owner_work, it != represented_owner_.end() ? it->second : owner);
+}
+
+double RepresentativeNode::device_slowdown(const Slowdowns& s, int step, topo::DeviceId d) const {
+  return s.largest_stood_for(step, d).factor;
+}
+
+double RepresentativeNode::link_slowdown(const Slowdowns& s, int step, topo::DirectedLinkId link) const {
+  return s.link_factor(step, link, true);
+}
+
+std::map<std::uint32_t, Bytes> RepresentativeNode::remote_counterparts(DeviceKind kind, Bytes OwnerWork::*what) const {
+  std::map<RepKey, std::uint32_t> simulated;
+  for (const auto& [owner, src] : represented_owner_) {
+    if (in_.problem.devices[owner].kind == kind) simulated[key_of(in_.problem, in_.platform, owner)] = owner;
+  }
+  std::map<std::uint32_t, Bytes> out;
+  for (std::uint32_t j = 0; j < in_.owner_work.size(); ++j) {
+    if (in_.problem.devices[j].kind != kind) continue;
+    topo::NodeId node;
+    const RepKey key = key_of(in_.problem, in_.platform, j, &node);
+    if (kind != DeviceKind::parameter_server && simulates_node(node)) continue;  // on the simulated node
+    auto it = simulated.find(key);
+    if (it == simulated.end()) continue;
+    out[it->second] += in_.owner_work[j].*what;
+  }
+  return out;
+}
+
+ActivityId RepresentativeNode::off_node_flows(StepBuilder& b, topo::DeviceId device, bool sends, Bytes bytes,
+                                              std::size_t flows, std::span<const ActivityId> deps,
+                                              std::uint16_t category) {
+  flows = std::max<std::size_t>(1, flows);
+  std::vector<ActivityId> parts;
+  parts.reserve(flows);
+  for (std::size_t k = 0; k < flows; ++k) {
+    const Bytes part = bytes / static_cast<double>(flows);
+    parts.push_back(sends ? b.send_egress(device, part, deps, category) : b.send_ingress(device, part, deps, category));
+  }
+  return flows == 1 ? parts.front() : b.marker(parts);
+}
+
+void RepresentativeNode::owner_off_node(StepBuilder& b, const SimDevice& od, Towards towards, Bytes bytes,
+                                        std::size_t local_trainers, const Ready& ready, const Arrived& arrived,
+                                        std::uint16_t category) const {
+  const double remote_fraction = 1.0 - static_cast<double>(local_trainers) * trainer_share(b);
+  if (remote_fraction <= 1e-12) return;
+  const auto all = every_trainer(b);
+  const auto deps = ready(all);
+  arrived(all, off_node_flows(b, od.device, towards == Towards::trainers, bytes * remote_fraction, trainer_nodes() - 1,
+                              deps, category));
+}
+
+std::size_t RepresentativeNode::rail_trainer(StepBuilder& b, std::uint32_t owner) {
+  // The simulated trainer at the owner's local index (modulo the trainers): the one every
+  // node's owner at that position exchanges with over its rail.
+  const auto& trainers = b.trainers();
+  const std::size_t want = static_cast<std::size_t>(b.owner_device(owner)->local_index) % trainers.size();
+  for (std::size_t i = 0; i < trainers.size(); ++i) {
+    if (static_cast<std::size_t>(trainers[i].local_index) == want) return i;
+  }
+  return want;
+}
+
+std::vector<std::vector<ActivityId>> RepresentativeNode::counterparts_to_trainers(
+    StepBuilder& b, DeviceKind kind, Bytes OwnerWork::*what, const std::map<std::uint32_t, ActivityId>& owner_ready,
+    std::uint16_t category) const {
+  const auto& trainers = b.trainers();
+  const std::size_t n = trainers.size();
+  const double share = trainer_share(b);
+  std::vector<std::vector<ActivityId>> inbound(n);
+  for (const auto& [o, bytes] : remote_counterparts(kind, what)) {
+    auto r = owner_ready.find(o);
+    if (r == owner_ready.end() || bytes.value() <= 0.0) continue;
+    const std::array<ActivityId, 1> dep{r->second};
+    if (kind == DeviceKind::gpu && n > 0) {
+      // As every node's owners send it (StepBuilder::owner_trainer_flows): one flow per remote
+      // node to the trainer on the owner's rail, carrying the node's shares.
+      const ActivityId a = off_node_flows(b, trainers[rail_trainer(b, o)].device, false,
+                                          bytes * (share * static_cast<double>(n)), trainer_nodes() - 1, dep, category);
+      for (auto& in : inbound) in.push_back(a);
+      continue;
+    }
+    for (std::size_t i = 0; i < n; ++i) inbound[i].push_back(b.send_ingress(trainers[i].device, bytes * share, dep, category));
+  }
+  return inbound;
+}
+
+std::map<std::uint32_t, std::vector<ActivityId>> RepresentativeNode::counterparts_to_owners(
+    StepBuilder& b, DeviceKind kind, Bytes OwnerWork::*what, std::span<const ActivityId> trainer_ready,
+    std::uint16_t category) const {
+  const auto& trainers = b.trainers();
+  const std::size_t n = trainers.size();
+  const double share = trainer_share(b);
+  std::map<std::uint32_t, std::vector<ActivityId>> egress;
+  for (const auto& [o, bytes] : remote_counterparts(kind, what)) {
+    if (bytes.value() <= 0.0) continue;
+    if (kind == DeviceKind::gpu && n > 0) {
+      // The mirror of counterparts_to_trainers: the rail's trainer sends the node's shares,
+      // once every simulated trainer is ready.
+      egress[o].push_back(off_node_flows(b, trainers[rail_trainer(b, o)].device, true,
+                                         bytes * (share * static_cast<double>(n)), trainer_nodes() - 1, trainer_ready,
+                                         category));
+      continue;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      egress[o].push_back(b.send_egress(trainers[i].device, bytes * share, trainer_ready.subspan(i, 1), category));
+    }
+  }
+  return egress;
+}
+
+std::vector<ActivityId> RepresentativeNode::inter_node_all_reduce(StepBuilder& b, Bytes bytes,
+                                                                  std::span<const ActivityId> ready,
+                                                                  std::uint16_t category) const {
+  const auto& trainers = b.trainers();
+  std::vector<ActivityId> done(trainers.size());
+  for (std::size_t i = 0; i < trainers.size(); ++i) {
+    const std::array<ActivityId, 1> dep{ready[i]};
+    const std::array<ActivityId, 2> both{b.send_egress(trainers[i].device, bytes, dep, category),
+                                         b.send_ingress(trainers[i].device, bytes, dep, category)};
+    done[i] = b.marker(both);
+  }
+  return done;
+}
+
+}  // namespace dlrmsim::models

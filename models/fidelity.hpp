@@ -1,0 +1,212 @@
+// Cluster fidelity: how much of a multi-node job the step builder simulates (DESIGN.md
+// "Fidelity is a strategy, chosen per run and reported with the result").
+//
+// The step builder (step_builder.hpp) emits what every fidelity shares: each simulated
+// device's kernels, the flows inside a node, the all-reduce's intra-node phases. A
+// ClusterFidelity owns what differs, chosen once per build by ClusterFidelity::choose:
+//   - which trainer nodes and which embedding owners are simulated, and whose per-step work
+//     a simulated owner carries;
+//   - how off-node traffic is emitted: an owner's all-to-all flows to (from) the trainers of
+//     other nodes, the traffic between the simulated trainers and the owners that are not
+//     simulated, and the all-reduce's inter-node phase;
+//   - the straggler factor of a simulated device or link (models/stragglers.hpp);
+//   - the sentence the run report prints (`fidelity`).
+//
+// EveryNode (`training.nodes: all`, and `auto` up to TrainingOptions::kEveryNodeUpTo trainer
+// nodes) simulates every node: flows go to the real peers, one aggregated flow per (owner,
+// destination node) to the GPU of the owner's index there (its rail), or one flow per pair
+// of endpoints with `training.communication: per_pair`; the all-reduce's inter-node phase is
+// a ring over the nodes among same-index GPUs.
+//
+// RepresentativeNode (`training.nodes: representative`, and `auto` beyond kEveryNodeUpTo)
+// simulates one trainer node of a symmetric job (every trainer node an instance of one node
+// template with as many trainers) and cuts every flow that leaves or enters it into egress
+// and ingress segments (StepBuilder::send_egress / send_ingress) carrying the bytes that
+// the real peers would send and receive. The node is the one holding the slowest embedding
+// owner counting its off-node traffic at the narrowest link of its route off the node
+// (synchronous steps wait for the slowest; an owner of many narrow tables computes little
+// but loads its NIC most); owners off the trainer nodes (parameter servers, other node
+// templates) are grouped by (kind, position in their node, node template), the first of a
+// group simulated carrying the largest work of the group. Its measured error against every
+// node is in README "Cluster fidelity".
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "models/step_builder.hpp"
+#include "models/stragglers.hpp"
+#include "placement/placement.hpp"
+#include "sim/activity_graph.hpp"
+#include "topologies/platform.hpp"
+
+namespace dlrmsim::models {
+
+/// What a fidelity is chosen from. The references must outlive the strategy.
+struct FidelityInputs {
+  const topo::Platform& platform;
+  const placement::PlacementProblem& problem;
+  const TrainingOptions& options;
+  /// Every owner's per-step embedding work, by placement problem device index.
+  std::span<const OwnerWork> owner_work;
+  /// The trainer devices (GPUs, or CPU sockets for CPU trainers) by node index.
+  std::map<std::uint32_t, std::vector<topo::DeviceId>> trainers_by_node;
+  /// The narrowest capacity of a device's route off its node, out (up to its first fabric
+  /// link) and in (from the last fabric link); read only by RepresentativeNode's choice.
+  std::function<BytesPerSecond(topo::DeviceId)> egress_bandwidth, ingress_bandwidth;
+};
+
+class ClusterFidelity {
+ public:
+  /// A flow's dependencies for the simulated trainers it carries (indices into
+  /// StepBuilder::trainers()), and where it arrives, as StepBuilder's all-to-all uses them.
+  using Ready = std::function<std::vector<sim::ActivityId>(std::span<const std::size_t> trainers)>;
+  using Arrived = std::function<void(std::span<const std::size_t> trainers, sim::ActivityId flow)>;
+
+  /// RepresentativeNode when the job is symmetric over more than one trainer node and
+  /// `training.nodes` is `representative`, or `auto` with more than kEveryNodeUpTo trainer
+  /// nodes; EveryNode otherwise.
+  static std::unique_ptr<ClusterFidelity> choose(FidelityInputs inputs);
+
+  virtual ~ClusterFidelity() = default;
+  ClusterFidelity(const ClusterFidelity&) = delete;
+  ClusterFidelity& operator=(const ClusterFidelity&) = delete;
+
+  virtual bool representative() const = 0;
+  /// How the cluster is represented, for the run report (BuiltSteps::fidelity).
+  virtual std::string description() const = 0;
+
+  // --- what is simulated ----------------------------------------------------------------
+  /// The trainer nodes simulated, in node order.
+  const std::vector<topo::NodeId>& simulated_trainer_nodes() const { return simulated_nodes_; }
+  /// Whether node n is simulated (every node is, except the trainer nodes that are not).
+  virtual bool simulates_node(topo::NodeId n) const = 0;
+  /// The simulated owners of `kind` that have work, by placement problem device index.
+  virtual std::vector<std::uint32_t> simulated_owners(placement::DeviceKind kind) const = 0;
+  /// The work a simulated owner carries: its own, or the largest of those it stands for.
+  virtual const OwnerWork& represented_work(std::uint32_t owner) const = 0;
+
+  // --- stragglers -------------------------------------------------------------------------
+  /// The factor of a simulated device's compute tasks in `step`.
+  virtual double device_slowdown(const Slowdowns& s, int step, topo::DeviceId d) const = 0;
+  /// The factor of the bytes crossing a link direction in `step`.
+  virtual double link_slowdown(const Slowdowns& s, int step, topo::DirectedLinkId link) const = 0;
+
+  // --- off-node traffic -------------------------------------------------------------------
+  /// An owner's part of one direction of the all-to-all that leaves its node, after the
+  /// builder emitted its flows to (from) the `local_trainers` simulated trainers on its node;
+  /// `bytes` is the owner's whole traffic in that direction, the trainers' shares summed.
+  virtual void owner_off_node(StepBuilder& b, const SimDevice& owner, StepBuilder::Towards towards, Bytes bytes,
+                              std::size_t local_trainers, const Ready& ready, const Arrived& arrived,
+                              std::uint16_t category) const = 0;
+  /// The traffic of owners of `kind` that are not simulated, for the simulated trainers:
+  /// per simulated trainer, the flows it waits for (forward, emitted after the owners' flows;
+  /// owner o's ready when owner_ready has it).
+  virtual std::vector<std::vector<sim::ActivityId>> counterparts_to_trainers(
+      StepBuilder& b, placement::DeviceKind kind, Bytes OwnerWork::*what,
+      const std::map<std::uint32_t, sim::ActivityId>& owner_ready, std::uint16_t category) const = 0;
+  /// The other direction (backward, emitted before the owners' flows): per simulated owner,
+  /// the flows from the simulated trainers standing for the trainers of the other nodes.
+  virtual std::map<std::uint32_t, std::vector<sim::ActivityId>> counterparts_to_owners(
+      StepBuilder& b, placement::DeviceKind kind, Bytes OwnerWork::*what, std::span<const sim::ActivityId> trainer_ready,
+      std::uint16_t category) const = 0;
+  /// The all-reduce's inter-node phase: `bytes` per GPU each way (the ring's 2 (N-1)/N of
+  /// its shard), after `ready` (per simulated trainer); per simulated trainer, its completion.
+  virtual std::vector<sim::ActivityId> inter_node_all_reduce(StepBuilder& b, Bytes bytes,
+                                                             std::span<const sim::ActivityId> ready,
+                                                             std::uint16_t category) const = 0;
+
+ protected:
+  explicit ClusterFidelity(FidelityInputs inputs) : in_(std::move(inputs)) {}
+  std::size_t trainer_nodes() const { return in_.trainers_by_node.size(); }
+
+  FidelityInputs in_;
+  std::vector<topo::NodeId> simulated_nodes_;
+};
+
+/// Every node simulated, flows to the real peers.
+class EveryNode final : public ClusterFidelity {
+ public:
+  explicit EveryNode(FidelityInputs inputs);
+  bool representative() const override { return false; }
+  std::string description() const override;
+  bool simulates_node(topo::NodeId) const override { return true; }
+  std::vector<std::uint32_t> simulated_owners(placement::DeviceKind kind) const override;
+  const OwnerWork& represented_work(std::uint32_t owner) const override;
+  double device_slowdown(const Slowdowns& s, int step, topo::DeviceId d) const override;
+  double link_slowdown(const Slowdowns& s, int step, topo::DirectedLinkId link) const override;
+  void owner_off_node(StepBuilder& b, const SimDevice& owner, StepBuilder::Towards towards, Bytes bytes,
+                      std::size_t local_trainers, const Ready& ready, const Arrived& arrived,
+                      std::uint16_t category) const override;
+  std::vector<std::vector<sim::ActivityId>> counterparts_to_trainers(
+      StepBuilder& b, placement::DeviceKind kind, Bytes OwnerWork::*what,
+      const std::map<std::uint32_t, sim::ActivityId>& owner_ready, std::uint16_t category) const override;
+  std::map<std::uint32_t, std::vector<sim::ActivityId>> counterparts_to_owners(
+      StepBuilder& b, placement::DeviceKind kind, Bytes OwnerWork::*what, std::span<const sim::ActivityId> trainer_ready,
+      std::uint16_t category) const override;
+  std::vector<sim::ActivityId> inter_node_all_reduce(StepBuilder& b, Bytes bytes, std::span<const sim::ActivityId> ready,
+                                                     std::uint16_t category) const override;
+};
+
+/// One trainer node of a symmetric job stands for all; off-node traffic as egress/ingress
+/// segments.
+class RepresentativeNode final : public ClusterFidelity {
+ public:
+  explicit RepresentativeNode(FidelityInputs inputs);
+  bool representative() const override { return true; }
+  std::string description() const override;
+  bool simulates_node(topo::NodeId n) const override;
+  std::vector<std::uint32_t> simulated_owners(placement::DeviceKind kind) const override;
+  const OwnerWork& represented_work(std::uint32_t owner) const override;
+  /// The largest factor of the devices d stands for (Slowdowns::largest_stood_for).
+  double device_slowdown(const Slowdowns& s, int step, topo::DeviceId d) const override;
+  double link_slowdown(const Slowdowns& s, int step, topo::DirectedLinkId link) const override;
+  /// The part of the owner's bytes for trainers off its node as egress (ingress) segments,
+  /// waited for by every simulated trainer (by the owner).
+  void owner_off_node(StepBuilder& b, const SimDevice& owner, StepBuilder::Towards towards, Bytes bytes,
+                      std::size_t local_trainers, const Ready& ready, const Arrived& arrived,
+                      std::uint16_t category) const override;
+  /// What the off-node counterparts of each simulated owner send the simulated trainers, as
+  /// ingress segments arriving as soon as that owner (standing for them) is ready: for GPU
+  /// owners the node's shares to the trainer on the owner's rail, one flow per remote node
+  /// (as every node's owners send it), waited for by every trainer; otherwise each trainer's
+  /// share.
+  std::vector<std::vector<sim::ActivityId>> counterparts_to_trainers(
+      StepBuilder& b, placement::DeviceKind kind, Bytes OwnerWork::*what,
+      const std::map<std::uint32_t, sim::ActivityId>& owner_ready, std::uint16_t category) const override;
+  /// The simulated trainers' egress towards the off-node counterparts of each simulated owner,
+  /// joined into that owner's arrival (the mirror of counterparts_to_trainers).
+  std::map<std::uint32_t, std::vector<sim::ActivityId>> counterparts_to_owners(
+      StepBuilder& b, placement::DeviceKind kind, Bytes OwnerWork::*what, std::span<const sim::ActivityId> trainer_ready,
+      std::uint16_t category) const override;
+  /// Per simulated trainer, an egress and an ingress segment of `bytes`.
+  std::vector<sim::ActivityId> inter_node_all_reduce(StepBuilder& b, Bytes bytes, std::span<const sim::ActivityId> ready,
+                                                     std::uint16_t category) const override;
+
+  /// Per simulated owner of `kind`, the sum of `what` over the owners it stands for that are
+  /// off the simulated trainer node (its counterparts on the other nodes, or every server of
+  /// its group).
+  std::map<std::uint32_t, Bytes> remote_counterparts(placement::DeviceKind kind, Bytes OwnerWork::*what) const;
+
+ private:
+  /// A device's off-node traffic as `flows` equal flows over its egress route (`sends`) or
+  /// its ingress route. Every-node simulation sends an owner's off-node traffic as one flow
+  /// per remote node; max-min fairness shares a link per flow, so the representative owner's
+  /// traffic is as many flows, to get the same share of its NIC against the other flows
+  /// crossing it.
+  static sim::ActivityId off_node_flows(StepBuilder& b, topo::DeviceId device, bool sends, Bytes bytes,
+                                        std::size_t flows, std::span<const sim::ActivityId> deps,
+                                        std::uint16_t category);
+  /// The simulated trainer on an owner's rail (its local index).
+  static std::size_t rail_trainer(StepBuilder& b, std::uint32_t owner);
+
+  /// Simulated owner -> the owner whose work it carries (itself on the trainer node).
+  std::map<std::uint32_t, std::uint32_t> represented_owner_;
+};
+
+}  // namespace dlrmsim::models
