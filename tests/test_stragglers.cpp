@@ -11,9 +11,11 @@
 #include "models/stragglers.hpp"
 #include "topologies/platform_loader.hpp"
 #include "paths.hpp"
+#include "scenario_fixtures.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
+using dlrmsim::models::testing::mini_server_template;
 
 namespace {
 
@@ -29,18 +31,7 @@ name: compute-bound
 platform:
   name: mini
   node_templates:
-    server:
-      devices:
-        - {name: gpu, kind: gpu, count: 2, model: H100-SXM5-80GB, hbm_capacity: 80 GB, hbm_bandwidth: 3.35 TB/s,
-           peak_flops: {fp32: 67 TFLOP/s, tf32: 494.5 TFLOP/s, bf16: 989.5 TFLOP/s, fp16: 989.5 TFLOP/s}}
-        - {name: cpu, kind: cpu, model: test-cpu, cores: 32, clock: 2 GHz, dram_capacity: 512 GB,
-           dram_bandwidth: 300 GB/s, memory_channels: 8, gather_bandwidth_per_core: 9 GB/s, peak_flops: {fp32: 4 TFLOP/s}}
-        - {name: nic, kind: nic, bandwidth: 400 Gbit/s}
-      links:
-        - {kind: pcie5x16, from: "gpu*", to: cpu, pattern: all}
-        - {kind: pcie5x16, between: [nic, cpu]}
-        - {kind: nvlink4, between: [gpu0, gpu1], count: 18}
-  cluster:
+)" + mini_server_template("400 Gbit/s") + R"(  cluster:
     groups: [{name: n, template: server, count: 4, role: trainer}]
     fabric: {kind: single_switch, link_kind: ethernet}
 placement: {policy: cost_greedy, tiers: [gpu_hbm]}
