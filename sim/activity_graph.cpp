@@ -68,12 +68,22 @@ ActivityId ActivityGraph::push(Activity a, std::span<const ActivityId> deps) {
   return id;
 }
 
-ActivityId ActivityGraph::add_compute(StreamId stream, Seconds duration, std::span<const ActivityId> deps,
-                                      std::uint16_t category) {
+void ActivityGraph::check_stream(StreamId stream, std::string_view what) const {
   if (stream.index >= streams_.size()) {
-    throw GraphError("add_compute: stream #" + std::to_string(stream.index) + " does not exist (" +
+    throw GraphError(std::string(what) + ": stream #" + std::to_string(stream.index) + " does not exist (" +
                      std::to_string(streams_.size()) + " streams)");
   }
+}
+
+void ActivityGraph::order_on_stream(StreamId stream, ActivityId id) {
+  Stream& s = streams_[stream.index];
+  if (s.last_task != Stream::kNone) add_dependency(ActivityId{s.last_task}, id);
+  s.last_task = id.index;
+}
+
+ActivityId ActivityGraph::add_compute(StreamId stream, Seconds duration, std::span<const ActivityId> deps,
+                                      std::uint16_t category) {
+  check_stream(stream, "add_compute");
   if (!(duration.value() >= 0.0) || !std::isfinite(duration.value())) {
     throw GraphError("add_compute on stream '" + streams_[stream.index].name +
                      "': duration must be zero or positive, got " + std::to_string(duration.value()) + " s");
@@ -88,9 +98,7 @@ ActivityId ActivityGraph::add_compute(StreamId stream, Seconds duration, std::sp
   a.stream = stream.index;
   a.amount = duration.value();
   const ActivityId id = push(a, deps);
-  Stream& s = streams_[stream.index];
-  if (s.last_task != Stream::kNone) add_dependency(ActivityId{s.last_task}, id);
-  s.last_task = id.index;
+  order_on_stream(stream, id);
   return id;
 }
 
@@ -149,10 +157,7 @@ ActivityId ActivityGraph::add_cpu_work(Seconds cpu_time, std::span<const Resourc
 
 ActivityId ActivityGraph::add_kernel(StreamId stream, double amount, double solo_rate, std::span<const ResourceId> route,
                                      std::span<const ActivityId> deps, std::uint16_t category) {
-  if (stream.index >= streams_.size()) {
-    throw GraphError("add_kernel: stream #" + std::to_string(stream.index) + " does not exist (" +
-                     std::to_string(streams_.size()) + " streams)");
-  }
+  check_stream(stream, "add_kernel");
   const std::string& name = streams_[stream.index].name;
   if (!(amount >= 0.0) || !std::isfinite(amount)) {
     throw GraphError("add_kernel on stream '" + name + "': amount must be zero or positive, got " + std::to_string(amount));
@@ -183,9 +188,7 @@ ActivityId ActivityGraph::add_kernel(StreamId stream, double amount, double solo
   a.amount = amount;
   add_route(a, full, "add_kernel", cores);
   const ActivityId id = push(a, deps);
-  Stream& s = streams_[stream.index];
-  if (s.last_task != Stream::kNone) add_dependency(ActivityId{s.last_task}, id);
-  s.last_task = id.index;
+  order_on_stream(stream, id);
   return id;
 }
 

@@ -205,6 +205,10 @@ class ActivityGraph {
  private:
   ActivityId push(Activity a, std::span<const ActivityId> deps);
   void check_activity(ActivityId a, std::string_view role) const;
+  /// GraphError naming `what` when the stream does not exist.
+  void check_stream(StreamId stream, std::string_view what) const;
+  /// `id` waits for the stream's last task and becomes it (in-order streams).
+  void order_on_stream(StreamId stream, ActivityId id);
   /// Checks a route (every resource exists, none twice, all core pools or none) and appends it.
   void add_route(Activity& a, std::span<const ResourceId> route, std::string_view what, bool cores);
 
