@@ -113,7 +113,7 @@ PowerReport estimate_power(const topo::Platform& platform, const topo::PlatformR
       const std::int64_t s = std::max(r.start[a].ps(), w0);
       const std::int64_t e = std::min(r.end[a].ps(), w1);
       if (e <= s) continue;
-      if (act.kind == sim::ActivityKind::compute) {
+      if (act.engine_work()) {
         const std::uint32_t engine = g.stream(sim::StreamId{act.stream}).engine.index;
         if (engine < engine_intervals.size()) engine_intervals[engine].push_back({s, e});
         continue;

@@ -31,6 +31,8 @@ constexpr Parameter kSoftwareParameters[] = {
      "backward: a bucket is reduced as soon as its gradients exist; none: after the whole backward."},
     {"software.collectives.launch_delay", "s (\"2 ms\")", "0 s", ">= 0",
      "From a collective's inputs being ready to its start (framework negotiation)."},
+    {"software.collectives.sms", "count", "auto (NCCL: 16 with NVLink, 2 without)", "auto | >= 0",
+     "SMs a GPU's NCCL kernel holds while it runs, taken from concurrent compute kernels."},
     {"software.host", "", "the defaults below", "a mapping", "The work of each GPU trainer's host thread."},
     {"software.host.launch", "", "per_kernel", "per_kernel | cuda_graph",
      "The host launches each kernel, or one captured CUDA graph per step."},

@@ -1,5 +1,7 @@
 #include "models/software_stack.hpp"
 
+#include <algorithm>
+
 namespace dlrmsim::models {
 namespace {
 
@@ -45,6 +47,10 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
     s.allreduce_overlaps_backward =
         choice(*coll, "software.collectives.allreduce_overlap") == "backward";
     s.collective_launch = coll->get_positive_or<Seconds>("launch_delay", s.collective_launch, true);
+    if (auto sms = coll->optional_child("sms"); sms && !(sms->is_scalar() && sms->as<std::string>() == "auto")) {
+      s.collective_sms = coll->get_positive<int>("sms", true);
+      if (*s.collective_sms > 1024) sms->fail("expected at most 1024 SMs (NCCL runs one CTA per channel, 64 channels at most)");
+    }
     coll->finish();
   }
   if (auto host = node.optional_child("host")) {
@@ -63,6 +69,13 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
   }
   node.finish();
   return s;
+}
+
+int SoftwareStack::nccl_sms(int sm_count, bool nvlink) const {
+  // NVIDIA/nccl issue 689 (see the header): NCCL launches the fewest CTAs that reach the
+  // platform's bandwidth, one per SM: 16 on a DGX-class node, 2 on a PCIe node.
+  const int nccl_choice = nvlink ? 16 : 2;
+  return std::min(collective_sms.value_or(nccl_choice), sm_count);
 }
 
 Precision SoftwareStack::dense_compute_precision(Precision model_precision) const {

@@ -34,6 +34,14 @@
 //     launch_delay: 0 us                # from a collective's inputs being ready to its start:
 //                                       # a framework's negotiation (Horovod's background
 //                                       # thread runs once per cycle: half a cycle expected)
+//     sms: auto                         # SMs a GPU's NCCL kernel holds while it runs (one
+//                                       # CTA per channel, never sharing its SM with compute):
+//                                       # auto is NCCL's own choice, 16 on a GPU that reaches
+//                                       # its node's peers over NVLink with P2P on, 2
+//                                       # otherwise (NCCL's maintainer, NVIDIA/nccl issue
+//                                       # 689, 2023-08-11: "a PCI system with a single NIC ...
+//                                       # should just launch 2 SMs ... DGX with 8 NICs ... 16
+//                                       # SMs"); 0: NCCL takes no SMs from compute
 //   host:                               # the work of each GPU trainer's host thread
 //     launch: per_kernel                # per_kernel: the host launches each kernel;
 //                                       # cuda_graph: the step is a captured CUDA graph the
@@ -57,6 +65,7 @@
 // node's cores), under the category host_work.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 
@@ -91,6 +100,8 @@ struct SoftwareStack {
   bool allreduce_overlaps_backward = true;
   /// Time from a GPU collective's inputs being ready to its start (framework negotiation).
   Seconds collective_launch{0.0};
+  /// SMs a GPU's NCCL kernel holds (collectives.sms); nullopt: NCCL's choice (nccl_sms()).
+  std::optional<int> collective_sms;
 
   /// Host work of each GPU trainer (see the header). Default dispatch: PyTorch eager's measured
   /// per-operator cost (torchrec-fbgemm.yaml says where it comes from).
@@ -107,6 +118,11 @@ struct SoftwareStack {
 
   /// Reads a stack mapping (calls finish()).
   static SoftwareStack from_config(const ConfigNode& node);
+
+  /// The SMs NCCL's kernel holds on a GPU of `sm_count` SMs that has (or lacks) NVLink: the
+  /// stack's `collectives.sms`, or NCCL's own choice (16 with NVLink, 2 without; see the
+  /// header), at most sm_count.
+  [[nodiscard]] int nccl_sms(int sm_count, bool nvlink) const;
 
   /// The compute precision the dense layers run in for a model whose file says `model_precision`.
   [[nodiscard]] Precision dense_compute_precision(Precision model_precision) const;

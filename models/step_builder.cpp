@@ -285,6 +285,14 @@ ActivityId StepBuilder::compute(const SimDevice& d, Seconds t, std::span<const A
   if (slowdowns_ && (category == cat_.embedding_lookup ? slowdowns_->options().memory : slowdowns_->options().compute)) {
     t = t * fidelity().device_slowdown(*slowdowns_, step_, d.device);
   }
+  if (d.is_gpu) {
+    // A GPU kernel runs over the GPU's SMs at the rate of all of them: alone it takes t;
+    // beside another stream's kernel or NCCL's (nccl_sms) it gets its max-min share.
+    if (const auto sms = resources_.sms(d.device)) {
+      const double rate = graph_.resource(*sms).capacity.value();
+      return graph_.add_kernel(d.stream, t.value() * rate, rate, std::span(&*sms, 1), deps, category);
+    }
+  }
   return graph_.add_compute(d.stream, t, deps, category);
 }
 
@@ -434,16 +442,70 @@ ActivityId StepBuilder::host_dma(const SimDevice& gpu, std::string_view queue, t
   const auto host = platform_.device(from).kind == topo::DeviceKind::cpu ? from : to;
   std::vector<sim::ResourceId> route{resources_.memory(host)};
   resources_.append_route_resources(from, to, route);
-  const auto key = std::make_pair(gpu.device.index, std::string(queue));
-  auto q = dma_queues_.find(key);
-  if (q == dma_queues_.end()) {
-    const sim::EngineId engine = graph_.stream(gpu.stream).engine;
-    q = dma_queues_.emplace(key, graph_.add_stream(engine, platform_.device(gpu.device).name + "." + key.second)).first;
-  }
   // A slowed link carries its bytes `factor` times slower: the DMA moves that many more bytes
   // at its own rate, as transfer() does.
   const double factor = link_factor(route);
-  return graph_.add_kernel(q->second, bytes.value() * factor, (bytes / solo).value(), route, deps, category);
+  return graph_.add_kernel(side_stream(gpu, queue), bytes.value() * factor, (bytes / solo).value(), route, deps, category);
+}
+
+sim::StreamId StepBuilder::side_stream(const SimDevice& gpu, std::string_view name) {
+  const auto key = std::make_pair(gpu.device.index, std::string(name));
+  auto q = side_streams_.find(key);
+  if (q == side_streams_.end()) {
+    const sim::EngineId engine = graph_.stream(gpu.stream).engine;
+    q = side_streams_.emplace(key, graph_.add_stream(engine, platform_.device(gpu.device).name + "." + key.second)).first;
+  }
+  return q->second;
+}
+
+void StepBuilder::nccl_kernel(const SimDevice& gpu, Bytes intra, Bytes inter, ActivityId start, std::uint16_t category) {
+  if (!gpu.is_gpu) return;
+  const auto sms = resources_.sms(gpu.device);
+  if (!sms) return;
+  const NcclView& view = nccl_view(gpu);
+  const int k = options_.software.nccl_sms(static_cast<int>(graph_.resource(*sms).capacity.value() / sim::kWorkUnitsPerCoreSecond),
+                                           view.nvlink && options_.software.peer_to_peer);  // NCCL_P2P_DISABLE hides NVLink
+  if (k <= 0) return;
+  Seconds solo{intra.value() * view.intra_seconds_per_byte};
+  if (inter.value() > 0.0) solo = std::max(solo, inter / narrowest(egress_route(gpu.device)));
+  if (solo.value() <= 0.0) return;
+  const double rate = k * sim::kWorkUnitsPerCoreSecond;
+  graph_.add_kernel(side_stream(gpu, "nccl." + graph_.categories()[category]), solo.value() * rate, rate,
+                    std::span(&*sms, 1), std::span(&start, 1), category);
+}
+
+const StepBuilder::NcclView& StepBuilder::nccl_view(const SimDevice& gpu) {
+  auto it = nccl_views_.find(gpu.device.index);
+  if (it != nccl_views_.end()) return it->second;
+  // One byte spread evenly over the node's other GPUs along the platform's routes: the
+  // busiest link's share of it over that link's bandwidth is the time per byte alone.
+  NcclView v;
+  const auto peers = platform_.gpus(gpu.node);
+  std::map<std::uint32_t, double> load;  // bytes per directed link
+  for (const topo::DeviceId p : peers) {
+    if (p == gpu.device) continue;
+    for (const auto l : platform_.route(gpu.device, p)) {
+      load[l.index] += 1.0 / static_cast<double>(peers.size() - 1);
+      v.nvlink |= platform_.link(topo::link_of(l)).resource_class == "nvlink";
+    }
+  }
+  for (const auto& [l, bytes] : load) {
+    const double bandwidth = platform_.link(topo::link_of(topo::DirectedLinkId{l})).bandwidth.value();
+    v.intra_seconds_per_byte = std::max(v.intra_seconds_per_byte, bytes / bandwidth);
+  }
+  return nccl_views_.emplace(gpu.device.index, v).first->second;
+}
+
+void StepBuilder::nccl_all_to_all(DeviceKind kind, Bytes OwnerWork::*what,
+                                  const std::map<std::uint32_t, ActivityId>& start, std::uint16_t category) {
+  if (kind != DeviceKind::gpu || total_trainers_ <= 1) return;
+  const double total = static_cast<double>(total_trainers_);
+  const double local = static_cast<double>(trainers_per_node_);
+  for (const auto& [o, begin] : start) {
+    if (problem_.devices.at(o).kind != kind) continue;
+    const Bytes bytes = represented_work(o).*what;
+    nccl_kernel(*owner_device(o), bytes * ((local - 1.0) / total), bytes * ((total - local) / total), begin, category);
+  }
 }
 
 ActivityId StepBuilder::send(topo::DeviceId a, topo::DeviceId b, Bytes bytes, std::span<const ActivityId> deps,
@@ -726,6 +788,12 @@ std::vector<ActivityId> StepBuilder::all_reduce(Bytes bytes, std::span<const Act
   for (std::size_t i = 0; i < n; ++i) by_node[trainers_[i].node.index].push_back(i);
 
   const Bytes shard = bytes / g;
+  const Bytes inter_node = trainer_nodes_ > 1 ? shard * (2.0 * (nodes - 1.0) / nodes) : Bytes(0.0);
+  // NCCL's kernel holds its SMs through both intra-node phases and the inter-node one.
+  for (std::size_t i = 0; i < n; ++i) {
+    nccl_kernel(trainers_[i], shard * (2.0 * (g - 1.0)), Bytes(0.0), ready[i], category);
+    if (inter_node.value() > 0.0) nccl_kernel(trainers_[i], Bytes(0.0), inter_node, ready[i], category);
+  }
   // Phase 1: reduce-scatter inside each node: every GPU sends S/g to each peer.
   std::vector<std::vector<ActivityId>> inbound(n);
   for (auto& [node, members] : by_node) {
@@ -744,8 +812,7 @@ std::vector<ActivityId> StepBuilder::all_reduce(Bytes bytes, std::span<const Act
   }
   // Phase 2: all-reduce of S/g across nodes (ring byte count per GPU: 2 (N-1)/N x S/g).
   const std::vector<ActivityId> phase2 =
-      trainer_nodes_ > 1 ? fidelity().inter_node_all_reduce(*this, shard * (2.0 * (nodes - 1.0) / nodes), phase1, category)
-                         : phase1;
+      trainer_nodes_ > 1 ? fidelity().inter_node_all_reduce(*this, inter_node, phase1, category) : phase1;
   // Phase 3: all-gather inside each node.
   std::vector<std::vector<ActivityId>> in3(n);
   for (auto& [node, members] : by_node) {
@@ -790,6 +857,7 @@ std::vector<ActivityId> StepBuilder::pooled_to_trainers(DeviceKind kind, const s
     for (const auto& [o, r] : owner_ready_in) launched[o] = collective_launch(std::span(&r, 1), category).front();
   }
   const auto& owner_ready = launched.empty() ? owner_ready_in : launched;
+  nccl_all_to_all(kind, what, owner_ready, category);
   const std::size_t n = trainers_.size();
   std::vector<std::vector<ActivityId>> inbound(n);
   for (std::size_t i = 0; i < n; ++i) inbound[i].push_back(trainer_gate[i]);
@@ -828,6 +896,16 @@ std::map<std::uint32_t, ActivityId> StepBuilder::gradients_to_owners(DeviceKind 
   // The simulated trainers' traffic towards the owners that are not simulated (the
   // representative node's counterparts), joined into the arrival of the owner standing for them.
   auto counterparts = fidelity().counterparts_to_owners(*this, kind, what, trainer_ready, category);
+  if (kind == DeviceKind::gpu && total_trainers_ > 1) {
+    // NCCL's kernel on each GPU owner starts with its own trainer's part.
+    std::map<std::uint32_t, ActivityId> ready_on;  // by GPU device index
+    for (std::size_t i = 0; i < trainers_.size(); ++i) ready_on.emplace(trainers_[i].device.index, trainer_ready[i]);
+    std::map<std::uint32_t, ActivityId> start;
+    for (std::uint32_t o : simulated_owners(kind)) {
+      if (auto r = ready_on.find(owner_device(o)->device.index); r != ready_on.end()) start.emplace(o, r->second);
+    }
+    nccl_all_to_all(kind, what, start, category);
+  }
   std::map<std::uint32_t, ActivityId> done;
   for (std::uint32_t o : simulated_owners(kind)) {
     const OwnerWork& w = represented_work(o);

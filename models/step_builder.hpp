@@ -45,6 +45,15 @@
 //                         S/g across nodes over each GPU's NIC (ring: 2 (N-1)/N S/g), all-gather
 //                         inside the node; the byte counts of the bandwidth-optimal ring
 //                         algorithm (Patarasuk & Yuan, JPDC 2009).
+//
+// Shared GPU resources. A GPU kernel (compute()) is a flow over the GPU's SM pool at the rate
+// of all its SMs, so kernels of two streams split the SMs; NCCL's kernel of each collective
+// holds software.collectives.sms SMs on a stream of its own for the time the GPU's part takes
+// alone (nccl_kernel), so a GEMM that overlaps a collective runs on the other SMs meanwhile
+// (NVIDIA/nccl issue 689: NCCL's CTAs never share an SM with compute). Host-device copies and
+// UVM reads are DMA kernels over host DRAM and PCIe (host_dma). Not modelled: HBM bandwidth
+// split between concurrent kernels (a kernel loads SMs or bandwidth, not both) and NCCL's
+// copies on HBM.
 #pragma once
 
 #include <array>
@@ -90,9 +99,9 @@ struct TrainingOptions {
   /// aggregated: one flow per destination node; per_pair: one flow per pair of endpoints.
   enum class CommunicationFidelity { aggregated, per_pair } communication = CommunicationFidelity::aggregated;
   /// Embedding kernels of a GPU: `serial` on the GPU's one compute stream with the dense
-  /// kernels (concurrent kernels share the SMs; serialising them is the pessimistic bound), or
-  /// `concurrent` on a stream of their own (HugeCTR's and TorchRec's pipelining; the engine
-  /// does not model SM sharing, so this is the optimistic bound). Default serial.
+  /// kernels, or `concurrent` on a stream of their own (HugeCTR's and TorchRec's pipelining):
+  /// both streams' kernels then split the GPU's SMs (a GPU whose platform gives no sm_count
+  /// runs them side by side unshared, the optimistic bound). Default serial.
   enum class EmbeddingOverlap { serial, concurrent } embedding_overlap = EmbeddingOverlap::serial;
   /// persia_hybrid: how many steps the embedding pipeline may run ahead of the applied
   /// updates (0 = synchronous). Default 1 (assumption: one step of prefetch, Persia's
@@ -235,6 +244,9 @@ class StepBuilder {
   void set_role(sim::ActivityId a, std::string role) { built_.roles[a.index] = std::move(role); }
 
   // --- activities --------------------------------------------------------------------------
+  /// Work of `t` alone on d's stream (times its straggler factor): on a GPU with an SM pool
+  /// (topologies/engine_export.hpp) a kernel over all its SMs, sharing them max-min with the
+  /// GPU's other streams and NCCL's kernels; elsewhere a task of fixed duration.
   sim::ActivityId compute(const SimDevice& d, Seconds t, std::span<const sim::ActivityId> deps, std::uint16_t category);
   /// `launches` kernels that take `t` together on d's stream (on a CPU device: compute()). A
   /// GPU's host thread dispatches them first, in program order, at software.host.dispatch +
@@ -402,7 +414,30 @@ class StepBuilder {
     std::vector<std::vector<sim::ResourceId>> loader_routes;
   };
   HostThread& host_thread(const SimDevice& d);
-  std::map<std::pair<std::uint32_t, std::string>, sim::StreamId> dma_queues_;  // (GPU, queue) -> stream
+  /// A GPU's in-order queue besides its compute stream ("h2d", "uvm", an NCCL stream), created
+  /// on first use.
+  sim::StreamId side_stream(const SimDevice& gpu, std::string_view name);
+  std::map<std::pair<std::uint32_t, std::string>, sim::StreamId> side_streams_;  // (GPU, name) -> stream
+  /// NCCL's kernel of one collective on `gpu` (a GPU with an SM pool): it holds nccl_sms SMs
+  /// (software.collectives.sms) on the GPU's NCCL stream for the collective's category, for
+  /// the time the GPU's share takes alone (`intra` bytes inside the node at the GPU's
+  /// bandwidth to a node peer, `inter` bytes over its NIC, in parallel), from `start`.
+  /// Compute kernels running meanwhile get the other SMs. The hold is that solo time even when
+  /// contention stretches the collective (a first-order bound, not a measurement).
+  void nccl_kernel(const SimDevice& gpu, Bytes intra, Bytes inter, sim::ActivityId start, std::uint16_t category);
+  /// What NCCL sees of a GPU's node: whether the GPU reaches a peer over NVLink, and the time
+  /// per byte of traffic spread evenly over its node peers, alone (busiest link's share over
+  /// its bandwidth, along the platform's routes). Cached per GPU.
+  struct NcclView {
+    double intra_seconds_per_byte = 0.0;
+    bool nvlink = false;
+  };
+  const NcclView& nccl_view(const SimDevice& gpu);
+  std::map<std::uint32_t, NcclView> nccl_views_;
+  /// nccl_kernel for each GPU owner of one all-to-all direction in `start` (owner -> when its
+  /// part starts): it exchanges its owner bytes w.*what with the other trainers, 1/T each.
+  void nccl_all_to_all(placement::DeviceKind kind, Bytes OwnerWork::*what,
+                       const std::map<std::uint32_t, sim::ActivityId>& start, std::uint16_t category);
   /// The largest straggler factor of the links of `route` (1 without link stragglers).
   double link_factor(std::span<const sim::ResourceId> route) const;
   sim::ActivityId host_work(HostThread& h, Seconds t);

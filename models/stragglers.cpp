@@ -227,7 +227,7 @@ StragglerReport straggler_report(const sim::ActivityGraph& g, const sim::SimResu
     bool any = false;
     waits.walk_back(step_end[static_cast<std::size_t>(k)], from, r, [&](std::uint32_t a) {
       const auto& act = g.activity(sim::ActivityId{a});
-      if (act.kind != sim::ActivityKind::compute || act.stream == sim::Stream::kNone) return;
+      if (!act.engine_work()) return;
       const auto& dev = device_of_engine[g.stream(sim::StreamId{act.stream}).engine.index];
       if (!dev) return;
       const Slowdowns::Largest f = representative ? slowdowns.largest_stood_for(k, *dev)

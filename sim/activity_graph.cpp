@@ -185,6 +185,7 @@ ActivityId ActivityGraph::add_kernel(StreamId stream, double amount, double solo
   full.insert(full.end(), route.begin(), route.end());
   Activity a;
   a.category = category;
+  a.stream = stream.index;
   a.amount = amount;
   add_route(a, full, "add_kernel", cores);
   const ActivityId id = push(a, deps);

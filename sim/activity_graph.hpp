@@ -110,7 +110,7 @@ struct Stream {
 struct Activity {
   ActivityKind kind = ActivityKind::marker;
   std::uint16_t category = 0;  // caller-defined class (for breakdowns and traces)
-  std::uint32_t stream = Stream::kNone;  // compute: the stream
+  std::uint32_t stream = Stream::kNone;  // compute and kernels (add_kernel): the stream
   std::uint32_t route_begin = 0;         // transfer: [route_begin, route_end) in route pool
   std::uint32_t route_end = 0;
   std::uint32_t dependency_count = 0;    // number of predecessors
@@ -123,6 +123,11 @@ struct Activity {
   bool on_cores = false;  // a transfer over core pools (host work), amount in work units
   static constexpr std::uint32_t kNoEdge = 0xffffffffu;
 
+  /// Work of a compute engine: a compute task, or a kernel over core pools (a GPU's SMs), as
+  /// opposed to a kernel over bandwidth resources (a DMA queue's copy) and host work.
+  [[nodiscard]] bool engine_work() const {
+    return kind == ActivityKind::compute || (kind == ActivityKind::transfer && on_cores && stream != Stream::kNone);
+  }
   /// A compute task's duration.
   [[nodiscard]] Seconds duration() const { return kind == ActivityKind::compute ? Seconds(amount) : Seconds(0.0); }
   /// The bytes a transfer moves over links (0 for host work, compute and markers).

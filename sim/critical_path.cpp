@@ -19,7 +19,7 @@ WaitGraph::WaitGraph(const ActivityGraph& g) {
   std::vector<std::uint32_t> last(g.stream_count(), kNone);
   for (std::size_t a = 0; a < n; ++a) {
     const auto& act = g.activity(ActivityId{static_cast<std::uint32_t>(a)});
-    if (act.kind != ActivityKind::compute || act.stream == Stream::kNone) continue;
+    if (act.stream == Stream::kNone) continue;
     stream_previous_[a] = last[act.stream];
     last[act.stream] = static_cast<std::uint32_t>(a);
   }

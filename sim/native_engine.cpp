@@ -404,6 +404,10 @@ class NativeEngine {
         break;
       }
       case ActivityKind::transfer: {
+        if (act.engine_work()) {  // a kernel over a GPU's SMs keeps its engine busy
+          const std::uint32_t e = g_.stream(StreamId{act.stream}).engine.index;
+          if (engine_active_[e]++ == 0) engine_busy_since_[e] = now_;
+        }
         double latency = 0.0;
         for (ResourceId r : g_.route(ActivityId{a})) latency += g_.resource(r).latency.value();
         schedule(later(now_, latency, a, false), a, EventType::latency_done);
@@ -414,6 +418,10 @@ class NativeEngine {
 
   void complete(std::uint32_t a) {
     result_.end[a] = SimTime::from_ps(now_);
+    if (const Activity& act = g_.activity(ActivityId{a}); act.kind == ActivityKind::transfer && act.engine_work()) {
+      const std::uint32_t e = g_.stream(StreamId{act.stream}).engine.index;
+      if (--engine_active_[e] == 0) engine_busy_[e] += now_ - engine_busy_since_[e];
+    }
     ++finished_;
     if (!milestone_.empty() && milestone_[a]) options_.on_milestone(++milestones_done_);
     g_.for_each_successor(ActivityId{a}, [&](ActivityId s) {

@@ -371,6 +371,9 @@ class Replay {
   }
 
   void run_transfer(std::uint32_t a) {
+    const Activity& act = graph_.activity(ActivityId{a});
+    const std::uint32_t engine = act.engine_work() ? graph_.stream(StreamId{act.stream}).engine.index : kNoEngine;
+    if (engine != kNoEngine && tasks_on_engine_[engine]++ == 0) engine_busy_since_[engine] = sg4::Engine::get_clock();
     const double latency = route_latency(a);
     if (latency > 0.0) {
       sg4::this_actor::sleep_for(latency);
@@ -390,6 +393,9 @@ class Replay {
         if (--flows_on_resource_[r.index] == 0) resource_busy_[r.index] += done - resource_busy_since_[r.index];
       }
       ++events_;
+    }
+    if (engine != kNoEngine && --tasks_on_engine_[engine] == 0) {
+      engine_busy_[engine] += sg4::Engine::get_clock() - engine_busy_since_[engine];
     }
     finish(a);
   }
@@ -448,6 +454,7 @@ class Replay {
   std::vector<double> resource_busy_since_;
   std::vector<double> resource_busy_;
   std::vector<std::uint32_t> tasks_on_engine_;
+  static constexpr std::uint32_t kNoEngine = 0xffffffffu;
   std::vector<double> engine_busy_since_;
   std::vector<double> engine_busy_;
 };

@@ -1,5 +1,5 @@
-// Export of a platform to the engine: resources per link direction and per memory, compute
-// engines per GPU and CPU socket, and routes as resource lists.
+// Export of a platform to the engine: resources per link direction, per memory and per GPU SM
+// pool, compute engines per GPU and CPU socket, and routes as resource lists.
 #include <doctest/doctest.h>
 
 #include "approx.hpp"
@@ -12,14 +12,15 @@
 using namespace dlrmsim;
 using namespace dlrmsim::topo;
 
-TEST_CASE("DGX A100 export: one resource per link direction and memory, one engine per GPU and socket") {
+TEST_CASE("DGX A100 export: one resource per link direction, memory and SM pool, one engine per GPU and socket") {
   // System: dgx-a100.yaml: 29 links (8 NVLink bundles, 8 GPU-PCIe, 8 NIC-PCIe, 4 PCIe-CPU, 1
-  // xGMI) -> 58 link resources, + 8 HBM + 2 DRAM = 68 resources; 8 + 2 = 10 engines.
+  // xGMI) -> 58 link resources, + 8 HBM + 2 DRAM + 8 SM pools (108 SMs each, the file's
+  // sm_count) = 76 resources; 8 + 2 = 10 engines.
   const Platform p = load_platform(dlrmsim::testing::kRoot + "/configs/platforms/dgx-a100.yaml");
   sim::ActivityGraph graph;
   graph.add_resource("something else first", BytesPerSecond(1e9), Seconds(0.0));  // ids need not start at 0
   const PlatformResources res = export_platform(p, graph);
-  CHECK(graph.resource_count() == 1 + 58 + 10);
+  CHECK(graph.resource_count() == 1 + 58 + 10 + 8);
   CHECK(graph.engine_count() == 10);
   const DeviceId gpu3 = *p.find_device("gpu3");
   const DeviceId cpu1 = *p.find_device("cpu1");
@@ -30,6 +31,12 @@ TEST_CASE("DGX A100 export: one resource per link direction and memory, one engi
   CHECK(hbm.capacity.value() == dlrmsim::rel(2039e9));  // A100 80 GB datasheet figure in the file
   CHECK(graph.resource(res.memory(cpu1)).kind == "dram");
   CHECK(graph.resource(res.memory(cpu1)).capacity.value() == dlrmsim::rel(204.8e9));
+  const auto sms = res.sms(gpu3);
+  REQUIRE(sms.has_value());
+  CHECK(graph.resource(*sms).kind == "sms");
+  CHECK(graph.resource(*sms).cores);
+  CHECK(graph.resource(*sms).capacity.value() == dlrmsim::rel(108 * sim::kWorkUnitsPerCoreSecond));
+  CHECK_FALSE(res.sms(cpu1).has_value());
   CHECK_THROWS_AS((void)res.engine(*p.find_device("nic0")), PlatformError);
   CHECK_THROWS_AS((void)res.memory(*p.find_device("pcie0")), PlatformError);
 

@@ -248,7 +248,10 @@ std::string trace_json(const RunReport& r) {
     Json args = Json::object();
     if (const int step = r.step_of(id); step >= 0) args["step"] = step;
     if (const auto role = r.activity_roles.find(id.index); role != r.activity_roles.end()) args["role"] = role->second;
-    if (act.kind == sim::ActivityKind::compute) {
+    if (act.stream != sim::Stream::kNone) {  // compute tasks and kernels, on their stream's row
+      if (act.kind == sim::ActivityKind::transfer) {
+        args[act.on_cores ? "core_seconds" : "bytes"] = num(act.on_cores ? act.amount / sim::kWorkUnitsPerCoreSecond : act.amount);
+      }
       const auto& st = g.stream(sim::StreamId{act.stream});
       events.push_back({{"ph", "X"},
                         {"name", cat},

@@ -22,10 +22,12 @@ PlatformResources export_platform(const Platform& platform, sim::ActivityGraph& 
   }
   res.engine_of_device_.assign(data.devices.size(), kNoIndex);
   res.memory_of_device_.assign(data.devices.size(), kNoIndex);
+  res.sms_of_device_.assign(data.devices.size(), kNoIndex);
   for (const Device& d : data.devices) {
     if (const auto* g = std::get_if<GpuSpec>(&d.spec)) {
       res.engine_of_device_[d.id.index] = graph.add_engine(d.name, "gpu").index;
       res.memory_of_device_[d.id.index] = graph.add_resource(d.name + ".hbm", g->hbm_bandwidth, Seconds(0.0), "hbm").index;
+      if (g->sm_count > 0) res.sms_of_device_[d.id.index] = graph.add_cores(d.name + ".sms", g->sm_count, "sms").index;
     } else if (const auto* c = std::get_if<CpuSocketSpec>(&d.spec)) {
       res.engine_of_device_[d.id.index] = graph.add_engine(d.name, "cpu").index;
       res.memory_of_device_[d.id.index] = graph.add_resource(d.name + ".dram", c->dram_bandwidth, Seconds(0.0), "dram").index;
@@ -45,6 +47,13 @@ sim::ResourceId PlatformResources::memory(DeviceId d) const {
   const Device& dev = platform_.device(d);
   const std::uint32_t m = memory_of_device_[d.index];
   if (m == kNoIndex) throw PlatformError("device '" + dev.name + "' (" + std::string(to_string(dev.kind)) + ") has no memory");
+  return sim::ResourceId{m};
+}
+
+std::optional<sim::ResourceId> PlatformResources::sms(DeviceId d) const {
+  (void)platform_.device(d);
+  const std::uint32_t m = sms_of_device_[d.index];
+  if (m == kNoIndex) return std::nullopt;
   return sim::ResourceId{m};
 }
 

@@ -12,6 +12,9 @@
 //                         kind = the link's resource class: "nvlink", "pcie", "upi", "nic", "network"
 //   each GPU's HBM        capacity = hbm_bandwidth, latency 0, kind "hbm"
 //   each socket's DRAM    capacity = dram_bandwidth, latency 0, kind "dram"
+//   each GPU's SMs        a core pool of sm_count SMs (GPUs whose platform gives sm_count),
+//                         kind "sms": the kernels of the GPU's streams share it (one work unit
+//                         is a nanosecond of one SM)
 // Routes contain link resources only; a cost model that wants memory bandwidth to be
 // shared adds memory(d) to the route of its transfer itself.
 //
@@ -19,6 +22,7 @@
 // platform route shifted by a constant: no per-pair table, O(hops) per call.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -36,6 +40,8 @@ class PlatformResources {
   [[nodiscard]] sim::EngineId engine(DeviceId d) const;
   /// The memory bandwidth resource of a GPU (HBM) or CPU socket (DRAM); PlatformError otherwise.
   [[nodiscard]] sim::ResourceId memory(DeviceId d) const;
+  /// The SM pool of a GPU (nullopt: not a GPU, or its platform gives no sm_count).
+  [[nodiscard]] std::optional<sim::ResourceId> sms(DeviceId d) const;
   /// The resource of one link direction.
   [[nodiscard]] sim::ResourceId link_resource(DirectedLinkId d) const {
     return sim::ResourceId{first_link_resource_ + d.index};
@@ -51,6 +57,7 @@ class PlatformResources {
   std::uint32_t first_link_resource_ = 0;
   std::vector<std::uint32_t> engine_of_device_;  // kNoIndex where none
   std::vector<std::uint32_t> memory_of_device_;  // kNoIndex where none
+  std::vector<std::uint32_t> sms_of_device_;     // kNoIndex where none
 };
 
 /// Adds the platform's resources and engines to `graph` and returns the mapping. The

@@ -1,0 +1,136 @@
+// Tests of the step builder's kernels on shared GPU resources (models/step_builder.hpp): a GPU
+// kernel is a flow over the GPU's SM pool at the rate of all its SMs, and NCCL's kernel of a
+// collective holds software.collectives.sms of them for the collective's solo time.
+//
+// The system throughout: one server of two H100s with 132 SMs each (the H100 SXM5 whitepaper's
+// count), 18 NVLink 4 links between them, PCIe gen5 to one CPU socket. The activities are
+// added by hand through the builder's public calls and run on the native engine, so each
+// expected time follows from the numbers here.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "approx.hpp"
+#include "models/placement_problem.hpp"
+#include "models/scenario.hpp"
+#include "models/step_builder.hpp"
+#include "paths.hpp"
+#include "sim/native_engine.hpp"
+
+using namespace dlrmsim;
+using namespace dlrmsim::models;
+
+namespace {
+
+using dlrmsim::testing::kRoot;
+
+std::string server(const std::string& sm_count) {
+  return R"(
+name: sms
+platform:
+  name: one-server
+  node_templates:
+    server:
+      devices:
+        - {name: gpu, kind: gpu, count: 2, model: H100-SXM5-80GB, hbm_capacity: 80 GB, hbm_bandwidth: 3.35 TB/s,
+           peak_flops: {fp32: 67 TFLOP/s, bf16: 989.5 TFLOP/s})" +
+         sm_count + R"(}
+        - {name: cpu, kind: cpu, model: test-cpu, cores: 32, clock: 2 GHz, dram_capacity: 512 GB,
+           dram_bandwidth: 300 GB/s, memory_channels: 8, gather_bandwidth_per_core: 9 GB/s, peak_flops: {fp32: 4 TFLOP/s}}
+      links:
+        - {kind: pcie5x16, from: "gpu*", to: cpu, pattern: all}
+        - {kind: nvlink4, between: [gpu0, gpu1], count: 18}
+  cluster:
+    groups: [{name: n, template: server, count: 1, role: trainer}]
+model:
+  name: small
+  global_batch_size: 4096
+  dense_features: 0
+  embedding_tables: [{name: t, count: 2, rows: 1000, dim: 16, lookups_per_sample: 1}]
+  interaction: concat
+  top_mlp: [16, 1]
+  optimizer: sgd
+  precision: {compute: bf16, communication: fp32}
+training: {mode: hybrid_parallel_sync}
+placement: {policy: cost_greedy, tiers: [gpu_hbm]}
+run: {warmup_steps: 1, steps: 1, calibration: )" +
+         kRoot + "/configs/calibration}\n";
+}
+
+/// A step builder on the server with an empty plan, its two trainers selected.
+struct Built {
+  Scenario sc;
+  topo::DeviceProfileSet profiles;
+  placement::PlacementProblem problem;
+  placement::PlacementPlan plan;
+  sim::ActivityGraph graph;
+  StepBuilder b;
+  explicit Built(const std::string& sm_count, const std::vector<std::string>& overrides = {})
+      : sc(load_scenario_text(server(sm_count), "sms.yaml", kRoot + "/configs/scenarios", overrides)),
+        profiles(sc.calibration_dir),
+        problem(placement::make_placement_problem(sc, profiles)),
+        b(sc.model, sc.platform, problem, plan, profiles, sc.training, graph) {
+    b.select_trainers(false);
+  }
+
+  /// A 100 us GEMM on trainer 0 and, from time 0 beside it, an all-reduce whose NCCL kernel
+  /// holds its SMs for 40 us alone; returns when the GEMM ends (seconds).
+  double gemm_beside_all_reduce() {
+    const auto& t = b.trainers();
+    REQUIRE(t.size() == 2);
+    const sim::ActivityId gemm = b.compute(t[0], Seconds(100e-6), {}, b.categories().dense_compute);
+    // Two GPUs in one node: reduce-scatter and all-gather each send S/2 to the peer, so the
+    // GPU's share inside the node is S bytes at its NVLink bandwidth B; S = 40 us x B.
+    const BytesPerSecond nvlink = b.route_bandwidth(t[0].device, t[1].device);
+    const std::vector<sim::ActivityId> ready{b.marker({}), b.marker({})};
+    b.all_reduce(nvlink * Seconds(40e-6), ready, b.categories().all_reduce);
+    const sim::SimResult r = sim::simulate_native(graph);
+    return r.end[gemm.index].seconds().value();
+  }
+};
+
+}  // namespace
+
+// Inputs: the stack's NCCL SMs k = 16 (collectives.sms) of N = 132. Expected: for the 40 us the
+// NCCL kernel holds k SMs, the GEMM (alone: all N SMs for 100 us) runs on N - k, so it does
+// 40 (N - k) / N us of its work then and finishes at 100 + 40 k / N = 104.848 us (the
+// closed form of tests/test_shared_resources.cpp's communication kernel beside a GEMM).
+TEST_CASE("a GEMM beside NCCL's all-reduce kernel loses the SMs NCCL holds") {
+  Built s(", sm_count: 132", {"software.collectives.sms=16"});
+  CHECK(s.gemm_beside_all_reduce() == dlrmsim::rel(100e-6 + 40e-6 * 16.0 / 132.0).epsilon(1e-6));
+}
+
+// Inputs: no collectives.sms (NCCL's own choice). Expected: 16 SMs, since the GPUs have NVLink
+// (NVIDIA/nccl issue 689: 16 SMs on a DGX-class node, 2 on a PCIe one), the same 104.848 us.
+TEST_CASE("NCCL's own choice on an NVLink GPU is 16 SMs") {
+  Built s(", sm_count: 132");
+  CHECK(s.gemm_beside_all_reduce() == dlrmsim::rel(100e-6 + 40e-6 * 16.0 / 132.0).epsilon(1e-6));
+}
+
+// Inputs: collectives.sms 0; then a GPU whose platform gives no sm_count (no SM pool).
+// Expected: the GEMM ends at exactly its solo 100 us both times: with no SMs held the pool is
+// the GEMM's alone, and without a pool the GEMM is a task of fixed duration.
+TEST_CASE("without SMs held, or without an SM count, a GEMM takes its solo time") {
+  Built held_none(", sm_count: 132", {"software.collectives.sms=0"});
+  CHECK(held_none.gemm_beside_all_reduce() == dlrmsim::rel(100e-6).epsilon(1e-9));
+  Built no_pool("");
+  CHECK(no_pool.gemm_beside_all_reduce() == dlrmsim::rel(100e-6).epsilon(1e-9));
+}
+
+// Inputs: a GEMM of 100 us on trainer 0 and one of 50 us on trainer 0's embedding stream with
+// training.embedding_overlap concurrent, both ready at 0, no collective. Expected: the two
+// kernels split the 132 SMs evenly while both run (each alone would take all of them): the
+// short one ends at 2 x 50 = 100 us, the long one has done 50 us of its work by then and ends
+// at 150 us, the sum of both: concurrent kernels that each fill the GPU gain nothing.
+TEST_CASE("two kernels that each fill the GPU share its SMs") {
+  Built s(", sm_count: 132", {"training.embedding_overlap=concurrent"});
+  const auto& t = s.b.trainers();
+  const sim::ActivityId dense = s.b.compute(t[0], Seconds(100e-6), {}, s.b.categories().dense_compute);
+  const SimDevice emb = s.b.embedding_device(t[0]);
+  REQUIRE(emb.stream.index != t[0].stream.index);
+  const sim::ActivityId lookup = s.b.compute(emb, Seconds(50e-6), {}, s.b.categories().embedding_lookup);
+  const sim::SimResult r = sim::simulate_native(s.graph);
+  CHECK(r.end[lookup.index].seconds().value() == dlrmsim::rel(100e-6).epsilon(1e-9));
+  CHECK(r.end[dense.index].seconds().value() == dlrmsim::rel(150e-6).epsilon(1e-9));
+}
