@@ -271,17 +271,17 @@ std::vector<PlacementItem> PlanBuilder::split_hot_columns(std::vector<PlacementI
   // The busiest owner cannot be below the mean load, nor below the cheapest largest piece of
   // any table (`floor`: a table whose pieces stop getting cheaper, e.g. because each of them
   // receives all of the table's ids). Pieces are cut down to `target`, the larger of the mean
-  // and floor / kOwnerPhases, and no further: below that a cut no longer shortens the step
-  // (see kOwnerPhases) and only adds owners that exchange flows with every node and receive
-  // all the table's ids. When the floor is under kOwnerPhases x the mean (few owners per
-  // table: one node, or many tables), target is the mean and the rule is plain LPT balance.
+  // and floor x kSplitFloorShare, and no further: below that a cut no longer shortens the
+  // step (see kSplitFloorShare) and only adds owners that exchange flows with every node and
+  // receive all the table's ids. When the floor is under the mean / kSplitFloorShare (few
+  // owners per table: one node, or many tables), target is the mean: plain LPT balance.
   double floor = mean;
   for (const auto& c : candidates) {
     double best = std::numeric_limits<double>::infinity();
     for (const Cut& cut : c.cuts) best = std::min(best, cut.largest);
     floor = std::max(floor, best);
   }
-  const double target = std::max(mean, floor / kOwnerPhases);
+  const double target = std::max(mean, floor * kSplitFloorShare);
   std::vector<int> pieces(items.size(), 1);
   for (const auto& c : candidates) {
     // The number of pieces k minimises max(largest piece, target, mean load), the mean

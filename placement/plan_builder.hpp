@@ -20,20 +20,22 @@
 
 namespace dlrmsim::placement {
 
-/// Phases of an embedding owner's work in a synchronous step, each of which every owner
-/// enters together (models/modes/synchronous.cpp): ids in, forward lookup, pooled outputs
-/// out, pooled gradients in, backward and optimiser. The planner's estimate of an owner is
-/// their sum, but the step waits in each phase for that phase's busiest owner, so cutting a
-/// table into pieces cheaper than floor / kOwnerPhases (floor: the busiest owner's least
-/// possible load, PlanBuilder::split_hot_columns) leaves every piece under the floor owner's
-/// mean phase and shortens no phase much, while each piece is one more owner that exchanges
-/// flows with every node and receives all its table's ids. Measured on DLRM-DCNv2 over 64
-/// DGX H100, every node simulated, pieces cheaper than floor x {1, 0.5, 0.25, 0.2, 0.1, 0}
-/// not cut: 42, 62, 116, 134, 344, 624 column pieces, step 1.429, 1.236, 1.242, 1.241,
-/// 1.274, 1.306 ms; 1/5 is the coarsest of these that leaves the 8- and 16-node MLPerf
-/// DCNv2 validation predictions within 0.5 % (1/4 moves 16 nodes, every node, +0.6 %;
-/// 1/2 moves 8 nodes, every node, -2.6 %).
-inline constexpr double kOwnerPhases = 5.0;
+/// How fine cost_greedy cuts hot tables, as a share of `floor`, the busiest owner's least
+/// possible load (PlanBuilder::split_hot_columns): no table is cut into pieces cheaper than
+/// floor x kSplitFloorShare (nor than the mean load). The planner's estimate of an owner is
+/// the sum of its phases (ids in, forward lookup, pooled outputs out, pooled gradients in,
+/// backward and optimiser), which every owner of a synchronous step enters together
+/// (models/modes/synchronous.cpp): the step waits in each phase for that phase's busiest
+/// owner, so pieces well under the floor owner's load shorten no phase much, while each
+/// piece is one more owner that exchanges flows with every node and receives all its
+/// table's ids. Measured (DLRM-DCNv2, batch 55,296, every node simulated): on 64 DGX H100,
+/// shares 1, 1/2, 1/4, 1/5, 1/6, 1/10, 0 (0: cut down to the mean, the rule before) give
+/// 42, 62, 116, 134, 167, 344, 624 column pieces and steps of 1.429, 1.236, 1.242, 1.241,
+/// 1.239, 1.274, 1.306 ms; on 16 nodes 1/5 slows the step 1.300 -> 1.338 ms (the all-reduce
+/// on its critical path, 818 -> 857 us) and 1/6 leaves it at 1.300 ms; 1/4 and 1/2
+/// move the 8- and 16-node MLPerf DCNv2 validation predictions by up to 0.6 and 2.6 %, 1/6
+/// by 0.01 %. 1/6 is the coarsest share measured that changes neither.
+inline constexpr double kSplitFloorShare = 1.0 / 6.0;
 
 /// A piece of a table to place: a column range of it (the whole table for most policies).
 struct PlacementItem {
@@ -100,8 +102,8 @@ class PlanBuilder {
   /// cost more than the whole). The floor is the larger of the mean load and the cheapest
   /// largest piece any item can be cut into (the busiest owner cannot be below either); an
   /// item is cut into the fewest pieces that minimise max(largest piece, mean load after the
-  /// cut, target), target = max(mean, floor / kOwnerPhases): no piece is cut finer than a
-  /// phase's share of the owner that sets the floor.
+  /// cut, target), target = max(mean, floor x kSplitFloorShare): no piece is cut finer than
+  /// that share of the load of the owner that sets the floor.
   [[nodiscard]] std::vector<PlacementItem> split_hot_columns(std::vector<PlacementItem> items, Tier tier) const;
 
   /// The plan so far, tables in problem order (unplaced tables are left out).
