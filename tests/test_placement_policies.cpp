@@ -497,7 +497,7 @@ TEST_CASE("cost_greedy cuts a hot table only into pieces that are cheaper than t
   }
 }
 
-// cost_greedy cuts hot tables no finer than kSplitFloorShare (1/6) of the busiest owner's
+// cost_greedy cuts hot tables no finer than kSplitFloorShare (1/7) of the busiest owner's
 // least possible load. 32 GPUs whose lookups cost next to nothing (HBM 1e18 B/s) and whose
 // NIC (12.5 GB/s) carries half of each owner's traffic (off_node_fraction 0.5, fp32 on the
 // wire, batch 65,536): a piece of w columns of a table with L lookups per sample costs
@@ -506,7 +506,7 @@ TEST_CASE("cost_greedy cuts a hot table only into pieces that are cheaper than t
 //  - A (64 columns, 256 lookups): its pieces never get under 256 x 20.97 us; 16 pieces of
 //    4 columns (the finest) cost 260 x 20.97 = 5.453 ms each. That is the floor.
 //  - B (128 columns, 4 lookups): whole 132 x 20.97 = 2.768 ms. Target = max(mean load,
-//    floor / 6) = max(9.479 ms / 32 = 0.296 ms, 0.909 ms) = 0.909 ms. 3 pieces (44 columns)
+//    floor / 7) = max(9.479 ms / 32 = 0.296 ms, 0.779 ms) = 0.779 ms. 3 pieces (44 columns)
 //    cost 48 x 20.97 = 1.007 ms > target; 4 pieces (32 columns) 36 x 20.97 = 0.755 ms: B is
 //    cut into 4. Cut down to the mean (the rule before) it was cut into 11 pieces of at most
 //    12 columns, each still a flow to every node and a copy of all B's ids, for a busiest
