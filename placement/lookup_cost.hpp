@@ -23,6 +23,14 @@
 // GPU lookup parts count the backward pass and optimiser update as the profile's measured
 // multiple (or the device's backward factor without a profile); transfer parts count pooled
 // gradients going back the same way as the pooled rows.
+// Network term of a GPU owner (gpu_hbm, uvm) of a model-parallel shard, on more than one
+// trainer node: + network_bytes / its NIC's bandwidth, network_bytes = off_node_fraction x
+// (2 x pooled bytes on the wire (outputs out, gradients in) + kIndexBytes x L (ids in)). The
+// pooled part is the shard's share of the table's columns; the ids part is not: every column
+// piece of a table receives all of the table's ids. So cutting a table into k column pieces
+// divides its pooled bytes over k NICs but multiplies its id bytes by k, and a table with
+// many lookups per sample has pieces that stop getting cheaper: cost_greedy cuts tables no
+// finer than a share of that floor (kSplitFloorShare, placement/plan_builder.hpp).
 // Lookups are assumed spread over row shards in proportion to their rows (ids hashed).
 // Indices travel as 8-byte integers (kIndexBytes).
 #pragma once

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -232,49 +233,88 @@ std::vector<PlacementItem> PlanBuilder::split_hot_columns(std::vector<PlacementI
   for (std::uint32_t o : owners) max_free = std::max(max_free, free_bytes(o));
   const double g = static_cast<double>(owners.size());
   const double mean = total / g;
-  std::vector<PlacementItem> out;
-  out.reserve(items.size());
   constexpr int kAlignment = 4;  // FBGEMM table-batched embeddings need dim % 4 == 0 per shard
   const auto width = [](int units, int k, int p) { return kAlignment * (units / k + (p < units % k ? 1 : 0)); };
-  for (const auto& item : items) {
+  // A piece still looks up every row a sample touches and receives every id of the table, so
+  // a narrow piece costs more than its share of the columns (fixed per-lookup costs, the
+  // access granule, the ids on the wire): pieces are costed with the same model as whole
+  // tables. For k pieces: the largest piece and the sum of the k.
+  struct Cut {
+    double largest;
+    double sum;
+  };
+  struct Candidate {
+    std::size_t item;
+    std::vector<Cut> cuts;  // cuts[k - 1], k = 1 .. as far as scanned
+  };
+  std::vector<Candidate> candidates;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const auto& item = items[i];
     const int dim = item.column_end - item.column_begin;
     const int units = dim / kAlignment;
     const bool whole_fits = footprint(item.table) <= max_free;
-    if (item.cost.value() <= mean || units < 2 || dim % kAlignment != 0 || !whole_fits) {
+    if (item.cost.value() <= mean || units < 2 || dim % kAlignment != 0 || !whole_fits) continue;
+    const std::int64_t rows = problem_.tables[item.table].rows;
+    Candidate c{i, {{item.cost.value(), item.cost.value()}}};
+    const int k_max = std::min(units, static_cast<int>(owners.size()));
+    for (int k = 2; k <= k_max; ++k) {
+      // Two widths at most: the first units % k pieces are one alignment unit wider.
+      const double wide = shard_cost(item.table, tier, owners.front(), rows, width(units, k, 0)).value();
+      const int n_wide = units % k == 0 ? k : units % k;
+      const double narrow =
+          n_wide == k ? wide : shard_cost(item.table, tier, owners.front(), rows, width(units, k, k - 1)).value();
+      c.cuts.push_back({std::max(wide, narrow), wide * n_wide + narrow * (k - n_wide)});
+      if (c.cuts.back().largest <= mean) break;  // more pieces only add work
+    }
+    candidates.push_back(std::move(c));
+  }
+  // The busiest owner cannot be below the mean load, nor below the cheapest largest piece of
+  // any table (`floor`: a table whose pieces stop getting cheaper, e.g. because each of them
+  // receives all of the table's ids). Pieces are cut down to `target`, the larger of the mean
+  // and floor x kSplitFloorShare, and no further: below that a cut no longer shortens the
+  // step (see kSplitFloorShare) and only adds owners that exchange flows with every node and
+  // receive all the table's ids. When the floor is under the mean / kSplitFloorShare (few
+  // owners per table: one node, or many tables), target is the mean: plain LPT balance.
+  double floor = mean;
+  for (const auto& c : candidates) {
+    double best = std::numeric_limits<double>::infinity();
+    for (const Cut& cut : c.cuts) best = std::min(best, cut.largest);
+    floor = std::max(floor, best);
+  }
+  const double target = std::max(mean, floor * kSplitFloorShare);
+  std::vector<int> pieces(items.size(), 1);
+  for (const auto& c : candidates) {
+    // The number of pieces k minimises max(largest piece, target, mean load), the mean
+    // grown by what splitting adds (k pieces cost more than the whole); the fewest pieces
+    // among equal values.
+    const double cost = items[c.item].cost.value();
+    int best_k = 1;
+    double best_bound = std::max(cost, target);
+    for (std::size_t k = 2; k <= c.cuts.size(); ++k) {
+      const Cut& cut = c.cuts[k - 1];
+      const double bound = std::max({cut.largest, target, (total - cost + cut.sum) / g});
+      if (bound < best_bound) {
+        best_bound = bound;
+        best_k = static_cast<int>(k);
+      }
+    }
+    pieces[c.item] = best_k;
+  }
+  std::vector<PlacementItem> out;
+  out.reserve(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const auto& item = items[i];
+    const int k = pieces[i];
+    if (k == 1) {
       out.push_back(item);
       continue;
     }
-    // A piece still looks up every row a sample touches, so a narrow piece costs more than
-    // its share of the columns (fixed per-lookup costs, the access granule): pieces are
-    // costed with the same model as whole tables. The number of pieces k minimises the lower
-    // bound of the busiest owner's load after LPT, max(largest piece, mean load), where the
-    // mean grows by what splitting adds (k pieces cost more than the whole).
+    const int units = (item.column_end - item.column_begin) / kAlignment;
     const std::int64_t rows = problem_.tables[item.table].rows;
-    const auto piece_cost = [&](int k, int p) {
-      return shard_cost(item.table, tier, owners.front(), rows, width(units, k, p)).value();
-    };
-    const int k_max = std::min(units, static_cast<int>(owners.size()));
-    int best_k = 1;
-    double best_bound = std::max(item.cost.value(), mean);
-    for (int k = 2; k <= k_max; ++k) {
-      double largest = 0.0;
-      double sum = 0.0;
-      for (int p = 0; p < k; ++p) {
-        const double c = piece_cost(k, p);
-        largest = std::max(largest, c);
-        sum += c;
-      }
-      const double bound = std::max(largest, (total - item.cost.value() + sum) / g);
-      if (bound < best_bound) {
-        best_bound = bound;
-        best_k = k;
-      }
-      if (largest <= mean) break;  // more pieces only add work
-    }
     int begin = item.column_begin;
-    for (int p = 0; p < best_k; ++p) {
-      const int w = width(units, best_k, p);
-      out.push_back({item.table, begin, begin + w, best_k == 1 ? item.cost : Seconds(piece_cost(best_k, p))});
+    for (int p = 0; p < k; ++p) {
+      const int w = width(units, k, p);
+      out.push_back({item.table, begin, begin + w, shard_cost(item.table, tier, owners.front(), rows, w)});
       begin += w;
     }
   }

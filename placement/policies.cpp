@@ -164,7 +164,11 @@ PlacementPlan plan_size_greedy(const PlacementProblem& problem, const PlacementO
 // tables that gain most per byte from being there rather than on the best slower tier are
 // admitted until the tier's memory is used up (the greedy rule for a knapsack); the admitted
 // tables are then spread over the tier's devices costliest first onto the least-loaded device
-// (LPT), hot tables split by columns so that no device is left with more than its share.
+// (LPT), hot tables split by columns so that no device is left with more than its share. A
+// piece's cost includes its NIC time (lookup_cost.hpp: each piece receives all its table's
+// ids), so some tables cannot get under the mean load; then no table is cut finer than
+// kSplitFloorShare of the least load those leave the busiest owner (PlanBuilder::
+// split_hot_columns): on 64 DGX H100 DLRM-DCNv2 has 213 column pieces instead of 624.
 // Cost O(T log T + T log G) for T tables over G devices of a tier (plus rare row splits).
 PlacementPlan plan_cost_greedy(const PlacementProblem& problem, const PlacementOptions& options,
                                const StepTimeEvaluator&) {

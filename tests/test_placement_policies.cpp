@@ -496,3 +496,46 @@ TEST_CASE("cost_greedy cuts a hot table only into pieces that are cheaper than t
     }
   }
 }
+
+// cost_greedy cuts hot tables no finer than kSplitFloorShare (1/7) of the busiest owner's
+// least possible load. 32 GPUs whose lookups cost next to nothing (HBM 1e18 B/s) and whose
+// NIC (12.5 GB/s) carries half of each owner's traffic (off_node_fraction 0.5, fp32 on the
+// wire, batch 65,536): a piece of w columns of a table with L lookups per sample costs
+// 0.5 x (2 x 4 B x w + 8 B x L) x 65,536 / 12.5 GB/s = (w + L) x 20.97 us, since it sends
+// every sample's pooled w columns out, takes their gradients in and receives all L ids.
+//  - A (64 columns, 256 lookups): its pieces never get under 256 x 20.97 us; 16 pieces of
+//    4 columns (the finest) cost 260 x 20.97 = 5.453 ms each. That is the floor.
+//  - B (128 columns, 4 lookups): whole 132 x 20.97 = 2.768 ms. Target = max(mean load,
+//    floor / 7) = max(9.479 ms / 32 = 0.296 ms, 0.779 ms) = 0.779 ms. 3 pieces (44 columns)
+//    cost 48 x 20.97 = 1.007 ms > target; 4 pieces (32 columns) 36 x 20.97 = 0.755 ms: B is
+//    cut into 4. Cut down to the mean (the rule before) it was cut into 11 pieces of at most
+//    12 columns, each still a flow to every node and a copy of all B's ids, for a busiest
+//    owner (A's) no less loaded.
+TEST_CASE("cost_greedy cuts a table no finer than a share of the floor set by the costliest one") {
+  PlacementProblem p = one_node(32, 80, 512);
+  for (auto& d : p.devices) {
+    if (d.kind == DeviceKind::gpu) d.memory_bandwidth = BytesPerSecond(1e18);
+  }
+  p.off_node_fraction = 0.5;
+  p.wire_element_size = Bytes(4.0);
+  p.tables = {table("A", 1000, 64, 256), table("B", 1000, 128, 4)};
+  PlacementOptions o;
+  o.policy = "cost_greedy";
+  o.tiers = {Tier::gpu_hbm};
+  const PlacementPlan plan = place(p, o);
+  check_coverage(p, plan);
+  const double per_column = 0.5 * 8.0 * 65536.0 / 12.5e9;  // (w + L) x this, in seconds
+  REQUIRE(plan.tables[0].shards.size() == 16);
+  CHECK(plan.tables[0].shards[0].estimated_time.value() == dlrmsim::rel(260.0 * per_column).epsilon(1e-5));
+  REQUIRE(plan.tables[1].shards.size() == 4);
+  for (const auto& s : plan.tables[1].shards) {
+    CHECK(s.column_count() == 32);
+    CHECK(s.estimated_time.value() == dlrmsim::rel(36.0 * per_column).epsilon(1e-5));
+  }
+  // Each piece of B has a GPU of its own, not one of A's.
+  std::set<std::uint32_t> owners;
+  for (const auto& tp : plan.tables) {
+    for (const auto& s : tp.shards) owners.insert(s.owners[0]);
+  }
+  CHECK(owners.size() == 20);
+}
