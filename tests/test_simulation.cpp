@@ -288,7 +288,8 @@ double representative_over_every_node(const char* name, const char* count) {
 // System: DLRM-DCNv2 (batch 55,296) on 8, 16 and 64 DGX H100 of the shipped non-blocking
 // rail-optimised fabric (dcnv2_superpod_4096gpu).
 // Expected: the representative node predicts the step of the simulation of every node within
-// 5 % (measured: -4.1 %, -3.9 %, -5.05 % at 8, 16, 64 nodes; 64 nodes is held to 6 %). The
+// 5 % (measured: -2.8 %, -3.1 %, -0.2 % at 8, 16, 64 nodes: 1300.3 / 1337.2, 1262.5 / 1303.2,
+// 1243.0 / 1245.2 us). The
 // representative is the node whose slowest owner is slowest counting its NIC traffic, and its
 // owners' off-node traffic is one flow per remote node, as every node's is (the counterparts'
 // traffic reaches the trainer on the owner's rail): max-min fairness shares a NIC per flow. As one aggregated flow per owner it got a fraction of its NIC against
@@ -297,7 +298,7 @@ double representative_over_every_node(const char* name, const char* count) {
 TEST_CASE("representative node within 5 % of every node on a non-blocking fabric") {
   CHECK(representative_over_every_node("dcnv2_superpod_4096gpu", "8") == dlrmsim::rel(1.0).epsilon(0.05));
   CHECK(representative_over_every_node("dcnv2_superpod_4096gpu", "16") == dlrmsim::rel(1.0).epsilon(0.05));
-  CHECK(representative_over_every_node("dcnv2_superpod_4096gpu", "64") == dlrmsim::rel(1.0).epsilon(0.06));
+  CHECK(representative_over_every_node("dcnv2_superpod_4096gpu", "64") == dlrmsim::rel(1.0).epsilon(0.05));
 }
 
 // System: the same job on 16 and 64 DGX H100 of the shipped 2:1 fat tree (4 nodes per leaf, so
