@@ -206,7 +206,15 @@ void StepBuilder::compute_owner_work() {
             ++ow.gpu_tables;
             if (!options_.software.fused_optimizer) {
               ow.backward_compute += gpu_embedding_separate_optimizer_time(prof, {lookups, row, pooling, w.columns});
+              ow.hbm_backward += row * (2.0 * lookups);  // the sparse gradient written and read back
             }
+            // HBM bytes: the forward reads the rows found in HBM and writes the pooled bags; the
+            // backward reads the bags' gradients and reads and writes each updated row and its
+            // optimiser state (cost_models.hpp's update model).
+            const double in_hbm = shard.tier == Tier::uvm ? lookups * shard.expected_hit_rate : lookups;
+            const Bytes bags = comm * (w.samples * w.columns);
+            ow.hbm_forward += row * in_hbm + bags;
+            ow.hbm_backward += bags + (row + table.optimizer_state_per_row) * (2.0 * lookups * distinct);
             if (shard.tier == Tier::uvm) {
               const double hits = lookups * shard.expected_hit_rate;
               const double misses = lookups - hits;
@@ -281,9 +289,15 @@ SimDevice* StepBuilder::owner_device(std::uint32_t owner) {
 
 // ---- activities -----------------------------------------------------------------------------
 
-ActivityId StepBuilder::compute(const SimDevice& d, Seconds t, std::span<const ActivityId> deps, std::uint16_t category) {
+ActivityId StepBuilder::compute(const SimDevice& d, Seconds t, std::span<const ActivityId> deps, std::uint16_t category,
+                                Bytes hbm) {
   if (slowdowns_ && (category == cat_.embedding_lookup ? slowdowns_->options().memory : slowdowns_->options().compute)) {
     t = t * fidelity().device_slowdown(*slowdowns_, step_, d.device);
+  }
+  if (d.is_gpu && hbm.value() > 0.0 && t.value() > 0.0) {
+    // A memory-bound kernel: its real bytes over the GPU's HBM, at the rate it reaches alone.
+    const sim::ResourceId memory = resources_.memory(d.device);
+    return graph_.add_kernel(d.stream, hbm.value(), (hbm / t).value(), std::span(&memory, 1), deps, category);
   }
   if (d.is_gpu) {
     // A GPU kernel runs over the GPU's SMs at the rate of all of them: alone it takes t;
@@ -334,28 +348,28 @@ ActivityId StepBuilder::host_work(HostThread& h, Seconds t) {
 }
 
 ActivityId StepBuilder::kernels(const SimDevice& d, Seconds t, int launches, std::span<const ActivityId> deps,
-                                std::uint16_t category) {
-  if (!d.is_gpu || launches <= 0 || !options_.software.per_kernel_launch) return compute(d, t, deps, category);
+                                std::uint16_t category, Bytes hbm) {
+  if (!d.is_gpu || launches <= 0 || !options_.software.per_kernel_launch) return compute(d, t, deps, category, hbm);
   HostThread& h = host_thread(d);
   const Seconds per_launch = options_.software.dispatch + d.profile->kernel_launch_overhead();
   std::vector<ActivityId> gpu_deps(deps.begin(), deps.end());
   gpu_deps.push_back(host_work(h, per_launch));
-  const ActivityId k = compute(d, t, gpu_deps, category);
+  const ActivityId k = compute(d, t, gpu_deps, category, hbm);
   if (launches == 1) return k;
   const std::array<ActivityId, 2> both{k, host_work(h, per_launch * static_cast<double>(launches - 1))};
   return marker(both);
 }
 
 ActivityId StepBuilder::feature_kernels(const SimDevice& d, Seconds t, int launches, int features,
-                                        std::span<const ActivityId> deps, std::uint16_t category) {
+                                        std::span<const ActivityId> deps, std::uint16_t category, Bytes hbm) {
   if (options_.software.sync != SoftwareStack::HostSync::per_feature || !d.is_gpu || features <= 1) {
-    return kernels(d, t, launches, deps, category);
+    return kernels(d, t, launches, deps, category, hbm);
   }
   std::vector<ActivityId> after(deps.begin(), deps.end());
   const int per_piece = std::max(1, launches / features);
   ActivityId last{};
   for (int f = 0; f < features; ++f) {
-    last = kernels(d, t / static_cast<double>(features), per_piece, after, category);
+    last = kernels(d, t / static_cast<double>(features), per_piece, after, category, hbm / static_cast<double>(features));
     host_wait(d, last);
     after = {last};
   }
@@ -944,7 +958,8 @@ ActivityId StepBuilder::embedding_pass(std::uint32_t o, Pass pass, std::span<con
   const Seconds launch =
       d.is_gpu ? d.profile->kernel_launch_overhead() * static_cast<double>(launches) : Seconds(0.0);
   if (!backward) {
-    parts.push_back(feature_kernels(d, work + launch, launches, std::max(w.gpu_tables, 1), deps, cat_.embedding_lookup));
+    parts.push_back(feature_kernels(d, work + launch, launches, std::max(w.gpu_tables, 1), deps, cat_.embedding_lookup,
+                                    w.hbm_forward));
     if (w.uvm_bytes.value() > 0.0) {
       const auto u = host_dma(d, "uvm", *platform_.host_cpu(d.device), d.device, w.uvm_bytes, w.uvm_time, deps,
                               cat_.embedding_lookup);
@@ -952,7 +967,7 @@ ActivityId StepBuilder::embedding_pass(std::uint32_t o, Pass pass, std::span<con
       parts.push_back(compute(d, Seconds(0.0), std::span(&u, 1), cat_.embedding_lookup));
     }
   } else {
-    const auto u = kernels(d, work + launch, launches, deps, cat_.embedding_lookup);
+    const auto u = kernels(d, work + launch, launches, deps, cat_.embedding_lookup, w.hbm_backward);
     parts.push_back(u);
     if (w.uvm_bytes.value() > 0.0) {
       parts.push_back(host_dma(d, "uvm_write", d.device, *platform_.host_cpu(d.device), w.uvm_bytes, w.uvm_time,

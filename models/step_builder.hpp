@@ -46,14 +46,17 @@
 //                         inside the node; the byte counts of the bandwidth-optimal ring
 //                         algorithm (Patarasuk & Yuan, JPDC 2009).
 //
-// Shared GPU resources. A GPU kernel (compute()) is a flow over the GPU's SM pool at the rate
-// of all its SMs, so kernels of two streams split the SMs; NCCL's kernel of each collective
-// holds software.collectives.sms SMs on a stream of its own for the time the GPU's part takes
-// alone (nccl_kernel), so a GEMM that overlaps a collective runs on the other SMs meanwhile
-// (NVIDIA/nccl issue 689: NCCL's CTAs never share an SM with compute). Host-device copies and
-// UVM reads are DMA kernels over host DRAM and PCIe (host_dma). Not modelled: HBM bandwidth
-// split between concurrent kernels (a kernel loads SMs or bandwidth, not both) and NCCL's
-// copies on HBM.
+// Shared GPU resources. A compute-bound GPU kernel (compute(): GEMMs, interaction, dense
+// optimiser) is a flow over the GPU's SM pool at the rate of all its SMs, so kernels of two
+// streams split the SMs; a memory-bound one (the embedding passes, with their real HBM bytes:
+// rows read, bags written, rows and optimiser state read and written back) is a flow over the
+// GPU's HBM at the rate it reaches alone, so concurrent gathers split the bandwidth. NCCL's
+// kernel of each collective holds software.collectives.sms SMs on a stream of its own for the
+// time the GPU's part takes alone (nccl_kernel), so a GEMM that overlaps a collective runs on
+// the other SMs meanwhile (NVIDIA/nccl issue 689: NCCL's CTAs never share an SM with compute).
+// Host-device copies and UVM reads are DMA kernels over host DRAM and PCIe (host_dma). Not
+// modelled: a kernel loads SMs or HBM, not both (a gather beside a GEMM loses no SMs, a GEMM
+// no bandwidth), and transfers between GPUs do not cross HBM.
 #pragma once
 
 #include <array>
@@ -147,6 +150,8 @@ struct OwnerWork {
   Seconds backward_compute; // backward + optimiser update
   Bytes uvm_bytes;          // rows read from host memory per step (UVM misses), written back after the update
   Seconds uvm_time;         // the profile's time of those zero-copy reads alone (each way)
+  Bytes hbm_forward;        // GPU owners: HBM bytes of the forward kernel (rows read, bags written)
+  Bytes hbm_backward;       // GPU owners: HBM bytes of the backward and update (bag gradients, rows and state read and written)
   Bytes pooled_out;         // pooled embeddings produced per step (communication precision)
   Bytes ids_in;             // indices received per step
   double lookups = 0.0;     // rows gathered per step
@@ -244,22 +249,25 @@ class StepBuilder {
   void set_role(sim::ActivityId a, std::string role) { built_.roles[a.index] = std::move(role); }
 
   // --- activities --------------------------------------------------------------------------
-  /// Work of `t` alone on d's stream (times its straggler factor): on a GPU with an SM pool
-  /// (topologies/engine_export.hpp) a kernel over all its SMs, sharing them max-min with the
-  /// GPU's other streams and NCCL's kernels; elsewhere a task of fixed duration.
-  sim::ActivityId compute(const SimDevice& d, Seconds t, std::span<const sim::ActivityId> deps, std::uint16_t category);
+  /// Work of `t` alone on d's stream (times its straggler factor): on a GPU, a memory-bound
+  /// kernel of `hbm` real bytes (> 0) over its HBM at hbm / t alone, or else, with an SM pool
+  /// (topologies/engine_export.hpp), a kernel over all its SMs; either shares its resource
+  /// max-min with the GPU's other streams, copies and NCCL's kernels. Elsewhere a task of
+  /// fixed duration.
+  sim::ActivityId compute(const SimDevice& d, Seconds t, std::span<const sim::ActivityId> deps, std::uint16_t category,
+                          Bytes hbm = Bytes(0.0));
   /// `launches` kernels that take `t` together on d's stream (on a CPU device: compute()). A
   /// GPU's host thread dispatches them first, in program order, at software.host.dispatch +
   /// the profile's launch overhead each: the first kernel waits for its own dispatch, and the
   /// returned completion for the host to have dispatched the last. The host does not wait for
   /// the GPU (it runs ahead) except at host_wait.
   sim::ActivityId kernels(const SimDevice& d, Seconds t, int launches, std::span<const sim::ActivityId> deps,
-                          std::uint16_t category);
+                          std::uint16_t category, Bytes hbm = Bytes(0.0));
   /// As kernels(), for work done feature by feature (an embedding pass over `features` sparse
   /// features): under software.host.sync per_feature the work is cut into one piece per
   /// feature and the host waits for each piece before dispatching the next.
   sim::ActivityId feature_kernels(const SimDevice& d, Seconds t, int launches, int features,
-                                  std::span<const sim::ActivityId> deps, std::uint16_t category);
+                                  std::span<const sim::ActivityId> deps, std::uint16_t category, Bytes hbm = Bytes(0.0));
   /// The host thread of GPU d waits for `done` (a synchronisation point).
   void host_wait(const SimDevice& d, sim::ActivityId done);
   /// `count` host operators with no kernel on GPU d's host thread (Python-side work).

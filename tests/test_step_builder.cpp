@@ -1,6 +1,7 @@
 // Tests of the step builder's kernels on shared GPU resources (models/step_builder.hpp): a GPU
-// kernel is a flow over the GPU's SM pool at the rate of all its SMs, and NCCL's kernel of a
-// collective holds software.collectives.sms of them for the collective's solo time.
+// kernel is a flow over the GPU's SM pool at the rate of all its SMs, or, when memory-bound
+// (an embedding pass), a flow of its real bytes over the GPU's HBM; NCCL's kernel of a
+// collective holds software.collectives.sms SMs for the collective's solo time.
 //
 // The system throughout: one server of two H100s with 132 SMs each (the H100 SXM5 whitepaper's
 // count), 18 NVLink 4 links between them, PCIe gen5 to one CPU socket. The activities are
@@ -133,4 +134,25 @@ TEST_CASE("two kernels that each fill the GPU share its SMs") {
   const sim::SimResult r = sim::simulate_native(s.graph);
   CHECK(r.end[lookup.index].seconds().value() == dlrmsim::rel(100e-6).epsilon(1e-9));
   CHECK(r.end[dense.index].seconds().value() == dlrmsim::rel(150e-6).epsilon(1e-9));
+}
+
+// Inputs: with training.embedding_overlap concurrent, a memory-bound kernel of 335 MB that
+// alone takes 100 us (all of the 3.35 TB/s HBM) on trainer 0's compute stream and one of
+// 167.5 MB in 100 us (half of it, as an embedding gather that does not saturate HBM) on its
+// embedding stream, both ready at 0. Expected: max-min over the HBM gives each 1.675 TB/s:
+// the gather ends at its solo 100 us, the other has moved 167.5 MB by then and moves the rest
+// at the full 3.35 TB/s, ending at (335 + 167.5) MB / 3.35 TB/s = 150 us; the SMs are not
+// involved (memory-bound kernels load HBM, not the SM pool).
+TEST_CASE("memory-bound kernels of two streams share the GPU's HBM") {
+  Built s(", sm_count: 132", {"training.embedding_overlap=concurrent"});
+  const auto& t = s.b.trainers();
+  const sim::ActivityId big = s.b.compute(t[0], Seconds(100e-6), {}, s.b.categories().embedding_lookup, Bytes(335e6));
+  const SimDevice emb = s.b.embedding_device(t[0]);
+  const sim::ActivityId gather = s.b.compute(emb, Seconds(100e-6), {}, s.b.categories().embedding_lookup, Bytes(167.5e6));
+  const sim::SimResult r = sim::simulate_native(s.graph);
+  CHECK(r.end[gather.index].seconds().value() == dlrmsim::rel(100e-6).epsilon(1e-9));
+  CHECK(r.end[big.index].seconds().value() == dlrmsim::rel(150e-6).epsilon(1e-9));
+  const auto sms = s.b.resources().sms(t[0].device);
+  REQUIRE(sms.has_value());
+  CHECK(r.resources[sms->index].bytes.value() == 0.0);
 }
