@@ -146,15 +146,16 @@ class Rows {
   explicit Rows(std::size_t words) : stride_(padded(words)) {}
   [[nodiscard]] std::uint32_t* operator[](std::size_t i) { return words_.data() + i * stride_; }
   [[nodiscard]] std::size_t size() const { return rows_; }
+  /// A new row at the end; its words are not cleared (the caller writes them). The storage
+  /// only grows, geometrically, so that a table refilled by every computation (the re-solved
+  /// flows) is neither cleared nor re-grown each time.
   std::uint32_t* grow() {
+    const std::size_t end = (rows_ + 1) * stride_;
+    if (end > words_.size()) [[unlikely]] words_.resize(std::max(end, 2 * words_.size()));
     ++rows_;
-    words_.resize(words_.size() + stride_);
-    return words_.data() + words_.size() - stride_;
+    return words_.data() + end - stride_;
   }
-  void clear() {
-    rows_ = 0;
-    words_.clear();
-  }
+  void clear() { rows_ = 0; }
 
  private:
   static std::size_t padded(std::size_t words) {
