@@ -146,15 +146,16 @@ class Rows {
   explicit Rows(std::size_t words) : stride_(padded(words)) {}
   [[nodiscard]] std::uint32_t* operator[](std::size_t i) { return words_.data() + i * stride_; }
   [[nodiscard]] std::size_t size() const { return rows_; }
+  /// A new row at the end; its words are not cleared (the caller writes them). The storage
+  /// only grows, geometrically, so that a table refilled by every computation (the re-solved
+  /// flows) is neither cleared nor re-grown each time.
   std::uint32_t* grow() {
+    const std::size_t end = (rows_ + 1) * stride_;
+    if (end > words_.size()) [[unlikely]] words_.resize(std::max(end, 2 * words_.size()));
     ++rows_;
-    words_.resize(words_.size() + stride_);
-    return words_.data() + words_.size() - stride_;
+    return words_.data() + end - stride_;
   }
-  void clear() {
-    rows_ = 0;
-    words_.clear();
-  }
+  void clear() { rows_ = 0; }
 
  private:
   static std::size_t padded(std::size_t words) {
@@ -196,27 +197,26 @@ struct Flow {
   [[nodiscard]] std::uint32_t* route() const { return w + kWords; }
 };
 
-/// A re-solved flow, as the rate computation reads and writes it: one row of the table of
-/// the current computation (in the order the flows joined it), its route copied in, so that
-/// the water-filling and the commit visit compact memory, not one row per flow of all the
-/// active flows.
+/// A re-solved flow, as the water-filling reads and writes it: one row of the table of the
+/// current computation (in the order the flows joined it), its route copied in, so that the
+/// water-filling and the commit visit compact memory, not one row per flow of all the active
+/// flows. A row holds only what the filling needs (16 bytes for a route of two resources):
+/// its rate is the share of the resource that fixed it, and which flow it is and its group
+/// are in a table of their own (SolvedId), read in order by the commit.
 struct Solved {
-  static constexpr std::size_t kWords = 6;  // words before the route
+  static constexpr std::size_t kWords = 2;  // words before the route
   std::uint32_t* w;
-  [[nodiscard]] std::uint32_t& flow() const { return w[0]; }
-  /// Its group when it joined (its group until the commit).
-  [[nodiscard]] std::uint32_t& group() const { return w[1]; }
-  /// Water-filling: the resource that fixed its rate.
-  [[nodiscard]] std::uint32_t& fixed_at() const { return w[2]; }
-  [[nodiscard]] std::uint32_t& hops() const { return w[3]; }
-  /// Water-filling: its rate (a double in words 4-5).
-  [[nodiscard]] double new_rate() const {
-    double x;
-    std::memcpy(&x, w + 4, sizeof x);
-    return x;
-  }
-  void set_new_rate(double x) const { std::memcpy(w + 4, &x, sizeof x); }
+  /// Water-filling: the resource that fixed its rate (its rate is that resource's share).
+  [[nodiscard]] std::uint32_t& fixed_at() const { return w[0]; }
+  [[nodiscard]] std::uint32_t& hops() const { return w[1]; }
   [[nodiscard]] std::uint32_t* route() const { return w + kWords; }
+};
+
+/// Which flow a row of the re-solved table is, and its group when it joined (its group until
+/// the commit).
+struct SolvedId {
+  std::uint32_t flow;
+  std::uint32_t group;
 };
 
 /// The rest of an active flow.
@@ -586,11 +586,10 @@ class NativeEngine {
     const auto l = static_cast<std::uint32_t>(solved_.size());
     const Solved row{solved_.grow()};
     fixed_.cover(l);
-    row.flow() = f;
-    row.group() = flow.group();
+    if (l >= solved_ids_.size()) [[unlikely]] solved_ids_.resize(2 * static_cast<std::size_t>(l) + 64);
+    solved_ids_[l] = SolvedId{f, flow.group()};
     row.fixed_at() = kNone;
     row.hops() = flow.hops();
-    row.set_new_rate(0.0);
     std::memcpy(row.route(), flow.route(), flow.hops() * sizeof(std::uint32_t));
     return l;
   }
@@ -702,7 +701,6 @@ class NativeEngine {
         fixed_.set(l);
         const Solved flow{solved_[l]};
         flow.fixed_at() = top;
-        flow.set_new_rate(share);
         const std::uint32_t hops = flow.hops();
         const std::uint32_t* route = flow.route();
         for (std::uint32_t k = 0; k < hops; ++k) {
@@ -838,14 +836,14 @@ class NativeEngine {
     Fixed last_fixed = 0;
     for (std::size_t l = 0; l < solved; ++l) {
       if (l + kAhead < solved) {
-        const std::uint32_t ahead = Solved{solved_[l + kAhead]}.flow();
+        const std::uint32_t ahead = solved_ids_[l + kAhead].flow;
         __builtin_prefetch(&progress_[ahead]);
         __builtin_prefetch(flows_[ahead]);
       }
       const Solved flow{solved_[l]};
-      const std::uint32_t f = flow.flow();
-      const double new_rate = flow.new_rate();
-      const std::uint32_t group = flow.group();
+      const std::uint32_t f = solved_ids_[l].flow;
+      const std::uint32_t group = solved_ids_[l].group;
+      const double new_rate = fill_[flow.fixed_at()].share;
       const double old_rate = group == kNone ? 0.0 : groups_[group].rate;
       Fixed delta = 0;
       if (new_rate != old_rate) {
@@ -887,7 +885,7 @@ class NativeEngine {
       reschedule(gi);
     }
     rescheduled_.clear();
-    for (std::size_t l = 0; l < solved_.size(); ++l) member_.reset(Solved{solved_[l]}.flow());
+    for (std::size_t l = 0; l < solved; ++l) member_.reset(solved_ids_[l].flow);
     fixed_.clear_below(solved_.size());
   }
 
@@ -1108,6 +1106,7 @@ class NativeEngine {
   std::vector<std::uint32_t> open_;         // resources all of whose flows are re-solved
   std::vector<std::uint32_t> touched_;      // resources crossed by a re-solved flow
   Rows solved_;                             // the flows re-solved in this computation (see Solved)
+  std::vector<SolvedId> solved_ids_;        // per row of solved_: which flow, its group (kept, as solved_)
   Bits member_;                             // per active flow: in solved_
   Bits fixed_;                              // per row of solved_: fixed by the current water-filling
   std::size_t filled_ = 0;                  // how many of them the last water-filling fixed

@@ -45,13 +45,27 @@
 //   Checks use a relative slack of 1e-11. The result is the max-min allocation (unique), up to
 //   rounding. `full_component` re-solves every flow coupled to a change (the reference used
 //   by tests, and the mode used when a capacity is outside [1 B/s, 2^56 B/s]).
+//   Measured on the benchmark's staggered all-to-all (512 endpoints, 261,632 flows,
+//   `dlrmsim-bench --only staggered`, 2026-12-01): 247 computations re-solve 10.3 M flows
+//   (a full re-solve of the component each time would be 27.5 M), 6.4 M of which join while
+//   filling; 128 computations redo the filling (379 fillings, 17.2 M flows fixed in all). In
+//   that graph every flow is coupled to every other and a completion moves almost every rate,
+//   so S is near minimal; what is left is the cost per re-solved flow. Two ways of saving the
+//   fillings that are redone were measured and not kept: stopping a filling as soon as a kept
+//   group is known to fail (such failures show only near the end of a filling, one group at a
+//   time: 3,244 fillings instead of 379, 2.7 times the time), and resuming the redone filling
+//   from the last of its saved states that a filling from scratch would repeat (16 % fewer
+//   flows fixed, but more instructions in all than it saved).
 //
 // Data layout (what makes a computation cheap is touching little memory per re-solved flow)
 //   An active flow is one row (its group and its route, copied from the graph), so visiting
 //   it is one cache line for routes of up to 14 resources; membership of the re-solved set is
 //   a bitset. The flows re-solved by a computation are copied into a table of their own, in
 //   the order they join it, which the water-filling and the commit read (the commit in order);
-//   the water-filling's per-resource scratch is a small array apart from the resource state,
+//   a row there holds only what the filling reads and writes: the route, its length and the
+//   resource that fixed the flow's rate (16 bytes for two hops; the rate is that resource's
+//   share), while the flow's id and group are in a parallel table that the commit reads; the
+//   water-filling's per-resource scratch is a small array apart from the resource state,
 //   whose per-computation fields share one cache line. A rate group's member heap holds each
 //   member's key and stamp, no positions (moving a flow between groups writes only the two
 //   heaps); a group keeps its rate's fixed-point value for the load updates. Loops over a
@@ -63,14 +77,26 @@
 //   loads are exact sums; through that order, a resource's flow list, and so the order in which
 //   kept flows give their rates back while filling, can change: rounding, a few ps at most).
 //   Lazy removal left every completion time of the engine tests' graphs, the benchmark's and
-//   the validation cases bit-identical.
+//   the validation cases bit-identical. So did keeping the re-solved table's storage from one
+//   computation to the next (a new row is not cleared) and its 16-byte rows (they were 32):
+//   on the staggered benchmark 3 % fewer instructions and 17 % fewer misses of a simulated
+//   1 MiB second-level cache (valgrind --tool=cachegrind --LL=1048576,8,64, 2026-12-01).
 //
 // Rounding and ties: compute durations and route latencies are rounded to the nearest
 // picosecond; a group's next completion is rounded up, so a transfer finishes at most 1 ps
 // late. Re-solving a subset sums rates in another order than a full computation, so
-// completion times can differ from the full computation by a few picoseconds (measured: at
-// most 9 ps, 1e-10 relative, on random graphs). A flow whose old group gives its new share
-// exactly stays in that group.
+// completion times can differ from the full computation by a few picoseconds (measured
+// 2026-12-01: at most 1 ps on the engine tests' random graphs (seeds 1-5) and staggered
+// all-to-alls (24, 64 and 128 endpoints) and on the benchmark's all-to-alls of 128 and 512
+// endpoints; earlier, at most 9 ps on random graphs). A flow whose old group gives its new
+// share exactly stays in that group.
+// Exactness contract: a change to this engine may move completion times by rounding (another
+// order of summation), but (1) every completion time stays within 1e-6 relative of SimGrid's
+// on the cross-check graphs (tests/test_simgrid_backend.cpp), (2) within 1e-9 relative of
+// the previous version on the engine tests' graphs and on the validation table's predictions
+// (`dlrmsim validate validation/cases --json`, compared case by case), and (3) the same input
+// gives the same output bit for bit, every run. Note that 1 ps is already 4e-9 of a transfer
+// that ends at 250 us, so (2) asks for the same picoseconds on short graphs.
 //
 // Complexity: O(E log Q) for E events with Q queued events; per computation
 // O(H_S log R_S + K) for the H_S hops of the re-solved flows over R_S resources, plus K for
