@@ -113,9 +113,11 @@ PowerReport estimate_power(const topo::Platform& platform, const topo::PlatformR
       const std::int64_t s = std::max(r.start[a].ps(), w0);
       const std::int64_t e = std::min(r.end[a].ps(), w1);
       if (e <= s) continue;
-      if (act.engine_work()) {
-        const std::uint32_t engine = g.stream(sim::StreamId{act.stream}).engine.index;
-        if (engine < engine_intervals.size()) engine_intervals[engine].push_back({s, e});
+      // Work of a GPU's or socket's engine makes the device active; a copy engine's DMA
+      // counts as the transfer it is.
+      const std::uint32_t engine = act.engine_work() ? g.stream(sim::StreamId{act.stream}).engine.index : kNone;
+      if (engine < engine_device.size() && engine_device[engine] != kNone) {
+        engine_intervals[engine].push_back({s, e});
         continue;
       }
       // A transfer: its bytes inside the window, spread evenly over its duration.

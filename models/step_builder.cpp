@@ -459,17 +459,22 @@ ActivityId StepBuilder::host_dma(const SimDevice& gpu, std::string_view queue, t
   // A slowed link carries its bytes `factor` times slower: the DMA moves that many more bytes
   // at its own rate, as transfer() does.
   const double factor = link_factor(route);
-  return graph_.add_kernel(side_stream(gpu, queue), bytes.value() * factor, (bytes / solo).value(), route, deps, category);
+  return graph_.add_kernel(side_stream(gpu, queue, true), bytes.value() * factor, (bytes / solo).value(), route, deps,
+                           category);
 }
 
-sim::StreamId StepBuilder::side_stream(const SimDevice& gpu, std::string_view name) {
+sim::StreamId StepBuilder::side_stream(const SimDevice& gpu, std::string_view name, bool copy_engine) {
   const auto key = std::make_pair(gpu.device.index, std::string(name));
   auto q = side_streams_.find(key);
-  if (q == side_streams_.end()) {
-    const sim::EngineId engine = graph_.stream(gpu.stream).engine;
-    q = side_streams_.emplace(key, graph_.add_stream(engine, platform_.device(gpu.device).name + "." + key.second)).first;
+  if (q != side_streams_.end()) return q->second;
+  const std::string& device = platform_.device(gpu.device).name;
+  sim::EngineId engine = graph_.stream(gpu.stream).engine;
+  if (copy_engine) {
+    auto e = copy_engines_.find(gpu.device.index);
+    if (e == copy_engines_.end()) e = copy_engines_.emplace(gpu.device.index, graph_.add_engine(device + ".copy", "copy_engine")).first;
+    engine = e->second;
   }
-  return q->second;
+  return side_streams_.emplace(key, graph_.add_stream(engine, device + "." + key.second)).first->second;
 }
 
 void StepBuilder::nccl_kernel(const SimDevice& gpu, Bytes intra, Bytes inter, ActivityId start, std::uint16_t category) {

@@ -29,11 +29,12 @@
 // servers (parameter servers, embedding workers) are represented the same way: one of each,
 // doing its share of the whole job's work and carrying the largest work of the servers it
 // stands for.
-// The representative trainer node is the one holding the most loaded embedding owner
-// (synchronous steps wait for the slowest). Traffic from the other nodes' owners reaches it
-// when the owner at the same position on the representative node is ready. Measured against
-// `nodes: all` (README "Cluster fidelity"): within 2.2 % at 16 and 64 nodes of a 2:1 fat
-// tree, but 12-47 % too fast on a non-blocking rail-optimised fabric at 8-64 nodes.
+// The representative trainer node is the one holding the most loaded embedding owner,
+// counting its NIC traffic (synchronous steps wait for the slowest). Traffic from the other
+// nodes' owners reaches it when the owner at the same position on the representative node is
+// ready. Measured against `nodes: all` (README "Cluster fidelity"): -2.8 %, -3.1 %, -0.2 % at
+// 8, 16, 64 nodes of the non-blocking rail-optimised SuperPOD; +6.9 % and +11.3 % at 16 and 64
+// nodes of a 2:1 fat tree.
 // EveryNode (`nodes: all`) simulates every node, with one aggregated flow per (owner,
 // destination node) to the GPU of the owner's index there; `communication: per_pair` sends
 // one flow per pair of endpoints instead.
@@ -97,7 +98,7 @@ struct TrainingOptions {
   /// simulating them all costs at most a few seconds, else the representative node.
   enum class NodeFidelity { automatic, representative, all } nodes = NodeFidelity::automatic;
   /// Measured (dlrmsim-bench `dcnv2_64node_all_s`, README "Engine"): DCNv2 on 64 DGX H100,
-  /// every node, 1.8 s on the 2-core reference machine; 512 nodes take 20 s.
+  /// every node, 1.5 s on the 2-core reference machine; 512 nodes take 16 s.
   static constexpr std::size_t kEveryNodeUpTo = 64;
   /// aggregated: one flow per destination node; per_pair: one flow per pair of endpoints.
   enum class CommunicationFidelity { aggregated, per_pair } communication = CommunicationFidelity::aggregated;
@@ -422,10 +423,12 @@ class StepBuilder {
     std::vector<std::vector<sim::ResourceId>> loader_routes;
   };
   HostThread& host_thread(const SimDevice& d);
-  /// A GPU's in-order queue besides its compute stream ("h2d", "uvm", an NCCL stream), created
-  /// on first use.
-  sim::StreamId side_stream(const SimDevice& gpu, std::string_view name);
+  /// A GPU's in-order queue besides its compute stream, created on first use: on the GPU's
+  /// engine (an NCCL stream), or on its copy engine (DMA queues "h2d", "uvm": utilisation
+  /// class copy_engine, not counted as the GPU's compute).
+  sim::StreamId side_stream(const SimDevice& gpu, std::string_view name, bool copy_engine = false);
   std::map<std::pair<std::uint32_t, std::string>, sim::StreamId> side_streams_;  // (GPU, name) -> stream
+  std::map<std::uint32_t, sim::EngineId> copy_engines_;                         // by GPU device index
   /// NCCL's kernel of one collective on `gpu` (a GPU with an SM pool): it holds nccl_sms SMs
   /// (software.collectives.sms) on the GPU's NCCL stream for the collective's category, for
   /// the time the GPU's share takes alone (`intra` bytes inside the node at the GPU's

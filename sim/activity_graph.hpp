@@ -123,11 +123,9 @@ struct Activity {
   bool on_cores = false;  // a transfer over core pools (host work), amount in work units
   static constexpr std::uint32_t kNoEdge = 0xffffffffu;
 
-  /// Work of a compute engine: a compute task, or a kernel over core pools (a GPU's SMs), as
-  /// opposed to a kernel over bandwidth resources (a DMA queue's copy) and host work.
-  [[nodiscard]] bool engine_work() const {
-    return kind == ActivityKind::compute || (kind == ActivityKind::transfer && on_cores && stream != Stream::kNone);
-  }
+  /// Work of a compute engine's stream: a compute task or a kernel (add_kernel), as opposed to
+  /// a transfer or host work.
+  [[nodiscard]] bool engine_work() const { return stream != Stream::kNone; }
   /// A compute task's duration.
   [[nodiscard]] Seconds duration() const { return kind == ActivityKind::compute ? Seconds(amount) : Seconds(0.0); }
   /// The bytes a transfer moves over links (0 for host work, compute and markers).

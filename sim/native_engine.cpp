@@ -404,7 +404,7 @@ class NativeEngine {
         break;
       }
       case ActivityKind::transfer: {
-        if (act.engine_work()) {  // a kernel over a GPU's SMs keeps its engine busy
+        if (act.engine_work()) {  // a kernel keeps its engine busy
           const std::uint32_t e = g_.stream(StreamId{act.stream}).engine.index;
           if (engine_active_[e]++ == 0) engine_busy_since_[e] = now_;
         }

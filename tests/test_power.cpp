@@ -64,7 +64,7 @@ std::int64_t engine_busy(const RunReport& r, const std::string& name, std::int64
   std::vector<std::pair<std::int64_t, std::int64_t>> iv;
   for (std::size_t a = 0; a < g.activity_count(); ++a) {
     const auto& act = g.activity(sim::ActivityId{static_cast<std::uint32_t>(a)});
-    if (!act.engine_work()) continue;  // compute tasks and kernels over the GPU's SMs
+    if (!act.engine_work()) continue;  // compute tasks and kernels
     if (g.engine(g.stream(sim::StreamId{act.stream}).engine).name != name) continue;
     const auto s = std::max(res.start[a].ps(), w0);
     const auto e = std::min(res.end[a].ps(), w1);
