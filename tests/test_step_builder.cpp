@@ -4,7 +4,7 @@
 // collective holds software.collectives.sms SMs for the collective's solo time.
 //
 // The system throughout: one server of two H100s with 132 SMs each (the H100 SXM5 whitepaper's
-// count), 18 NVLink 4 links between them, PCIe gen5 to one CPU socket. The activities are
+// count), 18 NVLink 4 links between them, PCIe gen5 to one CPU socket and a NIC. The activities are
 // added by hand through the builder's public calls and run on the native engine, so each
 // expected time follows from the numbers here.
 #include <doctest/doctest.h>
@@ -17,32 +17,26 @@
 #include "models/scenario.hpp"
 #include "models/step_builder.hpp"
 #include "paths.hpp"
+#include "scenario_fixtures.hpp"
 #include "sim/native_engine.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
+using dlrmsim::models::testing::mini_server_template;
 
 namespace {
 
 using dlrmsim::testing::kRoot;
 
-std::string server(const std::string& sm_count) {
+// The small servers' template (scenario_fixtures.hpp: two H100s, 18 NVLink 4 links, PCIe gen5
+// to a CPU socket and a NIC), one node, a small model whose plan the tests leave empty.
+std::string server() {
   return R"(
 name: sms
 platform:
   name: one-server
   node_templates:
-    server:
-      devices:
-        - {name: gpu, kind: gpu, count: 2, model: H100-SXM5-80GB, hbm_capacity: 80 GB, hbm_bandwidth: 3.35 TB/s,
-           peak_flops: {fp32: 67 TFLOP/s, bf16: 989.5 TFLOP/s})" +
-         sm_count + R"(}
-        - {name: cpu, kind: cpu, model: test-cpu, cores: 32, clock: 2 GHz, dram_capacity: 512 GB,
-           dram_bandwidth: 300 GB/s, memory_channels: 8, gather_bandwidth_per_core: 9 GB/s, peak_flops: {fp32: 4 TFLOP/s}}
-      links:
-        - {kind: pcie5x16, from: "gpu*", to: cpu, pattern: all}
-        - {kind: nvlink4, between: [gpu0, gpu1], count: 18}
-  cluster:
+)" + mini_server_template("100 Gbit/s") + R"(  cluster:
     groups: [{name: n, template: server, count: 1, role: trainer}]
 model:
   name: small
@@ -59,6 +53,9 @@ run: {warmup_steps: 1, steps: 1, calibration: )" +
          kRoot + "/configs/calibration}\n";
 }
 
+/// 132 SMs per GPU (the H100 SXM5 whitepaper's count), as `--set` gives it.
+const char* kSms = "platform.node_templates.server.devices.0.sm_count=132";
+
 /// A step builder on the server with an empty plan, its two trainers selected.
 struct Built {
   Scenario sc;
@@ -67,8 +64,8 @@ struct Built {
   placement::PlacementPlan plan;
   sim::ActivityGraph graph;
   StepBuilder b;
-  explicit Built(const std::string& sm_count, const std::vector<std::string>& overrides = {})
-      : sc(load_scenario_text(server(sm_count), "sms.yaml", kRoot + "/configs/scenarios", overrides)),
+  explicit Built(const std::vector<std::string>& overrides = {})
+      : sc(load_scenario_text(server(), "sms.yaml", kRoot + "/configs/scenarios", overrides)),
         profiles(sc.calibration_dir),
         problem(placement::make_placement_problem(sc, profiles)),
         b(sc.model, sc.platform, problem, plan, profiles, sc.training, graph) {
@@ -98,14 +95,14 @@ struct Built {
 // 40 (N - k) / N us of its work then and finishes at 100 + 40 k / N = 104.848 us (the
 // closed form of tests/test_shared_resources.cpp's communication kernel beside a GEMM).
 TEST_CASE("a GEMM beside NCCL's all-reduce kernel loses the SMs NCCL holds") {
-  Built s(", sm_count: 132", {"software.collectives.sms=16"});
+  Built s({kSms, "software.collectives.sms=16"});
   CHECK(s.gemm_beside_all_reduce() == dlrmsim::rel(100e-6 + 40e-6 * 16.0 / 132.0).epsilon(1e-6));
 }
 
 // Inputs: no collectives.sms (NCCL's own choice). Expected: 16 SMs, since the GPUs have NVLink
 // (NVIDIA/nccl issue 689: 16 SMs on a DGX-class node, 2 on a PCIe one), the same 104.848 us.
 TEST_CASE("NCCL's own choice on an NVLink GPU is 16 SMs") {
-  Built s(", sm_count: 132");
+  Built s({kSms});
   CHECK(s.gemm_beside_all_reduce() == dlrmsim::rel(100e-6 + 40e-6 * 16.0 / 132.0).epsilon(1e-6));
 }
 
@@ -113,9 +110,9 @@ TEST_CASE("NCCL's own choice on an NVLink GPU is 16 SMs") {
 // Expected: the GEMM ends at exactly its solo 100 us both times: with no SMs held the pool is
 // the GEMM's alone, and without a pool the GEMM is a task of fixed duration.
 TEST_CASE("without SMs held, or without an SM count, a GEMM takes its solo time") {
-  Built held_none(", sm_count: 132", {"software.collectives.sms=0"});
+  Built held_none({kSms, "software.collectives.sms=0"});
   CHECK(held_none.gemm_beside_all_reduce() == dlrmsim::rel(100e-6).epsilon(1e-9));
-  Built no_pool("");
+  Built no_pool;
   CHECK(no_pool.gemm_beside_all_reduce() == dlrmsim::rel(100e-6).epsilon(1e-9));
 }
 
@@ -125,7 +122,7 @@ TEST_CASE("without SMs held, or without an SM count, a GEMM takes its solo time"
 // short one ends at 2 x 50 = 100 us, the long one has done 50 us of its work by then and ends
 // at 150 us, the sum of both: concurrent kernels that each fill the GPU gain nothing.
 TEST_CASE("two kernels that each fill the GPU share its SMs") {
-  Built s(", sm_count: 132", {"training.embedding_overlap=concurrent"});
+  Built s({kSms, "training.embedding_overlap=concurrent"});
   const auto& t = s.b.trainers();
   const sim::ActivityId dense = s.b.compute(t[0], Seconds(100e-6), {}, s.b.categories().dense_compute);
   const SimDevice emb = s.b.embedding_device(t[0]);
@@ -144,7 +141,7 @@ TEST_CASE("two kernels that each fill the GPU share its SMs") {
 // at the full 3.35 TB/s, ending at (335 + 167.5) MB / 3.35 TB/s = 150 us; the SMs are not
 // involved (memory-bound kernels load HBM, not the SM pool).
 TEST_CASE("memory-bound kernels of two streams share the GPU's HBM") {
-  Built s(", sm_count: 132", {"training.embedding_overlap=concurrent"});
+  Built s({kSms, "training.embedding_overlap=concurrent"});
   const auto& t = s.b.trainers();
   const sim::ActivityId big = s.b.compute(t[0], Seconds(100e-6), {}, s.b.categories().embedding_lookup, Bytes(335e6));
   const SimDevice emb = s.b.embedding_device(t[0]);
