@@ -231,6 +231,11 @@ std::string ActivityGraph::describe(ActivityId a) const {
             engines_[streams_[act.stream].engine.index].name + "'";
       break;
     case ActivityKind::transfer:
+      if (act.stream != Stream::kNone) {
+        out = "kernel #" + std::to_string(a.index) + " on stream '" + streams_[act.stream].name + "' of '" +
+              engines_[streams_[act.stream].engine.index].name + "'";
+        break;
+      }
       if (act.on_cores) {
         out = "host work #" + std::to_string(a.index) + " (" + format_seconds(act.cpu_time()) + " of CPU on '" +
               resources_[route_pool_[act.route_begin].index].name + "')";

@@ -132,9 +132,11 @@ struct Activity {
   [[nodiscard]] Bytes bytes() const {
     return kind == ActivityKind::transfer && !on_cores ? Bytes(amount) : Bytes(0.0);
   }
-  /// The CPU time (of one core) host work needs (0 for everything else).
+  /// The CPU time (of one core) host work needs (0 for everything else, kernels over a GPU's
+  /// SMs included).
   [[nodiscard]] Seconds cpu_time() const {
-    return kind == ActivityKind::transfer && on_cores ? Seconds(amount / kWorkUnitsPerCoreSecond) : Seconds(0.0);
+    return kind == ActivityKind::transfer && on_cores && stream == Stream::kNone ? Seconds(amount / kWorkUnitsPerCoreSecond)
+                                                                                : Seconds(0.0);
   }
 };
 

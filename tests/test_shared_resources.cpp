@@ -108,7 +108,8 @@ TEST_CASE("a CPU gather and a DMA sharing DRAM") {
 
 // System: a compute task of 1 ms, then a kernel of 1 GB at 1 TB/s alone on the same stream,
 // then another compute task of 1 ms.
-// Expected: a kernel is stream-ordered like a compute task: 1, 2 and 3 ms.
+// Expected: a kernel is stream-ordered like a compute task: 1, 2 and 3 ms; it is its engine's
+// work (busy 3 ms in all) and is described by its stream, with no CPU time.
 TEST_CASE("a kernel waits for its stream and the stream waits for it") {
   for (const auto& b : backends()) {
     CAPTURE(b.name);
@@ -123,6 +124,10 @@ TEST_CASE("a kernel waits for its stream and the stream waits for it") {
     CHECK(end_s(r, c1) == dlrmsim::rel(1e-3).epsilon(kEpsilon));
     CHECK(end_s(r, k) == dlrmsim::rel(2e-3).epsilon(kEpsilon));
     CHECK(end_s(r, c2) == dlrmsim::rel(3e-3).epsilon(kEpsilon));
+    CHECK(r.engines.at(0).busy.value() == dlrmsim::rel(3e-3).epsilon(kEpsilon));
+    CHECK(g.activity(k).engine_work());
+    CHECK(g.activity(k).cpu_time().value() == 0.0);
+    CHECK(g.describe(k) == "kernel #1 on stream 'gpu0.compute' of 'gpu0'");
   }
 }
 
