@@ -482,7 +482,7 @@ void StepBuilder::nccl_kernel(const SimDevice& gpu, Bytes intra, Bytes inter, Ac
   const auto sms = resources_.sms(gpu.device);
   if (!sms) return;
   const NcclView& view = nccl_view(gpu);
-  const int k = options_.software.nccl_sms(static_cast<int>(graph_.resource(*sms).capacity.value() / sim::kWorkUnitsPerCoreSecond),
+  const int k = options_.software.nccl_sms(platform_.gpu_spec(gpu.device).sm_count,
                                            view.nvlink && options_.software.peer_to_peer);  // NCCL_P2P_DISABLE hides NVLink
   if (k <= 0) return;
   Seconds solo{intra.value() * view.intra_seconds_per_byte};
