@@ -33,8 +33,12 @@ TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
                             : EmbeddingOverlap::serial;
   if (auto cpu = node.optional_child("cpu")) {
     if (!cpu->is_map()) cpu->fail("expected a mapping: {dense_efficiency: 0.4}");
-    o.cpu_dense_efficiency = cpu->get_positive<double>("dense_efficiency");
-    if (*o.cpu_dense_efficiency > 1.0) cpu->child("dense_efficiency").fail("a fraction of peak must be at most 1");
+    // dense_efficiency matters only where CPU sockets run dense layers (dense_costs asks for
+    // it there); access_granule alone is a complete setting for GPU trainers.
+    if (cpu->has("dense_efficiency")) {
+      o.cpu_dense_efficiency = cpu->get_positive<double>("dense_efficiency");
+      if (*o.cpu_dense_efficiency > 1.0) cpu->child("dense_efficiency").fail("a fraction of peak must be at most 1");
+    }
     o.cpu_access_granule = cpu->get_positive_or<Bytes>("access_granule", o.cpu_access_granule);
     cpu->finish();
   }

@@ -84,6 +84,18 @@ TEST_CASE("bad scenarios name the key and suggest the fix") {
   CHECK(e.find("at most 1") != std::string::npos);
 }
 
+// training.cpu's two settings are independent: a GPU job may set only the CPU access granule
+// (its host-memory and parameter-server reads), and dense_efficiency stays unset until CPU
+// sockets run dense layers (the step builder asks for it there, naming the key).
+TEST_CASE("training.cpu.access_granule needs no dense_efficiency") {
+  const auto s = from(kBase, {"training.cpu={access_granule: 128 B}"});
+  CHECK(s.training.cpu_access_granule.value() == 128.0);
+  CHECK_FALSE(s.training.cpu_dense_efficiency.has_value());
+  const auto both = from(kBase, {"training.cpu={access_granule: 128 B, dense_efficiency: 0.5}"});
+  REQUIRE(both.training.cpu_dense_efficiency.has_value());
+  CHECK(*both.training.cpu_dense_efficiency == 0.5);
+}
+
 // System: the base scenario with a bad value given three ways. Expected: a value from the
 // command line is located at its --set (not at line 1 of the file it edits) and keeps the
 // model. prefix; one from the scenario's own set: list names that list entry's line; one
