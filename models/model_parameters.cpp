@@ -36,6 +36,8 @@ constexpr Parameter kModelParameters[] = {
      "Zipf exponent: P(row of rank k) proportional to k^-exponent."},
     {"model.embedding_tables.*.access.points", "", "required (hit_rate_curve)",
      "[[cached fraction, hit rate], ...], both in [0, 1], fractions increasing", "A measured hit-rate curve."},
+    {"model.embedding_tables.*.access.id_order", "", "hashed", "hashed | by_frequency",
+     "Whether id k is the k-th most frequent row (decides which rows share a host-update lock)."},
     {"model.bottom_mlp", "", "[] (dense features passed through)", "a list of widths, each > 0, <= 2^24",
      "Output widths of the bottom MLP layers."},
     {"model.interaction", "", "required", "dot | concat | {kind: dcnv2, cross_layers, low_rank}",

@@ -90,10 +90,11 @@ std::string LookupsPerSample::describe() const {
 }
 
 std::string AccessSkew::describe() const {
+  const std::string order = id_order == IdOrder::by_frequency ? ", ids by frequency" : "";
   switch (kind) {
-    case Kind::uniform: return "uniform";
-    case Kind::zipf: return "zipf(" + format_number(zipf_exponent) + ")";
-    case Kind::hit_rate_curve: return "hit-rate curve (" + std::to_string(hit_rate_points.size()) + " points)";
+    case Kind::uniform: return "uniform" + order;
+    case Kind::zipf: return "zipf(" + format_number(zipf_exponent) + ")" + order;
+    case Kind::hit_rate_curve: return "hit-rate curve (" + std::to_string(hit_rate_points.size()) + " points)" + order;
   }
   return "?";
 }
@@ -389,7 +390,12 @@ AccessSkew read_access(const ConfigNode& node) {
     }
     if (a.hit_rate_points.empty()) points.fail("a hit-rate curve needs at least one point");
   }
-  if (!node.is_scalar()) node.finish();
+  if (!node.is_scalar()) {
+    if (node.get_choice_or("id_order", {"hashed", "by_frequency"}, "hashed") == "by_frequency") {
+      a.id_order = AccessSkew::IdOrder::by_frequency;
+    }
+    node.finish();
+  }
   return a;
 }
 

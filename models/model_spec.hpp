@@ -101,6 +101,11 @@ struct AccessSkew {
   /// hit_rate_curve: measured (fraction of rows cached, fraction of accesses that hit) pairs,
   /// both in [0, 1], with increasing cached fractions and non-decreasing hit rates.
   std::vector<std::pair<double, double>> hit_rate_points;
+  /// How ids are numbered: hashed (an id says nothing of its row's rank; the default) or
+  /// by_frequency (id k is the k-th most frequent, as a preprocessing that assigns ids by
+  /// descending count leaves them). Decides which rows share a lock of a striped host update
+  /// (software.embeddings.host_update).
+  enum class IdOrder { hashed, by_frequency } id_order = IdOrder::hashed;
 
   [[nodiscard]] std::string describe() const;
 };

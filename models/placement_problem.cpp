@@ -16,12 +16,14 @@ namespace {
 constexpr double kUncalibratedGpuBackwardFactor = 2.0;
 
 AccessDistribution access_of(const models::AccessSkew& skew) {
+  AccessDistribution d;
   switch (skew.kind) {
-    case models::AccessSkew::Kind::uniform: return AccessDistribution::uniform();
-    case models::AccessSkew::Kind::zipf: return AccessDistribution::zipf(skew.zipf_exponent);
-    case models::AccessSkew::Kind::hit_rate_curve: return AccessDistribution::hit_rate(skew.hit_rate_points);
+    case models::AccessSkew::Kind::uniform: d = AccessDistribution::uniform(); break;
+    case models::AccessSkew::Kind::zipf: d = AccessDistribution::zipf(skew.zipf_exponent); break;
+    case models::AccessSkew::Kind::hit_rate_curve: d = AccessDistribution::hit_rate(skew.hit_rate_points); break;
   }
-  return AccessDistribution::uniform();
+  d.ids_by_frequency = skew.id_order == models::AccessSkew::IdOrder::by_frequency;
+  return d;
 }
 
 BytesPerSecond nic_bandwidth(const topo::Platform& p, topo::DeviceId d) {
@@ -51,6 +53,7 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
   const NodeRoles& roles = settings.roles;
   const auto& only_nodes = settings.only_nodes;
   PlacementProblem problem;
+  problem.striped_host_updates = settings.striped_host_updates;
   problem.global_batch = model.global_batch_size;
   problem.wire_element_size = element_size(model.communication_precision);
 
@@ -118,6 +121,8 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
           trainer_device(platform, DeviceKind::cpu_socket, c, n.id, spec.dram_capacity, spec.dram_bandwidth);
       const auto access = topo::CpuRowAccess::of(spec, settings.cpu_access_granule);
       d.core_gather_bandwidth = access.core_gather_bandwidth;
+      d.one_core_gather_bandwidth = access.one_core;
+      d.dram_latency = access.latency;
       d.access_granule = access.granule;
       // PCIe towards the GPUs: the route to the first GPU that calls this socket its host.
       for (topo::DeviceId g : n.gpus) {
@@ -195,6 +200,7 @@ PlacementProblem make_placement_problem(const models::Scenario& scenario, const 
   settings.roles.parameter_server = scenario.training.parameter_server_role;
   settings.roles.embedding_worker = scenario.training.embedding_worker_role;
   settings.cpu_access_granule = scenario.training.cpu_access_granule;
+  settings.striped_host_updates = scenario.training.software.striped_host_updates;
   settings.only_nodes = scenario.job_nodes;
   return make_placement_problem(scenario.model, scenario.platform, &profiles, settings);
 }

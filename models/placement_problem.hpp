@@ -57,6 +57,8 @@ struct ProblemSettings {
   NodeRoles roles;
   /// Granule of CPU row reads (training.cpu.access_granule).
   Bytes cpu_access_granule = topo::kCpuCacheLine;
+  /// The stack's host updates run under striped locks (software.embeddings.host_update).
+  bool striped_host_updates = false;
   /// Non-empty: the job runs on these nodes only, and devices of other nodes are left out
   /// (one job of several sharing a platform, models/jobs.hpp).
   std::vector<topo::NodeId> only_nodes;

@@ -38,6 +38,7 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
     s.deduplicated_backward =
         choice(*emb, "software.embeddings.backward") == "deduplicated";
     s.fused_optimizer = choice(*emb, "software.embeddings.optimizer") == "fused";
+    s.striped_host_updates = choice(*emb, "software.embeddings.host_update") == "striped_locks";
     emb->finish();
   }
   if (auto coll = node.optional_child("collectives")) {

@@ -21,6 +21,13 @@
 //     optimizer: fused                  # fused into the backward kernel; separate: the
 //                                       # backward writes a sparse gradient that an optimiser
 //                                       # kernel per table reads back
+//     host_update: lock_free            # how the CPU applies the sparse updates of tables in
+//                                       # host memory: lock_free, on all cores without
+//                                       # contention (FBGEMM's CPU kernels); striped_locks,
+//                                       # TensorFlow's CPU scatter: each update under the lock
+//                                       # of its id's range, 1024 ranges, so the updates of the
+//                                       # busiest range run one after another
+//                                       # (placement/lookup_cost.hpp striped_lock_share)
 //   collectives:
 //     peer_to_peer: true                # false: NCCL_P2P_DISABLE, GPU-to-GPU traffic is staged
 //                                       # through the host (GPU -> host memory -> GPU)
@@ -89,6 +96,9 @@ struct SoftwareStack {
   bool deduplicated_backward = true;
   /// Whether the embedding optimiser runs inside the backward kernel (true) or as a separate pass.
   bool fused_optimizer = true;
+  /// Whether the sparse updates of tables in host memory (CPU-socket owners) run under
+  /// TensorFlow's striped locks (true) or on all cores without contention (false).
+  bool striped_host_updates = false;
 
   /// NCCL peer-to-peer (NVLink or PCIe) between GPUs; false stages GPU traffic through the host.
   bool peer_to_peer = true;

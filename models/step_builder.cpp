@@ -240,9 +240,16 @@ void StepBuilder::compute_owner_work() {
             break;
           }
           case DeviceKind::cpu_socket: {
-            const auto cpu = cpu_row_access(platform_.cpu_spec(topo::DeviceId{dev.topology_id}));
+            const auto& spec = platform_.cpu_spec(topo::DeviceId{dev.topology_id});
+            const auto cpu = cpu_row_access(spec);
+            if (w.serial_update_share > 0.0 && !(cpu.latency.value() > 0.0 && cpu.one_core.value() > 0.0)) {
+              throw std::invalid_argument("CPU '" + spec.model +
+                                          "' gives no dram_latency, which the software stack's striped host "
+                                          "updates (software.embeddings.host_update) need");
+            }
             ow.forward_compute += topo::cpu_gather_time(cpu, lookups, row);
-            ow.backward_compute += topo::cpu_update_time(cpu, lookups, row, table.optimizer_state_per_row);
+            ow.backward_compute +=
+                topo::cpu_update_time(cpu, lookups, row, table.optimizer_state_per_row, w.serial_update_share);
             break;
           }
           case DeviceKind::parameter_server: {

@@ -57,6 +57,8 @@ struct AccessDistribution {
   /// Kind::hit_rate_curve: (cache size as a fraction of the table's rows, hit rate), both in
   /// [0, 1], fractions strictly increasing, hit rates non-decreasing.
   std::vector<std::pair<double, double>> curve;
+  /// Whether id k is the k-th most frequent row (models::AccessSkew::IdOrder::by_frequency).
+  bool ids_by_frequency = false;
 
   static AccessDistribution uniform() { return {}; }
   static AccessDistribution zipf(double exponent);

@@ -20,15 +20,17 @@ double seconds_for(double bytes, BytesPerSecond bandwidth, double efficiency) {
 // The CPU's row-access bounds, from the platform figures the problem copied
 // (topologies/cpu_row_cost.hpp: the model the simulation uses too).
 topo::CpuRowAccess cpu_row_access(const PlacementDevice& d) {
-  return {d.memory_bandwidth, d.core_gather_bandwidth, d.access_granule};
+  return {d.memory_bandwidth, d.core_gather_bandwidth, d.access_granule, d.one_core_gather_bandwidth, d.dram_latency};
 }
 
 // Forward gather, then the backward's read-modify-write of the same rows and their optimiser
-// state (what the simulation's CPU owners do, models/step_builder.cpp).
-double cpu_lookup_seconds(const PlacementDevice& d, const TableDemand& table, const LookupWork& w, Bytes row) {
+// state (what the simulation's CPU owners do, models/step_builder.cpp), `serial_share` of the
+// updates one after another under a lock.
+double cpu_lookup_seconds(const PlacementDevice& d, const TableDemand& table, const LookupWork& w, Bytes row,
+                          double serial_share) {
   const auto cpu = cpu_row_access(d);
   return (topo::cpu_gather_time(cpu, w.lookups, row) +
-          topo::cpu_update_time(cpu, w.lookups, row, table.optimizer_state_per_row))
+          topo::cpu_update_time(cpu, w.lookups, row, table.optimizer_state_per_row, serial_share))
       .value();
 }
 
@@ -68,7 +70,27 @@ LookupWork shard_work(const PlacementProblem& problem, const TableDemand& table,
   // distinct rows for the whole batch, pro rata (exact when rows are spread over shards and
   // replicas independently of their popularity).
   w.distinct_rows = w.lookups * distinct_fraction;
+  if (problem.striped_host_updates) w.serial_update_share = striped_lock_share(table, shard.row_begin, shard.row_end, w.lookups);
   return w;
+}
+
+double striped_lock_share(const TableDemand& table, std::int64_t row_begin, std::int64_t row_end, double updates) {
+  const double n = static_cast<double>(row_end - row_begin);
+  if (!(n > 0.0) || !(updates > 0.0)) return 0.0;
+  if (updates < kHostUpdateSerialBelow || std::floor(updates / n) > kHostUpdateSerialPerRow) return 1.0;
+  const double rows = static_cast<double>(table.rows);
+  const double stripe = std::ceil(n / kHostUpdateLockStripes);
+  auto top = [&](double k) {
+    return k <= 0.0 ? 0.0 : cache_hit_rate(table.access, rows, std::min(k, rows), CacheModel::static_top_k);
+  };
+  if (table.access.ids_by_frequency) {
+    const double b = static_cast<double>(row_begin);
+    const double all = top(b + n) - top(b);
+    if (!(all > 0.0)) return stripe / n;
+    return std::clamp((top(b + stripe) - top(b)) / all, 0.0, 1.0);
+  }
+  const double k = std::max(1.0, std::round(rows / n));
+  return std::clamp((top(k) - top(k - 1.0)) / (n / rows) + stripe / n, 0.0, 1.0);
 }
 
 Seconds lookup_time(const PlacementProblem& problem, const PlacementDevice& d, Tier tier, const TableDemand& table,
@@ -120,10 +142,12 @@ Seconds lookup_time(const PlacementProblem& problem, const PlacementDevice& d, T
       break;
     }
     case Tier::host_dram:
-      t = cpu_lookup_seconds(d, table, w, row) + seconds_for(2.0 * pooled_bytes + id_bytes, d.host_link_bandwidth, 1.0);
+      t = cpu_lookup_seconds(d, table, w, row, w.serial_update_share) +
+          seconds_for(2.0 * pooled_bytes + id_bytes, d.host_link_bandwidth, 1.0);
       break;
     case Tier::remote_ps:
-      t = cpu_lookup_seconds(d, table, w, row) + seconds_for(2.0 * pooled_bytes + id_bytes, d.network_bandwidth, 1.0);
+      // A parameter server runs its own software, not the trainers' framework: no striping.
+      t = cpu_lookup_seconds(d, table, w, row, 0.0) + seconds_for(2.0 * pooled_bytes + id_bytes, d.network_bandwidth, 1.0);
       break;
   }
   return Seconds(t);

@@ -15,7 +15,8 @@
 //               PCIe (profile's uvm_gather_time, or L b / (PCIe bw x zero-copy eff)); h is the
 //               hit rate of the shard's HBM cache (cache_model.hpp)
 //   host_dram:  t = CPU gather of L rows + CPU update (read-modify-write) of L rows and their
-//                   optimiser state, both topologies/cpu_row_cost.hpp (the simulation's model)
+//                   optimiser state, both topologies/cpu_row_cost.hpp (the simulation's model;
+//                   with striped host updates, the busiest lock's chain when it is longer)
 //                   + (pooled bytes + id bytes) / PCIe bandwidth            (to the GPUs)
 //   remote_ps:  the same CPU lookup on the server + (pooled + id bytes) / NIC bandwidth;
 //               the server pools rows before sending (assumption: HPCA 2021's sparse
@@ -56,7 +57,31 @@ struct LookupWork {
   /// Bytes through its node's NIC per step (model-parallel shards): the off-node share of its
   /// ids and pooled gradients in and of its pooled outputs out.
   Bytes network_bytes{0.0};
+  /// Share of the shard's row updates applied one after another under one lock when the
+  /// problem's host updates are striped (striped_lock_share); 0 otherwise.
+  double serial_update_share = 0;
 };
+
+/// TensorFlow's CPU scatter (the sparse update of a table in host memory): rows are updated
+/// in parallel, each under the lock of its id's stripe, 1024 stripes of contiguous id ranges
+/// (tensorflow/core/kernels/scatter_functor.h, ScatterFunctorBase<CPUDevice>::ParallelExecute:
+/// kMaxLocks = 1024, lock_id = index / ceil(rows / kMaxLocks)); it runs serially when it has
+/// fewer than 1024 updates or more than 10,000 per row (min_n_threshold, ser_par_ratio). Read
+/// in the TensorFlow sources as mirrored at mhyttsten/tf_xla@77e11ddb.
+inline constexpr double kHostUpdateLockStripes = 1024.0;
+inline constexpr double kHostUpdateSerialBelow = 1024.0;
+inline constexpr double kHostUpdateSerialPerRow = 10000.0;
+
+/// The share of `updates` row updates of a variable holding rows [row_begin, row_end) of
+/// `table` that its busiest lock stripe serialises, under TensorFlow's scheme above:
+///  - serial execution: 1;
+///  - ids by frequency (models::AccessSkew::IdOrder): the first stripe holds the hottest ranks,
+///    share = (C(b + s) - C(b)) / (C(e) - C(b)), C(k) the share of the table's accesses to
+///    its k hottest rows (cache_model.hpp, static top-k), s = ceil((e - b) / 1024);
+///  - hashed ids: the stripe of the shard's hottest row, whose expected rank among n rows
+///    drawn from the table's N is k = N / n: share = p(k) / (n / N) + s / n, p(k) = C(k) -
+///    C(k - 1) (the rest spread evenly over the stripes); uniform access gives s / n.
+double striped_lock_share(const TableDemand& table, std::int64_t row_begin, std::int64_t row_end, double updates);
 
 /// Distinct rows per lookup of `table` over one step of the problem's global batch
 /// (placement::expected_distinct_rows over the table's lookups; 1 without lookups).

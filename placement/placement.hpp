@@ -146,6 +146,10 @@ struct PlacementDevice {
   /// CPU socket / parameter server: random-gather bandwidth of all cores together
   /// (cores x per-core gather bandwidth, platform file); 0 = not a limit.
   BytesPerSecond core_gather_bandwidth;
+  /// CPU sockets: one core's gather bandwidth and a DRAM miss's latency (the cost of a chain
+  /// of row updates under one lock, topologies/cpu_row_cost.hpp); 0: not given.
+  BytesPerSecond one_core_gather_bandwidth;
+  Seconds dram_latency;
   /// GPU: PCIe bandwidth per direction to its host socket; CPU socket: to its GPUs.
   BytesPerSecond host_link_bandwidth;
   double zero_copy_efficiency = 1.0;  // GPU without a profile: fraction of PCIe UVM gathers reach
@@ -175,6 +179,9 @@ struct PlacementProblem {
   Bytes dense_optimizer_state_per_gpu{0.0};  // and its optimiser state
   /// The optimiser whose measured backward multiple the profile's costs use.
   topo::EmbeddingOptimizer embedding_optimizer = topo::EmbeddingOptimizer::rowwise_adagrad;
+  /// Whether the trainers' framework applies the sparse updates of tables in host memory
+  /// under striped locks (software.embeddings.host_update: striped_locks; lookup_cost.hpp).
+  bool striped_host_updates = false;
   /// Assumptions made while building the problem (e.g. a GPU without a profile).
   std::vector<std::string> notes;
 

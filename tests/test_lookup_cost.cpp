@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "placement/cache_model.hpp"
 #include "placement/lookup_cost.hpp"
 #include "placement_fixtures.hpp"
 
@@ -124,6 +125,68 @@ TEST_CASE("host_dram lookup time: CPU gather and read-modify-write plus PCIe tra
   p.devices[0].access_granule = Bytes(256.0);
   CHECK(lookup_time(p, p.devices[0], Tier::host_dram, t, w).value() ==
         dlrmsim::rel(65'536.0 * (3.0 * 512.0 + 2.0 * 256.0) / 100e9 + transfer));
+}
+
+// TensorFlow's striped CPU scatter (lookup_cost.hpp): 1,024,000 rows make stripes of 1,000.
+//  - uniform access, hashed ids: the busiest stripe holds the shard's hottest row (1/N) and
+//    its even share of the rest: 1/N + 1000/N = 1001/1,024,000;
+//  - Zipf(1), ids by frequency: the first stripe holds ranks 1..1000, H(1000, 1) / H(N, 1)
+//    of the accesses (about 0.52);
+//  - a row shard [1000, 3000) of that table: stripes of 2 rows, ranks 1001-1002 of
+//    1001-3000: (H(1002) - H(1000)) / (H(3000) - H(1000));
+//  - TensorFlow runs serially below 1,024 updates and above 10,000 updates per row: share 1.
+TEST_CASE("the busiest lock stripe's share of a striped host update") {
+  auto t = table("t", 1'024'000, 128, 1);
+  CHECK(striped_lock_share(t, 0, t.rows, 65'536.0) == dlrmsim::rel(1001.0 / 1'024'000.0));
+  t.access = AccessDistribution::zipf(1.0);
+  t.access.ids_by_frequency = true;
+  const double n = 1'024'000.0;
+  CHECK(striped_lock_share(t, 0, t.rows, 65'536.0) ==
+        dlrmsim::rel(generalized_harmonic(1000.0, 1.0) / generalized_harmonic(n, 1.0)));
+  const double h1000 = generalized_harmonic(1000.0, 1.0);
+  CHECK(striped_lock_share(t, 1000, 3000, 65'536.0) ==
+        dlrmsim::rel((generalized_harmonic(1002.0, 1.0) - h1000) / (generalized_harmonic(3000.0, 1.0) - h1000)));
+  CHECK(striped_lock_share(t, 0, t.rows, 1000.0) == 1.0);
+  auto tiny = table("tiny", 4, 128, 1);
+  CHECK(striped_lock_share(tiny, 0, 4, 65'536.0) == 1.0);   // 16,384 updates per row
+  CHECK(striped_lock_share(tiny, 0, 4, 40'000.0) < 1.0);    // 10,000 per row: parallel
+}
+
+// The planner costs a striped host update as the simulation does (topologies/cpu_row_cost.hpp):
+// the fixture's socket (50 GB/s of cores) with one core at 5 GB/s and a 100 ns latency, the
+// Zipf(1) table above with ids by frequency, 65,536 lookups of 512-byte rows with 4 bytes of
+// state (1,152 B of update traffic per row with the 64-byte granule). The chain of the first
+// stripe, share x 65,536 x (100 ns + 1,152 B / 5 GB/s), outlasts the parallel update
+// (65,536 x 1,152 B / 50 GB/s = 1.5 ms) and replaces it; without striping the plain formula
+// stands, and a parameter server (its own software) is never striped.
+TEST_CASE("host_dram lookup time with striped host updates") {
+  PlacementProblem p = one_node(1, 80, 512, 1);
+  p.devices[0].access_granule = Bytes(64.0);
+  p.devices[0].one_core_gather_bandwidth = BytesPerSecond(5e9);
+  p.devices[0].dram_latency = Seconds(100e-9);
+  auto t = table("t", 1'024'000, 128, 1);
+  t.access = AccessDistribution::zipf(1.0);
+  t.access.ids_by_frequency = true;
+  const double lookups = 65'536.0;
+  const double gather = lookups * 512.0 / 50e9;
+  const double parallel = lookups * 1152.0 / 50e9;
+  const double transfer = (2.0 * lookups * 512.0 + lookups * 8.0) / 32e9;
+  const auto plain = shard_work(p, t, whole(t, Tier::host_dram, 0), Sharding::table_wise);
+  CHECK(plain.serial_update_share == 0.0);
+  CHECK(lookup_time(p, p.devices[0], Tier::host_dram, t, plain).value() == dlrmsim::rel(gather + parallel + transfer));
+  p.striped_host_updates = true;
+  const auto w = shard_work(p, t, whole(t, Tier::host_dram, 0), Sharding::table_wise);
+  const double share = striped_lock_share(t, 0, t.rows, lookups);
+  CHECK(w.serial_update_share == share);
+  const double chain = share * lookups * (100e-9 + 1152.0 / 5e9);
+  REQUIRE(chain > parallel);
+  CHECK(lookup_time(p, p.devices[0], Tier::host_dram, t, w).value() == dlrmsim::rel(gather + chain + transfer));
+  // The server (fixture: cores 100 GB/s, no granule) costs the plain formula although its
+  // work carries the share.
+  const auto served = shard_work(p, t, whole(t, Tier::remote_ps, 2), Sharding::table_wise);
+  REQUIRE(served.serial_update_share > 0.0);
+  CHECK(lookup_time(p, p.devices[2], Tier::remote_ps, t, served).value() ==
+        dlrmsim::rel(lookups * (3.0 * 512.0 + 2.0 * 4.0) / 100e9 + (2.0 * lookups * 512.0 + lookups * 8.0) / 12.5e9));
 }
 
 // remote_ps: the same CPU gather and update on the server (200 GB/s DRAM, 100 GB/s cores:

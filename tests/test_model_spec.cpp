@@ -142,6 +142,40 @@ TEST_CASE("optimiser state sizes follow the optimiser") {
   CHECK(element_size(Precision::fp8).value() == 1.0);
 }
 
+// access.id_order: ids hashed by default; by_frequency when the preprocessing numbers values by
+// descending count (models/model_spec.hpp). A misspelt order is a located error.
+TEST_CASE("a table's id order is read with its access skew") {
+  const auto hashed = from_text(R"(
+name: x
+global_batch_size: 8
+embedding_tables: [{name: t, rows: 10, dim: 4, access: {kind: zipf, exponent: 1.05}}]
+interaction: concat
+top_mlp: [1]
+optimizer: sgd
+)");
+  CHECK(hashed.tables[0].access.id_order == AccessSkew::IdOrder::hashed);
+  const auto ranked = from_text(R"(
+name: x
+global_batch_size: 8
+embedding_tables: [{name: t, rows: 10, dim: 4, access: {kind: zipf, exponent: 1.05, id_order: by_frequency}}]
+interaction: concat
+top_mlp: [1]
+optimizer: sgd
+)");
+  CHECK(ranked.tables[0].access.id_order == AccessSkew::IdOrder::by_frequency);
+  CHECK(ranked.tables[0].access.describe() == "zipf(1.05), ids by frequency");
+  const std::string e = error_of(R"(
+name: x
+global_batch_size: 8
+embedding_tables: [{name: t, rows: 10, dim: 4, access: {kind: zipf, exponent: 1.05, id_order: by_frequecy}}]
+interaction: concat
+top_mlp: [1]
+optimizer: sgd
+)");
+  CHECK(e.find("id_order") != std::string::npos);
+  CHECK(e.find("did you mean 'by_frequency'") != std::string::npos);
+}
+
 TEST_CASE("bad model files are rejected with the key path and a suggestion") {
   // A misspelt key is an error with a did-you-mean.
   std::string e = error_of(std::string(kSmall) + "top_mpl: [1]\n");

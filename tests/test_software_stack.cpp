@@ -174,6 +174,9 @@ TEST_CASE("a bad stack file is a located error") {
   CHECK(error_of("name: s\nhost: {loader: {workers: 0}}\n") == "stack.yaml:2:26: host.loader.workers: value 0 must be positive");
   CHECK(error_of("name: s\ncollectives: {launch_delay: -1 ms}\n") ==
         "stack.yaml:2:29: collectives.launch_delay: value -1 ms must be zero or positive");
+  CHECK(error_of("name: s\nembeddings: {host_update: striped_lock}\n") ==
+        "stack.yaml:2:27: embeddings.host_update: 'striped_lock' is not one of 'lock_free', 'striped_locks'; did you "
+        "mean 'striped_locks'?");
 }
 
 // System: the single-H200 step (every kernel on one in-order stream, nothing to communicate).

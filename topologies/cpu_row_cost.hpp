@@ -12,6 +12,9 @@
 //             a read-modify-write: each touched row, and its optimiser state, is read and its
 //             dirty lines written back (the same traffic multiple of 2 that the CPU profile's
 //             update model measures, topologies/cpu_profile.hpp)
+//   striped   an update whose busiest lock serialises a share f of its rows (the stack's
+//             host_update: striped_locks): max(update, f rows x (DRAM latency + traffic per
+//             row / one core's gather bandwidth))
 // where g is the access granule: a random row read moves whole cache lines. Its default is the
 // 64-byte line over which CpuSocketSpec::gather_bandwidth_per_core is defined (devices.hpp);
 // a scenario may set another (training.cpu.access_granule), which then applies to the planner
@@ -34,6 +37,8 @@ struct CpuRowAccess {
   BytesPerSecond dram_bandwidth;         // 0: not a limit
   BytesPerSecond core_gather_bandwidth;  // cores x per-core gather bandwidth; 0: not a limit
   Bytes granule = kCpuCacheLine;
+  BytesPerSecond one_core;  // one core's gather bandwidth; 0: not given
+  Seconds latency;          // a DRAM miss's latency; 0: not given
 
   /// One socket of the platform.
   static CpuRowAccess of(const CpuSocketSpec& cpu, Bytes granule);
@@ -47,6 +52,18 @@ struct CpuRowAccess {
 Seconds cpu_gather_time(const CpuRowAccess& cpu, double rows, Bytes row_bytes);
 /// Read-modify-write of `rows` rows of `row_bytes` and of their `state_bytes_per_row` of
 /// optimiser state (0: none); 0 for no rows, infinite when the CPU has no rate.
-Seconds cpu_update_time(const CpuRowAccess& cpu, double rows, Bytes row_bytes, Bytes state_bytes_per_row);
+/// With `serial_share` > 0, that share of the rows is updated one after another by one core
+/// (the holder of one lock, placement/lookup_cost.hpp striped_lock_share) while the others
+/// run in parallel: the time is the larger of the parallel time and that chain's,
+///   serial_share x rows x (DRAM latency + traffic per row / one core's bandwidth):
+/// each update's row is a miss that the previous update does not overlap (it starts once the
+/// lock is taken), and its lines then stream at one core's rate. Infinite when the CPU gives
+/// no latency or no per-core bandwidth. Lock hand-over between cores is not counted.
+/// Check: for a 512-byte row of an EPYC 7742 (110 ns, 8 GB/s per core: dgx-a100.yaml) it is
+/// 110 + 1024 / 8 = 238 ns; one thread updating random 512-byte rows on this project's build
+/// machine (Zen 3, no lock) measured 243 ns (configs/calibration/cpu-amd-epyc-2cpu.yaml,
+/// update.per_core: 27.7 ns + 512 B / 2.378 GB/s).
+Seconds cpu_update_time(const CpuRowAccess& cpu, double rows, Bytes row_bytes, Bytes state_bytes_per_row,
+                        double serial_share = 0.0);
 
 }  // namespace dlrmsim::topo

@@ -94,6 +94,9 @@ struct CpuSocketSpec {
   /// granules; limited by outstanding misses / latency, not by DRAM peak). Bytes per
   /// second per core: rows/s for a row of R bytes is this / max(R, 64 B).
   BytesPerSecond gather_bandwidth_per_core;
+  /// Load-to-use latency of a DRAM miss (0: not given): the cost of each step of a chain of
+  /// dependent misses, such as row updates one after another under a lock.
+  Seconds dram_latency;
   PeakRates peak;                         // whole-socket peak (cores x clock x FLOP/cycle)
 };
 

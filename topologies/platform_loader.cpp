@@ -123,6 +123,7 @@ DeviceSpec read_device_spec(const ConfigNode& d, DeviceKind kind, MappingReader&
       c.dram_bandwidth = r.positive<BytesPerSecond>("dram_bandwidth");
       c.memory_channels = r.positive<int>("memory_channels");
       c.gather_bandwidth_per_core = r.positive<BytesPerSecond>("gather_bandwidth_per_core");
+      c.dram_latency = d.get_positive_or<Seconds>("dram_latency", Seconds(0.0));
       if (auto p = d.optional_child("peak_flops")) c.peak = read_peak_rates(*p);
       return c;
     }

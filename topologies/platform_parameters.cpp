@@ -52,6 +52,8 @@ constexpr Parameter kPlatformParameters[] = {
      "DRAM channels of a CPU socket."},
     {"platform.node_templates.*.devices.*.gather_bandwidth_per_core", "bytes/s", "required (cpu)", "> 0",
      "Rate at which one core gathers embedding rows from DRAM."},
+    {"platform.node_templates.*.devices.*.dram_latency", "seconds (\"110 ns\")", "none (cpu)", "> 0",
+     "Latency of a DRAM miss: each step of a chain of dependent row updates (striped host updates)."},
     {"platform.node_templates.*.devices.*.generation", "", "0 (unknown)", ">= 0",
      "PCIe generation of a PCIe switch, or generation of an NVSwitch."},
     {"platform.node_templates.*.devices.*.lanes", "count", "0 (unknown)", ">= 0", "PCIe lanes of a PCIe switch."},
