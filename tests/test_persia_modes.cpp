@@ -163,8 +163,9 @@ TEST_CASE("with a staleness bound that never binds the hybrid step is max(dense 
 // Expected: all_reduce events occur in exactly the steps s with (s + 1) mod p = 0, each such
 // step moving the same bytes as every step does with p = 1 (one whole averaging); over the 10
 // measured steps (a multiple of p) the averaging traffic per step is 1/p of one averaging, and
-// so is the all_reduce busy time per step (to 1e-4; measured 4e-6: an averaging shares the
-// node's PCIe links with the embedding traffic, and overlaps it a little differently per period).
+// so is the all_reduce busy time per step (to 1e-3; measured 3.5e-4: an averaging shares the
+// node's PCIe uplinks, 7.8 GB/s each way, with the embedding traffic, and overlaps it a little
+// differently per period; a wrong period would be off by a factor of 2 or more).
 TEST_CASE("persia_async with averaging period p pays the averaging traffic once every p steps") {
   const auto run = [](int p) {
     RunOptions keep;
@@ -212,7 +213,7 @@ TEST_CASE("persia_async with averaging period p pays the averaging traffic once 
     double measured_bytes = 0.0;
     for (const auto& [step, b] : bytes) measured_bytes += step >= 3 && step < 13 ? b : 0.0;
     CHECK(measured_bytes / 10.0 == dlrmsim::rel(one_averaging / p).epsilon(1e-9));
-    CHECK(busy(r) == dlrmsim::rel(one_averaging_time / p).epsilon(1e-4));
+    CHECK(busy(r) == dlrmsim::rel(one_averaging_time / p).epsilon(1e-3));
   }
 }
 
