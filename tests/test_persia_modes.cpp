@@ -163,8 +163,9 @@ TEST_CASE("with a staleness bound that never binds the hybrid step is max(dense 
 // Expected: all_reduce events occur in exactly the steps s with (s + 1) mod p = 0, each such
 // step moving the same bytes as every step does with p = 1 (one whole averaging); over the 10
 // measured steps (a multiple of p) the averaging traffic per step is 1/p of one averaging, and
-// so is the all_reduce busy time per step (to 1e-4; measured 4e-6: an averaging shares the
-// node's PCIe links with the embedding traffic, and overlaps it a little differently per period).
+// so is the all_reduce busy time per step (to 1e-3; measured 3.5e-4: an averaging shares the
+// node's PCIe uplinks, 7.8 GB/s each way, with the embedding traffic, and overlaps it a little
+// differently per period; a wrong period would be off by a factor of 2 or more).
 TEST_CASE("persia_async with averaging period p pays the averaging traffic once every p steps") {
   const auto run = [](int p) {
     RunOptions keep;
@@ -212,7 +213,7 @@ TEST_CASE("persia_async with averaging period p pays the averaging traffic once 
     double measured_bytes = 0.0;
     for (const auto& [step, b] : bytes) measured_bytes += step >= 3 && step < 13 ? b : 0.0;
     CHECK(measured_bytes / 10.0 == dlrmsim::rel(one_averaging / p).epsilon(1e-9));
-    CHECK(busy(r) == dlrmsim::rel(one_averaging_time / p).epsilon(1e-4));
+    CHECK(busy(r) == dlrmsim::rel(one_averaging_time / p).epsilon(1e-3));
   }
 }
 
@@ -278,4 +279,33 @@ TEST_CASE("a straggling embedding worker costs persia_hybrid nothing while the s
   CHECK(slowed == dlrmsim::rel(plain).epsilon(1e-9));
   const double embedding_bound = run_scenario(mini_persia(1000.0, "4 GB/s", straggler)).step_time.value();
   CHECK(embedding_bound == dlrmsim::rel(2.0 * pool_seconds(4e9)).epsilon(1e-9));
+}
+
+// System: Persia's Avazu job on 2 of the benchmark server's V100s (configs/scenarios/
+// persia_avazu_8v100.yaml, node template persia-gpu-2, 512 samples per GPU), the persia-2021
+// stack (NCCL without P2P: every GPU-to-GPU transfer is staged through the host socket). Both
+// GPUs hang off one PCIe switch whose uplink to the CPU carries 7.8 GB/s each way
+// (persia-gpu-server.yaml: NVIDIA/nccl issue 384's 3.9 GB/s per GPU for bidirectional staging).
+// Inputs: the report's all_reduce busy time per step; the model's dense parameters P (fp32
+// gradients, S = 4 P bytes, 50.4 MB).
+// Expected: the all-reduce sends S/2 from each GPU to the other in its reduce-scatter and again
+// in its all-gather; staged, each transfer goes up the shared uplink and back down it, so each
+// direction of the uplink carries 2 x 2 x S/2 = 2 S, and the all-reduce lasts 2 S / 7.8 GB/s =
+// 12.9 ms. Within 2 %: the uplink's downward direction also carries the step's pooled
+// embeddings and inputs to the GPUs (1.5 MB, 1.5 % of 2 S) while the all-reduce runs. At the
+// link's own 15.75 GB/s the same all-reduce would take 6.4 ms, so the check can fail.
+TEST_CASE("without P2P the Persia server's 2-GPU all-reduce is bound by its shared switch uplink") {
+  const auto s = shipped("persia_avazu_8v100",
+                         {"platform.cluster.groups.0.template=persia-gpu-2", "model.global_batch_size=1024"});
+  const double gradient_bytes = 4.0 * s.model.dense_parameters();
+  CHECK(gradient_bytes == dlrmsim::rel(50.36e6).epsilon(1e-3));
+  const auto r = run_scenario(s);
+  double busy = 0.0;
+  for (const auto& b : r.breakdown) {
+    if (b.category == "all_reduce") busy = b.busy.value();
+  }
+  const double expected = 2.0 * gradient_bytes / 7.8e9;
+  CAPTURE(busy);
+  CHECK(busy >= expected * (1.0 - 1e-9));
+  CHECK(busy <= expected * 1.02);
 }
