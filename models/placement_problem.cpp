@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <stdexcept>
+#include <string>
 
 #include "common/config.hpp"
 #include "models/scenario.hpp"
@@ -161,6 +163,7 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
     problem.notes.push_back("GPU " + m + ": no device profile; lookup estimates use peak HBM and PCIe bandwidth "
                             "(efficiency 1) and a backward multiple of 2");
   }
+  const auto server_nodes = static_cast<std::size_t>(std::count(is_server.begin(), is_server.end(), char{1}));
   for (const auto& n : platform.nodes()) {
     if (!is_server[n.id.index]) continue;
     PlacementDevice d;
@@ -175,6 +178,11 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
       d.memory_capacity += spec.dram_capacity;
       d.memory_bandwidth += access.dram_bandwidth;
       d.core_gather_bandwidth += access.core_gather_bandwidth;
+    }
+    if (settings.server_pods) {
+      const PodShare pods = pod_share(platform, n.id, *settings.server_pods, server_nodes, "training.pods.parameter_server");
+      d.core_gather_bandwidth = d.core_gather_bandwidth * pods.cpu;
+      if (pods.memory) d.memory_capacity = std::min(d.memory_capacity, *pods.memory);
     }
     for (topo::DeviceId nic : n.nics) d.network_bandwidth += platform.nic_spec(nic).bandwidth;
     problem.devices.push_back(std::move(d));
@@ -195,8 +203,27 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
   return problem;
 }
 
+PodShare pod_share(const topo::Platform& platform, topo::NodeId node, const RolePods& pods, std::size_t nodes,
+                   const std::string& key) {
+  if (nodes == 0 || pods.count % static_cast<int>(nodes) != 0) {
+    throw std::invalid_argument(key + ".count: " + std::to_string(pods.count) + " pods over " + std::to_string(nodes) +
+                                " nodes: expected a multiple of the node count (pods are spread evenly)");
+  }
+  const double per_node = static_cast<double>(pods.count / static_cast<int>(nodes));
+  double logical = 0.0;
+  for (topo::DeviceId c : platform.node(node).cpus) {
+    const auto& spec = platform.cpu_spec(c);
+    logical += static_cast<double>(spec.cores) * spec.threads_per_core;
+  }
+  PodShare share;
+  if (logical > 0.0) share.cpu = std::min(1.0, per_node * pods.cpus / logical);
+  if (pods.memory.value() > 0.0) share.memory = pods.memory * per_node;
+  return share;
+}
+
 PlacementProblem make_placement_problem(const models::Scenario& scenario, const topo::DeviceProfileSet& profiles) {
   ProblemSettings settings;
+  settings.server_pods = scenario.training.server_pods;
   settings.roles.parameter_server = scenario.training.parameter_server_role;
   settings.roles.embedding_worker = scenario.training.embedding_worker_role;
   settings.cpu_access_granule = scenario.training.cpu_access_granule;

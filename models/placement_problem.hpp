@@ -29,6 +29,7 @@
 //    dense replica (fp32 master weights and optimiser state, ModelSpec).
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
 #include <string>
@@ -52,6 +53,28 @@ struct NodeRoles {
   std::string embedding_worker = "embedding_worker";
 };
 
+/// The pods a role's nodes run (`training.pods.<role>`, as a Kubernetes deployment gives
+/// them): `count` pods spread evenly over the role's nodes, each with `cpus` logical CPUs and
+/// `memory` (0: no limit of its own).
+struct RolePods {
+  int count = 0;
+  int cpus = 0;
+  Bytes memory{0.0};
+};
+
+/// What a role's pods leave one of its `nodes` nodes: the share of the node's CPU capacity
+/// they use (pods per node x cpus over the node's logical CPUs, at most 1; CPU rates scale by
+/// it, DRAM bandwidth does not: the pods share the node's memory channels) and the memory
+/// they may hold (pods per node x memory; none when memory is 0). Throws
+/// std::invalid_argument, naming `key` (training.pods.<role>), when the count is not a
+/// multiple of the nodes.
+struct PodShare {
+  double cpu = 1.0;
+  std::optional<Bytes> memory;
+};
+PodShare pod_share(const topo::Platform& platform, topo::NodeId node, const RolePods& pods, std::size_t nodes,
+                   const std::string& key);
+
 /// What the problem takes from the scenario besides its model and platform.
 struct ProblemSettings {
   NodeRoles roles;
@@ -59,6 +82,8 @@ struct ProblemSettings {
   Bytes cpu_access_granule = topo::kCpuCacheLine;
   /// The stack's host updates run under striped locks (software.embeddings.host_update).
   bool striped_host_updates = false;
+  /// The parameter servers' pods (training.pods.parameter_server); none: whole nodes.
+  std::optional<RolePods> server_pods;
   /// Non-empty: the job runs on these nodes only, and devices of other nodes are left out
   /// (one job of several sharing a platform, models/jobs.hpp).
   std::vector<topo::NodeId> only_nodes;

@@ -42,6 +42,22 @@ TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
     o.cpu_access_granule = cpu->get_positive_or<Bytes>("access_granule", o.cpu_access_granule);
     cpu->finish();
   }
+  if (auto pods = node.optional_child("pods")) {
+    if (!pods->is_map()) pods->fail("expected a mapping: {parameter_server: {count, cpus, memory}, embedding_worker: ...}");
+    // Memory limits what a parameter server holds; an embedding worker holds no tables.
+    auto read = [](const ConfigNode& r, bool holds_tables) {
+      if (!r.is_map()) r.fail("expected a mapping: {count: 120, cpus: 80}");
+      placement::RolePods p;
+      p.count = r.get_positive<int>("count");
+      p.cpus = r.get_positive<int>("cpus");
+      if (holds_tables) p.memory = r.get_positive_or<Bytes>("memory", Bytes(0.0), true);
+      r.finish();
+      return p;
+    };
+    if (auto r = pods->optional_child("parameter_server")) o.server_pods = read(*r, true);
+    if (auto r = pods->optional_child("embedding_worker")) o.worker_pods = read(*r, false);
+    pods->finish();
+  }
   if (auto roles = node.optional_child("roles")) {
     if (!roles->is_map()) roles->fail("expected a mapping of roles to group roles");
     o.trainer_role = roles->get_or<std::string>("trainer", o.trainer_role);
@@ -257,7 +273,7 @@ void StepBuilder::compute_owner_work() {
             const auto cpus = platform_.cpus(node);
             if (cpus.empty()) throw std::invalid_argument("parameter server '" + dev.name + "' has no CPU socket");
             // The node's sockets share the work evenly; times are per socket.
-            const auto cpu = cpu_row_access(platform_.cpu_spec(cpus.front()));
+            const auto cpu = role_cpu_access(platform_.cpu_spec(cpus.front()), node, true);
             const double share = lookups / static_cast<double>(cpus.size());
             ow.forward_compute += topo::cpu_gather_time(cpu, share, row);
             ow.backward_compute += topo::cpu_update_time(cpu, share, row, table.optimizer_state_per_row);
@@ -273,6 +289,19 @@ topo::CpuRowAccess StepBuilder::cpu_row_access(const topo::CpuSocketSpec& cpu) c
   const auto access = topo::CpuRowAccess::of(cpu, options_.cpu_access_granule);
   if (!(access.rate().value() > 0.0)) {
     throw std::invalid_argument("CPU '" + cpu.model + "' has neither a DRAM bandwidth nor a per-core gather bandwidth");
+  }
+  return access;
+}
+
+topo::CpuRowAccess StepBuilder::role_cpu_access(const topo::CpuSocketSpec& cpu, topo::NodeId node, bool server) const {
+  auto access = cpu_row_access(cpu);
+  const auto& pods = server ? options_.server_pods : options_.worker_pods;
+  if (pods) {
+    // Servers as the placement problem counts them (pod_share's other caller), workers by role.
+    const auto nodes = server ? problem_.devices_of(DeviceKind::parameter_server).size()
+                              : nodes_with_role(options_.embedding_worker_role).size();
+    const std::string key = server ? "training.pods.parameter_server" : "training.pods.embedding_worker";
+    access.core_gather_bandwidth = access.core_gather_bandwidth * placement::pod_share(platform_, node, *pods, nodes, key).cpu;
   }
   return access;
 }

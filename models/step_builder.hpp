@@ -77,6 +77,7 @@
 #include "models/cost_models.hpp"
 #include "topologies/device_profile.hpp"
 #include "models/model_spec.hpp"
+#include "models/placement_problem.hpp"
 #include "models/software_stack.hpp"
 #include "models/stragglers.hpp"
 #include "placement/lookup_cost.hpp"
@@ -124,6 +125,9 @@ struct TrainingOptions {
   std::string trainer_role = "trainer";
   std::string parameter_server_role = "parameter_server";
   std::string embedding_worker_role = "embedding_worker";
+  /// The pods the parameter servers and the embedding workers run (training.pods; none: the
+  /// role uses its whole nodes), placement::RolePods.
+  std::optional<placement::RolePods> server_pods, worker_pods;
 
   /// The software stack (the scenario's `software:` key, not part of `training:`).
   SoftwareStack software;
@@ -225,6 +229,10 @@ class StepBuilder {
   /// gather and update model, topologies/cpu_row_cost.hpp). std::invalid_argument when the
   /// platform gives the socket neither a DRAM bandwidth nor a per-core gather bandwidth.
   topo::CpuRowAccess cpu_row_access(const topo::CpuSocketSpec& cpu) const;
+  /// The same for a socket of `node`, a parameter server (`server`) or an embedding worker,
+  /// its cores' rate scaled by the share of the node its role's pods use (training.pods,
+  /// placement::pod_share; the whole node without pods).
+  topo::CpuRowAccess role_cpu_access(const topo::CpuSocketSpec& cpu, topo::NodeId node, bool server) const;
 
   /// Embedding work of every owner of the plan, by placement problem device index.
   const std::vector<OwnerWork>& owner_work() const { return owner_work_; }

@@ -107,7 +107,8 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
   const double ew_sockets = static_cast<double>(ew.forward.size());
   // Pooling on a worker reads every fetched row once (memory bound, the CPU gather model).
   const Seconds pool_time =
-      topo::cpu_gather_time(b.cpu_row_access(*ew.forward.front().cpu), samples_per_worker * lookups / ew_sockets, avg_row);
+      topo::cpu_gather_time(b.role_cpu_access(*ew.forward.front().cpu, ew_nodes.front(), false),
+                            samples_per_worker * lookups / ew_sockets, avg_row);
   const std::uint16_t ps_cat = cat.parameter_server_traffic;
   const topo::DeviceId ew_dev = ew.forward.front().device;
   // A stage of the worker (pooling forward, row gradients backward): `in` bytes arrive after
