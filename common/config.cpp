@@ -508,6 +508,9 @@ std::string apply_override(YAML::Node& root, const Override& o, std::size_t firs
   } else if (last.IsScalar()) {
     throw ConfigError(where + ": " + (o.path.size() - first > 1 ? "'" + o.path[o.path.size() - 2] + "'" : std::string("the document")) +
                       " holds a value ('" + last.Scalar() + "'), not a mapping with a key '" + k + "'");
+  } else if (o.value.IsNull()) {
+    // A null value (KEY=~) removes the key: a sweep point can leave a key unset.
+    last.remove(k);
   } else {
     last[k] = o.value;
   }

@@ -202,7 +202,8 @@ struct Override {
 /// ("a..b", ".a", "a."), or a value that is not valid YAML.
 Override parse_override(std::string_view assignment);
 
-/// Sets the value at o.path[first..] in `root`. Intermediate mappings are created; a sequence
+/// Sets the value at o.path[first..] in `root`; a null value ("~") removes the key from its
+/// mapping instead (a sweep point that leaves a key unset). Intermediate mappings are created; a sequence
 /// element is addressed by its index ("tables.3.rows"). ConfigError naming the assignment
 /// when the path runs through a plain value or past the end of a list. Returns the key path
 /// (from `first`) of the outermost node it created or replaced: what the override accounts

@@ -27,7 +27,7 @@ constexpr Parameter kScenarioParameters[] = {
     {"training.staleness", "steps", "1 (Persia's bounded staleness, smallest bound)", ">= 0",
      "persia_hybrid: steps the embedding pipeline may run ahead of the applied updates."},
     {"training.averaging_period", "steps", "required by persia_async", "> 0",
-     "persia_async: steps between two averages of the dense parameters."},
+     "persia_async: steps between two averages of the dense parameters (refused under other modes)."},
     {"training.cpu", "", "none", "{dense_efficiency, access_granule}", "CPU settings: dense layers on CPU trainers, row reads from DRAM."},
     {"training.cpu.dense_efficiency", "fraction of peak", "required by CPU trainers", "(0, 1]", "Dense layers on CPUs: fraction of peak FLOP/s."},
     {"training.cpu.access_granule", "bytes", "64 B (x86 cache line)", "> 0", "Granule of CPU row reads."},

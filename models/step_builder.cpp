@@ -27,7 +27,13 @@ TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
                         ? CommunicationFidelity::per_pair
                         : CommunicationFidelity::aggregated;
   o.staleness = node.get_positive_or<int>("staleness", o.staleness, true);
-  if (node.has("averaging_period")) o.averaging_period = node.get_positive<int>("averaging_period");
+  if (node.has("averaging_period")) {
+    o.averaging_period = node.get_positive<int>("averaging_period");
+    // Only persia_async averages dense parameters; anywhere else the key would be ignored.
+    if (o.mode != "persia_async") {
+      node.child("averaging_period").fail("applies only to training.mode persia_async (this scenario's mode is " + o.mode + ")");
+    }
+  }
   o.embedding_overlap = node.get_choice_or("embedding_overlap", {"serial", "concurrent"}, "serial") == "concurrent"
                             ? EmbeddingOverlap::concurrent
                             : EmbeddingOverlap::serial;

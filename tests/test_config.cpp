@@ -87,6 +87,21 @@ TEST_CASE("--set overrides create, replace and index into the tree") {
   CHECK_THROWS_WITH_AS(apply_override(root, "platform.nic.speed.x=1"), doctest::Contains("holds a value"), ConfigError);
 }
 
+// A null value removes the key (a sweep point that leaves a key unset): "platform.nic=~"
+// leaves platform without nic, "run.steps=null" likewise, and a key that is not there stays
+// absent; the sibling keys are untouched.
+TEST_CASE("an override with a null value removes the key") {
+  YAML::Node root = YAML::Load("platform:\n  nic: 100 Gbit/s\n  pcie: 32 GB/s\nrun:\n  steps: 5\n");
+  apply_override(root, "platform.nic=~");
+  apply_override(root, "run.steps=null");
+  apply_override(root, "run.warmup_steps=~");
+  const ConfigNode n(root, "--set");
+  CHECK_FALSE(n.child("platform").has("nic"));
+  CHECK(n.child("platform").has("pcie"));
+  CHECK_FALSE(n.child("run").has("steps"));
+  CHECK_FALSE(n.child("run").has("warmup_steps"));
+}
+
 TEST_CASE("did_you_mean only suggests close words") {
   CHECK(did_you_mean("bandwith", {"bandwidth", "latency"}) == std::optional<std::string>("bandwidth"));
   CHECK_FALSE(did_you_mean("zzzzzz", {"bandwidth", "latency"}).has_value());

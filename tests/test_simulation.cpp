@@ -371,6 +371,9 @@ TEST_CASE("persia_sync, persia_hybrid and persia_async") {
   CHECK(every_10.throughput_samples_per_s > 1.5 * hybrid.throughput_samples_per_s);
   CHECK_THROWS_WITH(run_scenario(shipped("persia_avazu_8v100", {"training.mode=persia_async"})),
                     doctest::Contains("training.averaging_period"));
+  // Only persia_async reads the averaging period: set under another mode it is refused, not ignored.
+  CHECK_THROWS_WITH(run_scenario(shipped("persia_avazu_8v100", {"training.averaging_period=10"})),
+                    doctest::Contains("applies only to training.mode persia_async"));
 }
 
 // Memory: every GPU's usage includes its tables' optimiser state and its replica of the dense
