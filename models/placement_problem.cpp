@@ -180,7 +180,7 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
       d.core_gather_bandwidth += access.core_gather_bandwidth;
     }
     if (settings.server_pods) {
-      const PodShare pods = pod_share(platform, n.id, *settings.server_pods, server_nodes, "training.pods.parameter_server");
+      const PodShare pods = pod_share(platform, n.id, *settings.server_pods, server_nodes);
       d.core_gather_bandwidth = d.core_gather_bandwidth * pods.cpu;
       if (pods.memory) d.memory_capacity = std::min(d.memory_capacity, *pods.memory);
     }
@@ -203,11 +203,10 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
   return problem;
 }
 
-PodShare pod_share(const topo::Platform& platform, topo::NodeId node, const RolePods& pods, std::size_t nodes,
-                   const std::string& key) {
+PodShare pod_share(const topo::Platform& platform, topo::NodeId node, const RolePods& pods, std::size_t nodes) {
   if (nodes == 0 || pods.count % static_cast<int>(nodes) != 0) {
-    throw std::invalid_argument(key + ".count: " + std::to_string(pods.count) + " pods over " + std::to_string(nodes) +
-                                " nodes: expected a multiple of the node count (pods are spread evenly)");
+    throw ConfigError(pods.count_where + ": " + std::to_string(pods.count) + " pods over " + std::to_string(nodes) +
+                      " nodes: expected a multiple of the node count (pods are spread evenly)");
   }
   const double per_node = static_cast<double>(pods.count / static_cast<int>(nodes));
   double logical = 0.0;

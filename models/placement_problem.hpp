@@ -60,20 +60,19 @@ struct RolePods {
   int count = 0;
   int cpus = 0;
   Bytes memory{0.0};
+  std::string count_where;  // where `count` was given (ConfigNode::where), for pod_share's error
 };
 
 /// What a role's pods leave one of its `nodes` nodes: the share of the node's CPU capacity
 /// they use (pods per node x cpus over the node's logical CPUs, at most 1; CPU rates scale by
 /// it, DRAM bandwidth does not: the pods share the node's memory channels) and the memory
-/// they may hold (pods per node x memory; none when memory is 0). Throws
-/// std::invalid_argument, naming `key` (training.pods.<role>), when the count is not a
-/// multiple of the nodes.
+/// they may hold (pods per node x memory; none when memory is 0). Throws ConfigError,
+/// located at the count (RolePods::count_where), when the count is not a multiple of the nodes.
 struct PodShare {
   double cpu = 1.0;
   std::optional<Bytes> memory;
 };
-PodShare pod_share(const topo::Platform& platform, topo::NodeId node, const RolePods& pods, std::size_t nodes,
-                   const std::string& key);
+PodShare pod_share(const topo::Platform& platform, topo::NodeId node, const RolePods& pods, std::size_t nodes);
 
 /// What the problem takes from the scenario besides its model and platform.
 struct ProblemSettings {

@@ -55,6 +55,7 @@ TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
       if (!r.is_map()) r.fail("expected a mapping: {count: 120, cpus: 80}");
       placement::RolePods p;
       p.count = r.get_positive<int>("count");
+      p.count_where = r.child("count").where();
       p.cpus = r.get_positive<int>("cpus");
       if (holds_tables) p.memory = r.get_positive_or<Bytes>("memory", Bytes(0.0), true);
       r.finish();
@@ -306,8 +307,7 @@ topo::CpuRowAccess StepBuilder::role_cpu_access(const topo::CpuSocketSpec& cpu, 
     // Servers as the placement problem counts them (pod_share's other caller), workers by role.
     const auto nodes = server ? problem_.devices_of(DeviceKind::parameter_server).size()
                               : nodes_with_role(options_.embedding_worker_role).size();
-    const std::string key = server ? "training.pods.parameter_server" : "training.pods.embedding_worker";
-    access.core_gather_bandwidth = access.core_gather_bandwidth * placement::pod_share(platform_, node, *pods, nodes, key).cpu;
+    access.core_gather_bandwidth = access.core_gather_bandwidth * placement::pod_share(platform_, node, *pods, nodes).cpu;
   }
   return access;
 }

@@ -165,14 +165,14 @@ TEST_CASE("the planner takes the CPU access granule from the scenario") {
 // servers of 8 sockets x 26 cores x 2 threads = 416 vCPUs, 11,776 GB) with the reference's
 // embedding-server pods, 120 of 80 CPUs and 2,500 GiB: 4 per node, so each server uses
 // 320 / 416 of its cores' gather rate (its DRAM bandwidth is shared, not cut) and may hold
-// 4 x 2,500 GiB. 121 pods do not spread evenly over 30 nodes: an error naming the key.
+// 4 x 2,500 GiB. 121 pods do not spread evenly over 30 nodes: an error located at the count.
 TEST_CASE("a role's pods cut its nodes' CPU rate and memory to their share") {
   const auto plat = platform("persia-gcp.yaml");
   const auto m = model("persia_100t.yaml");
   ProblemSettings whole;
   whole.roles.parameter_server = "parameter_server";
   ProblemSettings pods = whole;
-  pods.server_pods = RolePods{120, 80, Bytes(2500.0 * 1024 * 1024 * 1024)};
+  pods.server_pods = RolePods{120, 80, Bytes(2500.0 * 1024 * 1024 * 1024), "s.yaml:9:23: training.pods.parameter_server.count"};
   const auto a = make_placement_problem(m, plat, nullptr, whole);
   const auto b = make_placement_problem(m, plat, nullptr, pods);
   const auto servers = a.devices_of(DeviceKind::parameter_server);
@@ -183,11 +183,11 @@ TEST_CASE("a role's pods cut its nodes' CPU rate and memory to their share") {
     CHECK(a.devices[s].memory_capacity.value() == dlrmsim::rel(11776e9));
     CHECK(b.devices[s].memory_capacity.value() == dlrmsim::rel(4 * 2500.0 * 1024 * 1024 * 1024));
   }
-  const PodShare share = pod_share(plat, topo::NodeId{a.devices[servers[0]].topology_id}, *pods.server_pods, 30, "k");
+  const PodShare share = pod_share(plat, topo::NodeId{a.devices[servers[0]].topology_id}, *pods.server_pods, 30);
   CHECK(share.cpu == dlrmsim::rel(320.0 / 416.0));
   pods.server_pods->count = 121;
   CHECK_THROWS_WITH_AS(make_placement_problem(m, plat, nullptr, pods),
-                       "training.pods.parameter_server.count: 121 pods over 30 nodes: expected a multiple of the node "
-                       "count (pods are spread evenly)",
-                       std::invalid_argument);
+                       "s.yaml:9:23: training.pods.parameter_server.count: 121 pods over 30 nodes: expected a multiple "
+                       "of the node count (pods are spread evenly)",
+                       ConfigError);
 }
