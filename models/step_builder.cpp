@@ -581,13 +581,18 @@ ActivityId StepBuilder::send(topo::DeviceId a, topo::DeviceId b, Bytes bytes, st
     // buffer in host memory (the SHM transport), never over NVLink or PCIe peer-to-peer. NCCL
     // pipelines the staging in chunks (NCCL_BUFFSIZE, 4 MiB by default), so the copy into host
     // memory and the copy out of it run concurrently: two transfers of the full byte count,
-    // GPU a -> its host socket and that socket -> GPU b, each loading its own PCIe direction.
+    // GPU a -> its host socket's DRAM and that DRAM -> GPU b, each loading its own PCIe
+    // direction and the socket's DRAM (written once, read once).
     const auto& da = platform_.device(a);
     const auto& db = platform_.device(b);
     const auto host = platform_.host_cpu(a);
     if (da.kind == topo::DeviceKind::gpu && db.kind == topo::DeviceKind::gpu && da.node == db.node && host) {
-      const std::array<ActivityId, 2> halves{transfer(bytes, resources_.route_resources(a, *host), deps, category),
-                                             transfer(bytes, resources_.route_resources(*host, b), deps, category)};
+      const sim::ResourceId dram = resources_.memory(*host);
+      std::vector<sim::ResourceId> in = resources_.route_resources(a, *host);
+      in.push_back(dram);
+      std::vector<sim::ResourceId> out{dram};
+      resources_.append_route_resources(*host, b, out);
+      const std::array<ActivityId, 2> halves{transfer(bytes, in, deps, category), transfer(bytes, out, deps, category)};
       return marker(halves);
     }
   }

@@ -224,7 +224,9 @@ TEST_CASE("a backward without deduplication updates every looked-up row") {
 // bytes per step cross GPU to GPU. With P2P they cross NVLink (one link direction each), none
 // crosses PCIe. Without P2P (NCCL's host-memory staging) none crosses NVLink and each send
 // crosses the sender's PCIe link up and the receiver's PCIe link down: 2 x 2 S on PCIe on top
-// of the input copies, which do not change.
+// of the input copies, which do not change; and each staged byte is written to the host
+// socket's DRAM and read back from it: 2 x 2 S on DRAM on top of what the step moves there
+// with P2P (the CPU's table lookups, unchanged).
 TEST_CASE("without P2P an all-reduce moves its bytes through host memory") {
   const auto p2p = run_scenario(two_gpus(""));
   const auto staged = run_scenario(two_gpus("software: {name: no-p2p, collectives: {peer_to_peer: false}}"));
@@ -235,6 +237,8 @@ TEST_CASE("without P2P an all-reduce moves its bytes through host memory") {
   CHECK(class_bytes(staged, "nvlink").value() == 0.0);
   CHECK(class_bytes(staged, "pcie").value() ==
         dlrmsim::rel(class_bytes(p2p, "pcie").value() + 4.0 * s).epsilon(1e-9));
+  CHECK(class_bytes(staged, "dram").value() ==
+        dlrmsim::rel(class_bytes(p2p, "dram").value() + 4.0 * s).epsilon(1e-9));
   CHECK(staged.step_time.value() > p2p.step_time.value());
 }
 
