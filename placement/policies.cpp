@@ -231,8 +231,9 @@ PlacementPlan plan_cost_greedy(const PlacementProblem& problem, const PlacementO
 }
 
 // memory_balanced: the strategy of that name in Merlin Distributed Embeddings
-// (NVIDIA-Merlin/distributed-embeddings@4cb42d4, distributed_embeddings/python/layers/
-// dist_model_parallel.py, DistEmbeddingStrategy), which NVIDIA's TensorFlow 2 DLRM/DCNv2
+// (NVIDIA-Merlin/distributed-embeddings@45cffaa, the commit DeepLearningExamples' TF2 DLRM
+// Dockerfile builds, and unchanged at the next commit, 4cb42d4; distributed_embeddings/python/
+// layers/dist_model_parallel.py, DistEmbeddingStrategy), which NVIDIA's TensorFlow 2 DLRM/DCNv2
 // uses (DeepLearningExamples nn/sparse_model.py, strategy='memory_balanced'):
 //  - create_col_sliced_configs / maybe_slice_table_column: a table of more elements than the
 //    threshold is cut into N column slices, N the smallest power of two that brings a slice

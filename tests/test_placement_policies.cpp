@@ -405,7 +405,7 @@ TEST_CASE("all_uvm shrinks caches to the HBM there is") {
 }
 
 // memory_balanced reproduces Merlin Distributed Embeddings' strategy of that name
-// (dist_model_parallel.py at 4cb42d4), worked by hand:
+// (dist_model_parallel.py at 45cffaa, the commit the DLE Dockerfile builds), worked by hand:
 //  - 2 GPUs, threshold 5000 elements; tables A 1000x8 (8000 elements, cut in 2 slices of 4
 //    columns, 4000 each), B 600x8 (4800), C 100x8 (800), D 50x8 (400). Sorted slices:
 //    B, A, A, C, D. GPU 0 takes positions 0, 4 and 3 (2G-1-0): B, D, C; GPU 1 takes 1 and 2:
