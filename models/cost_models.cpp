@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "topologies/cpu_profile.hpp"
+
 namespace dlrmsim::models {
 
 topo::GemmDtype gemm_dtype_for(Precision compute, const topo::DeviceProfile& profile) {
@@ -171,6 +173,45 @@ Seconds cpu_dense_time(const topo::CpuSocketSpec& cpu, Flops flops, Precision co
   if (flops.value() <= 0.0) return Seconds(0.0);
   if (!(efficiency > 0.0)) throw std::invalid_argument("CPU dense efficiency must be positive");
   return flops / (cpu_peak(cpu, compute) * efficiency);
+}
+
+std::vector<DenseOperatorCost> cpu_dense_costs(const ModelSpec& model, const topo::CpuSocketSpec& cpu,
+                                               std::optional<double> efficiency, std::int64_t local_batch) {
+  const topo::CpuProfile* profile = efficiency ? nullptr : cpu.profile.get();
+  if (!efficiency && !profile) {
+    throw std::invalid_argument("CPU '" + cpu.model +
+                                "' runs dense layers but its platform entry names no CPU profile (key `profile`): give "
+                                "training.cpu.dense_efficiency (fraction of the socket's peak FLOP/s its GEMMs reach)");
+  }
+  const std::int64_t b = std::max<std::int64_t>(local_batch, 1);
+  const FlopsPerSecond peak = cpu_peak(cpu, model.compute_precision);
+  const auto gemm = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+    const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+    return Flops(flops) / (peak * profile->gemm_efficiency(m, n, k)) + profile->gemm_all_cores.call_overhead;
+  };
+  // Layers that are not one GEMM of known shape: the large-GEMM fraction (every extent saturated).
+  const double large = profile ? profile->gemm_all_cores.rate.value() /
+                                     (static_cast<double>(profile->cores) * profile->peak_per_core.value())
+                               : *efficiency;
+  const double batch = static_cast<double>(b);
+  std::vector<DenseOperatorCost> costs;
+  for (const DenseLayer& l : model.dense_layers()) {
+    DenseOperatorCost c;
+    c.name = l.name;
+    c.parameters = l.parameters;
+    const bool mlp = l.kind != DenseLayer::Kind::interaction && l.gemms == 1 && l.in > 0 && l.out > 0;
+    if (profile && mlp) {
+      c.forward = gemm(b, l.out, l.in);
+      c.backward = gemm(b, l.in, l.out) + gemm(l.in, l.out, b);
+    } else {
+      c.forward = cpu_dense_time(cpu, l.forward_flops_per_sample * batch, model.compute_precision, large);
+      c.backward = cpu_dense_time(cpu, l.backward_flops_per_sample * batch, model.compute_precision, large);
+    }
+    c.forward_kernels = l.gemms;
+    c.backward_kernels = 2 * l.gemms;
+    costs.push_back(c);
+  }
+  return costs;
 }
 
 }  // namespace dlrmsim::models

@@ -51,6 +51,7 @@
 
 #include <cstdint>
 #include <string>
+#include <optional>
 #include <vector>
 
 #include "common/units.hpp"
@@ -110,5 +111,18 @@ Seconds gpu_embedding_separate_optimizer_time(const topo::DeviceProfile& profile
 /// no tf32 mode); std::invalid_argument when the platform gives no figure.
 FlopsPerSecond cpu_peak(const topo::CpuSocketSpec& cpu, Precision compute);
 Seconds cpu_dense_time(const topo::CpuSocketSpec& cpu, Flops flops, Precision compute, double efficiency);
+
+/// Costs of the dense operators in forward order on one CPU socket, each GEMM on all its cores.
+/// With `efficiency` (training.cpu.dense_efficiency): FLOPs / (peak x efficiency) per layer.
+/// Without it, the socket's CPU profile (platform key `profile`) gives the efficiency:
+///   an MLP layer's GEMMs (forward b x out x in; backward b x in x out and in x out x b) take
+///     2 m n k / (peak x e(m, n, k)) + the profile's all-core call overhead,
+///   e(m, n, k) = CpuProfile::gemm_efficiency: the measured machine's achieved fraction of its
+///   peak at that shape, carried over to this socket's datasheet peak (an assumption: the same
+///   fraction on another core and GEMM library);
+///   other layers (the interaction) take FLOPs / (peak x the profile's large-GEMM efficiency).
+/// std::invalid_argument naming training.cpu.dense_efficiency when there is neither.
+std::vector<DenseOperatorCost> cpu_dense_costs(const ModelSpec& model, const topo::CpuSocketSpec& cpu,
+                                               std::optional<double> efficiency, std::int64_t local_batch);
 
 }  // namespace dlrmsim::models

@@ -1111,24 +1111,7 @@ const std::vector<DenseOperatorCost>& StepBuilder::dense_costs(const SimDevice& 
   if (trainer.is_gpu) {
     costs = gpu_dense_costs(model_, *trainer.profile, local_batch());
   } else {
-    if (!options_.cpu_dense_efficiency) {
-      throw std::invalid_argument("training mode '" + options_.mode +
-                                  "' runs dense layers on CPU sockets: give training.cpu.dense_efficiency "
-                                  "(fraction of the socket's peak FLOP/s its GEMMs reach)");
-    }
-    const double b = static_cast<double>(local_batch());
-    for (const auto& l : model_.dense_layers()) {
-      DenseOperatorCost c;
-      c.name = l.name;
-      c.parameters = l.parameters;
-      c.forward = cpu_dense_time(*trainer.cpu, l.forward_flops_per_sample * b, model_.compute_precision,
-                                 *options_.cpu_dense_efficiency);
-      c.backward = cpu_dense_time(*trainer.cpu, l.backward_flops_per_sample * b, model_.compute_precision,
-                                  *options_.cpu_dense_efficiency);
-      c.forward_kernels = l.gemms;
-      c.backward_kernels = 2 * l.gemms;
-      costs.push_back(c);
-    }
+    costs = cpu_dense_costs(model_, *trainer.cpu, options_.cpu_dense_efficiency, local_batch());
   }
   return dense_cache_.emplace(key, std::move(costs)).first->second;
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "models/cost_models.hpp"
+#include "topologies/cpu_profile.hpp"
 #include "models/model_spec.hpp"
 #include "paths.hpp"
 
@@ -38,6 +39,46 @@ TEST_CASE("CPU dense time is FLOPs over peak times efficiency") {
   const auto few = socket(128, 20, 4);
   CHECK(cpu_dense_time(few, Flops(1e12), Precision::fp32, 0.5).value() == dlrmsim::rel(1.0));
   CHECK_THROWS_AS(cpu_peak(few, Precision::bf16), std::invalid_argument);  // no bf16 figure given
+}
+
+// Dense layers on a CPU socket with a CPU profile (platform key `profile`): the socket (peak 2
+// TFLOP/s fp32) takes the measured machine's GEMM efficiency at each shape. The profile: all
+// cores (2 of them) reach 100 GFLOP/s on large GEMMs, halves m 0, n 4, k 4, call overhead 10 us,
+// against a peak of 80 GFLOP/s per core: e(m, n, k) = 100 / 160 x n / (n + 4) x k / (k + 4).
+// A 64 -> 32 MLP layer at batch 1024: forward GEMM 1024 x 32 x 64 takes
+//   2 x 1024 x 32 x 64 / (2e12 x 0.625 x 32/36 x 64/68) + 10 us;
+// the backward GEMMs 1024 x 64 x 32 and 64 x 32 x 1024 likewise (n and k as given).
+// A flat training.cpu.dense_efficiency replaces the profile; with neither, the error names it.
+TEST_CASE("CPU dense layers take the CPU profile's efficiency at each GEMM shape") {
+  auto cpu = socket(128, 20, 4);
+  auto profile = std::make_shared<topo::CpuProfile>();
+  profile->name = "test";
+  profile->cores = 2;
+  profile->gemm_all_cores = {FlopsPerSecond(100e9), 0.0, 4.0, 4.0, Seconds(10e-6), {}};
+  profile->peak_per_core = FlopsPerSecond(80e9);
+  const ModelSpec m = load_model(ConfigNode::load_string(R"(
+name: m
+global_batch_size: 8
+dense_features: 64
+embedding_tables: [{name: t, rows: 10, dim: 32}]
+bottom_mlp: [32]
+interaction: concat
+top_mlp: [256, 1]
+optimizer: sgd
+precision: {compute: fp32}
+)", "m.yaml"));
+  CHECK_THROWS_WITH_AS(cpu_dense_costs(m, cpu, std::nullopt, 1024), doctest::Contains("training.cpu.dense_efficiency"),
+                       std::invalid_argument);
+  cpu.profile = profile;
+  const auto gemm = [](double mm, double n, double k) {
+    return 2.0 * mm * n * k / (2e12 * 0.625 * n / (n + 4.0) * k / (k + 4.0)) + 10e-6;
+  };
+  const auto costs = cpu_dense_costs(m, cpu, std::nullopt, 1024);
+  REQUIRE(costs.size() == 4);
+  CHECK(costs[0].forward.value() == dlrmsim::rel(gemm(1024, 32, 64)));
+  CHECK(costs[0].backward.value() == dlrmsim::rel(gemm(1024, 64, 32) + gemm(64, 32, 1024)));
+  const auto flat = cpu_dense_costs(m, cpu, 0.5, 1024);
+  CHECK(flat[0].forward.value() == dlrmsim::rel(2.0 * 1024 * 32 * 64 / (2e12 * 0.5)));
 }
 
 // Embedding backward: the profile's measured multiples for SGD and row-wise Adagrad; full

@@ -82,6 +82,19 @@ topo::CpuProfile known_profile() {
   return p;
 }
 
+/// Fills the texts a profile file requires (description, provenance, every source).
+void set_sources(topo::CpuProfile& p) {
+  p.description = "test";
+  p.provenance = p.machine_source = "synthetic";
+  for (topo::Provenance* pr : {&p.gemm_per_core.provenance, &p.gemm_all_cores.provenance, &p.gather.per_core.provenance,
+                               &p.gather.all_cores.provenance, &p.update.per_core.provenance, &p.update.all_cores.provenance,
+                               &p.hash_update.per_core.provenance, &p.hash_update.all_cores.provenance,
+                               &p.fp16_convert.cached.provenance, &p.fp16_convert.dram.provenance,
+                               &p.memcpy.cached.provenance, &p.memcpy.dram.provenance, &p.call_provenance}) {
+    pr->source = "synthetic";
+  }
+}
+
 /// Every kind of measurement, at the sizes of the full sweep, timed by `truth` x noise.
 CpuRawMeasurements synthetic(const topo::CpuProfile& truth, double sigma) {
   CpuRawMeasurements raw;
@@ -268,16 +281,7 @@ TEST_CASE("the CPU fitter recovers known coefficients from measurements with 1 %
 // Why: the committed profile must load into exactly what the fitter produced.
 TEST_CASE("a CPU profile round-trips through YAML") {
   topo::CpuProfile truth = known_profile();
-  truth.description = "test";
-  truth.provenance = "synthetic";
-  truth.machine_source = "synthetic";
-  for (topo::Provenance* pr : {&truth.gemm_per_core.provenance, &truth.gemm_all_cores.provenance, &truth.gather.per_core.provenance,
-                         &truth.gather.all_cores.provenance, &truth.update.per_core.provenance, &truth.update.all_cores.provenance,
-                         &truth.hash_update.per_core.provenance, &truth.hash_update.all_cores.provenance,
-                         &truth.fp16_convert.cached.provenance, &truth.fp16_convert.dram.provenance,
-                         &truth.memcpy.cached.provenance, &truth.memcpy.dram.provenance, &truth.call_provenance}) {
-    pr->source = "synthetic";
-  }
+  set_sources(truth);
   const topo::CpuProfile back = topo::parse_cpu_profile(ConfigNode::load_string(topo::cpu_profile_to_yaml(truth), "p.yaml"));
   CHECK(back.gemm_time(256, 1024, 1024, false).value() == dlrmsim::rel(truth.gemm_time(256, 1024, 1024, false).value()).epsilon(1e-5));
   CHECK(back.gemm_time(256, 1024, 1024, true).value() == dlrmsim::rel(truth.gemm_time(256, 1024, 1024, true).value()).epsilon(1e-5));
@@ -287,6 +291,34 @@ TEST_CASE("a CPU profile round-trips through YAML") {
   }
   CHECK(back.memcpy.dram.bandwidth(8).value() == dlrmsim::rel(25e9).epsilon(1e-5));
   CHECK(back.call_overhead.value() == dlrmsim::rel(1.5e-9).epsilon(1e-5));
+  CHECK(back.peak_per_core.value() == 0.0);  // not given: not written, not read
+  // With the measured machine's peak per core (100 GFLOP/s here) it is written and read back.
+  truth.peak_per_core = FlopsPerSecond(100e9);
+  truth.peak_source = "synthetic peak";
+  const topo::CpuProfile with_peak =
+      topo::parse_cpu_profile(ConfigNode::load_string(topo::cpu_profile_to_yaml(truth), "p.yaml"));
+  CHECK(with_peak.peak_per_core.value() == dlrmsim::rel(100e9));
+  CHECK(with_peak.peak_source == "synthetic peak");
+}
+
+// System: the known profile (all cores: 400 GFLOP/s on 8 cores, halves n 256, k 64, m 96) with a
+// peak of 100 GFLOP/s per core, i.e. 800 GFLOP/s on its 8 cores.
+// Expected: the efficiency of a GEMM is the all-core rate times the shape's fill over that peak:
+// 1024 x 256 x 64: 400 / 800 x (1024 / 1120) x (256 / 512) x (64 / 128) = 0.1142857;
+// huge extents approach 400 / 800 = 0.5. A peak below the measured one-core rate (60 GFLOP/s)
+// is refused at its key; a profile without a peak cannot give efficiencies.
+TEST_CASE("a CPU profile with its machine's peak gives GEMM efficiencies") {
+  topo::CpuProfile p = known_profile();
+  CHECK_THROWS_AS((void)p.gemm_efficiency(64, 64, 64), std::logic_error);
+  p.peak_per_core = FlopsPerSecond(100e9);
+  CHECK(p.gemm_efficiency(1024, 256, 64) == dlrmsim::rel(0.5 * 1024.0 / 1120.0 * 0.5 * 0.5));
+  CHECK(p.gemm_efficiency(1 << 30, 1 << 30, 1 << 30) == dlrmsim::rel(0.5).epsilon(1e-6));
+  p.peak_per_core = FlopsPerSecond(50e9);
+  p.peak_source = "too low";
+  set_sources(p);
+  CHECK_THROWS_WITH_AS(topo::parse_cpu_profile(ConfigNode::load_string(topo::cpu_profile_to_yaml(p), "p.yaml")),
+                       doctest::Contains("gemm_fp32.peak_per_core.rate: is below the measured one-core GEMM rate"),
+                       ConfigError);
 }
 
 // System: the gather formula of topologies/cpu_profile.hpp with the known profile: one core, 64 B

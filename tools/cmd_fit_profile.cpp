@@ -26,7 +26,7 @@ namespace dlrmsim::tools {
 
 int cmd_fit_profile(const std::vector<std::string>& args) {
   namespace po = boost::program_options;
-  std::string raw_path, output, base_path = "auto", calibration_dir = "auto", holdout = "none";
+  std::string raw_path, output, base_path = "auto", calibration_dir = "auto", holdout = "none", peak_text, peak_source;
   double max_holdout_error = 0.10;
   po::options_description options("dlrmsim fit-profile RAW.yaml -o PROFILE.yaml: fit a device profile to calibration measurements");
   options.add_options()("help,h", "this help")
@@ -39,7 +39,11 @@ int cmd_fit_profile(const std::vector<std::string>& args) {
        "where --base auto looks ('auto': the calibration folder of the data search path, see dlrmsim list --paths)")
       ("holdout", po::value(&holdout)->default_value("none"), "none, or odd: fit even-indexed measurements, predict odd")
       ("max-holdout-error", po::value(&max_holdout_error)->default_value(0.10),
-       "with --holdout odd: exit 1 if a held-back prediction misses by more than this fraction");
+       "with --holdout odd: exit 1 if a held-back prediction misses by more than this fraction")
+      ("peak-per-core", po::value(&peak_text),
+       "CPU measurements: the measured machine's fp32 peak per core (\"78.24 GFLOP/s\"), which turns the "
+       "GEMM rates into efficiencies that other CPUs' datasheet peaks scale; needs --peak-source")
+      ("peak-source", po::value(&peak_source), "where the --peak-per-core figure comes from");
   po::positional_options_description positional;
   positional.add("raw", 1);
   po::variables_map vm;
@@ -63,8 +67,16 @@ int cmd_fit_profile(const std::vector<std::string>& args) {
   // A raw file of the CPU kind (dlrmsim-calibrate --cpu) is fitted to a CPU profile.
   if (const ConfigNode root = ConfigNode::load_file(raw_path); validation::is_cpu_raw_measurements(root)) {
     if (holdout != "none" || !vm["base"].defaulted()) throw ConfigError("--holdout and --base apply to GPU measurements only");
-    return fit_cpu_profile_file(root, raw_path, output);
+    std::optional<CpuPeak> peak;
+    if (vm.count("peak-per-core")) {
+      if (peak_source.empty()) throw ConfigError("--peak-per-core needs --peak-source: where the peak figure comes from");
+      const auto rate = parse<FlopsPerSecond>(peak_text);
+      if (!(rate.value() > 0.0)) throw ConfigError("--peak-per-core: expected a positive FLOP rate, found '" + peak_text + "'");
+      peak = CpuPeak{rate, peak_source};
+    }
+    return fit_cpu_profile_file(root, raw_path, output, peak);
   }
+  if (vm.count("peak-per-core")) throw ConfigError("--peak-per-core applies to CPU measurements only");
   const validation::RawMeasurements raw = validation::load_raw_measurements(raw_path);
   if (calibration_dir == "auto") {
     calibration_dir = "calibration";  // as written in messages when no data root holds one

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "common/files.hpp"
+#include "common/text.hpp"
 #include "topologies/cpu_profile.hpp"
 #include "tools/commands.hpp"
 #include "validation/cpu/cpu_profile_fit.hpp"
@@ -11,7 +12,8 @@
 
 namespace dlrmsim::tools {
 
-int fit_cpu_profile_file(const ConfigNode& root, const std::string& raw_path, const std::string& output) {
+int fit_cpu_profile_file(const ConfigNode& root, const std::string& raw_path, const std::string& output,
+                         const std::optional<CpuPeak>& peak) {
   refuse_output_over_inputs(output, {raw_path}, "-o");
   const validation::CpuRawMeasurements raw = validation::parse_cpu_raw_measurements(root);
   validation::CpuFitOptions options;
@@ -21,6 +23,15 @@ int fit_cpu_profile_file(const ConfigNode& root, const std::string& raw_path, co
     result = validation::fit_cpu_profile(raw, options);
   } catch (const std::invalid_argument& e) {
     throw ConfigError(raw_path + ": " + e.what());
+  }
+  if (peak) {
+    if (result.profile.gemm_per_core.rate > peak->per_core) {
+      throw ConfigError("--peak-per-core: " + format_number(peak->per_core.value() / 1e9, 4) +
+                        " GFLOP/s is below the measured one-core GEMM rate (" +
+                        format_number(result.profile.gemm_per_core.rate.value() / 1e9, 4) + " GFLOP/s)");
+    }
+    result.profile.peak_per_core = peak->per_core;
+    result.profile.peak_source = peak->source;
   }
   write_output_file(output, "# CPU profile fitted by dlrmsim fit-profile from " + raw_path +
                                 " (formulas: topologies/cpu_profile.hpp)\n" + topo::cpu_profile_to_yaml(result.profile));

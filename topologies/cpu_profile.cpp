@@ -21,6 +21,16 @@ Seconds CpuGemmCoefficients::time(std::int64_t m, std::int64_t n, std::int64_t k
   return call_overhead + Flops(2.0 * dm * dn * dk) / (rate * fill(dm, dn, dk));
 }
 
+double CpuProfile::gemm_efficiency(std::int64_t m, std::int64_t n, std::int64_t k) const {
+  if (!(peak_per_core.value() > 0.0)) {
+    throw std::logic_error("CPU profile '" + name + "' gives no gemm_fp32.peak_per_core");
+  }
+  if (m < 1 || n < 1 || k < 1) throw std::invalid_argument("GEMM extents must be positive");
+  const auto& g = gemm_all_cores;
+  return g.rate.value() * g.fill(static_cast<double>(m), static_cast<double>(n), static_cast<double>(k)) /
+         (static_cast<double>(cores) * peak_per_core.value());
+}
+
 Bytes RowKernelCoefficients::dram_bytes_per_row(Bytes row_bytes, Bytes line) const {
   return traffic_multiple * std::max(row_bytes, line) + extra_traffic;
 }
@@ -136,6 +146,17 @@ CpuProfile parse_cpu_profile(const ConfigNode& root) {
   const ConfigNode gemm = root.child("gemm_fp32");
   p.gemm_per_core = read_gemm(gemm.child("per_core"));
   p.gemm_all_cores = read_gemm(gemm.child("all_cores"));
+  if (auto peak = gemm.optional_child("peak_per_core")) {
+    if (!peak->is_map()) peak->fail("expected a mapping: {rate: \"78.24 GFLOP/s\", source: \"...\"}");
+    p.peak_per_core = peak->get_positive<FlopsPerSecond>("rate");
+    p.peak_source = peak->get<std::string>("source");
+    if (p.peak_source.empty()) peak->child("source").fail("a source is required for the peak");
+    if (p.gemm_per_core.rate > p.peak_per_core) {
+      peak->child("rate").fail("is below the measured one-core GEMM rate (" +
+                               format_number(p.gemm_per_core.rate.value() / 1e9, 4) + " GFLOP/s)");
+    }
+    peak->finish();
+  }
   gemm.finish();
   p.gather = read_row_kernel(root.child("gather"));
   p.update = read_row_kernel(root.child("update"));
@@ -217,6 +238,11 @@ std::string cpu_profile_to_yaml(const CpuProfile& p) {
       << "gemm_fp32:\n";
   write_gemm(out, "per_core", p.gemm_per_core);
   write_gemm(out, "all_cores", p.gemm_all_cores);
+  if (p.peak_per_core.value() > 0.0) {
+    out << "  peak_per_core:\n"
+        << "    rate: " << with_unit(p.peak_per_core.value(), 1e9, "GFLOP/s") << "\n"
+        << "    source: " << yaml_quoted(p.peak_source) << "\n";
+  }
   write_row_kernel(out, "gather", p.gather);
   write_row_kernel(out, "update", p.update);
   write_row_kernel(out, "hash_update", p.hash_update);

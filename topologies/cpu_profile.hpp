@@ -131,6 +131,11 @@ class CpuProfile {
 
   CpuGemmCoefficients gemm_per_core;   // fp32, one thread
   CpuGemmCoefficients gemm_all_cores;  // fp32, one GEMM on `cores` threads
+  /// The measured machine's fp32 peak per core (gemm_fp32.peak_per_core, optional: the machine
+  /// may not say it; 0 when absent) and where that figure comes from. With it the GEMM rates
+  /// become efficiencies, which another CPU's datasheet peak scales (gemm_efficiency).
+  FlopsPerSecond peak_per_core{0.0};
+  std::string peak_source;
   RowKernelCoefficients gather;
   RowKernelCoefficients update;
   RowKernelCoefficients hash_update;
@@ -143,6 +148,11 @@ class CpuProfile {
   [[nodiscard]] Seconds gemm_time(std::int64_t m, std::int64_t n, std::int64_t k, bool all_cores) const {
     return (all_cores ? gemm_all_cores : gemm_per_core).time(m, n, k);
   }
+  /// Fraction of the measured machine's all-core fp32 peak (cores x peak_per_core) that one
+  /// GEMM of m x k by k x n reaches on all its cores, call overhead excluded:
+  ///   e(m, n, k) = gemm_all_cores.rate x s(m) s(n) s(k) / (cores x peak_per_core).
+  /// std::logic_error when the profile gives no peak_per_core.
+  [[nodiscard]] double gemm_efficiency(std::int64_t m, std::int64_t n, std::int64_t k) const;
   [[nodiscard]] double gather_rows_per_second(Bytes row_bytes, int cores) const {
     return gather.rows_per_second(row_bytes, cores, cache_line);
   }

@@ -23,6 +23,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -81,6 +82,8 @@ struct GpuSpec {
   int nvlink_ports = 0;           // NVLink links ("bricks") per GPU
 };
 
+class CpuProfile;  // topologies/cpu_profile.hpp
+
 /// One CPU socket with the DRAM attached to it.
 struct CpuSocketSpec {
   std::string model;                      // e.g. "Xeon Platinum 8480C"
@@ -98,6 +101,9 @@ struct CpuSocketSpec {
   /// dependent misses, such as row updates one after another under a lock.
   Seconds dram_latency;
   PeakRates peak;                         // whole-socket peak (cores x clock x FLOP/cycle)
+  /// The measured CPU profile whose GEMM efficiencies this socket's dense layers take, scaled
+  /// to `peak` (platform key `profile`; null when not given).
+  std::shared_ptr<const CpuProfile> profile;
 };
 
 struct PcieSwitchSpec {

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "topologies/cpu_profile.hpp"
 #include "topologies/platform_builder.hpp"
 
 namespace dlrmsim::topo {
@@ -93,6 +94,8 @@ class MappingReader {
   std::string missing_;
 };
 
+std::string resolve_path(const std::string& path, const ConfigNode& relative_to);
+
 DeviceSpec read_device_spec(const ConfigNode& d, DeviceKind kind, MappingReader& r) {
   switch (kind) {
     case DeviceKind::gpu: {
@@ -125,6 +128,22 @@ DeviceSpec read_device_spec(const ConfigNode& d, DeviceKind kind, MappingReader&
       c.gather_bandwidth_per_core = r.positive<BytesPerSecond>("gather_bandwidth_per_core");
       c.dram_latency = d.get_positive_or<Seconds>("dram_latency", Seconds(0.0));
       if (auto p = d.optional_child("peak_flops")) c.peak = read_peak_rates(*p);
+      if (d.has("profile")) {
+        const ConfigNode key = d.child("profile");
+        const std::string path = resolve_path(key.as<std::string>(), key);
+        if (!regular_file_exists(path)) key.fail("cannot open '" + path + "'; expected a CPU profile file, relative to this file");
+        std::shared_ptr<const CpuProfile> profile;
+        try {
+          profile = std::make_shared<const CpuProfile>(load_cpu_profile(path));
+        } catch (const ConfigError& e) {
+          key.fail(std::string("not a CPU profile: ") + e.what());
+        }
+        if (!(profile->peak_per_core.value() > 0.0)) {
+          key.fail("the profile '" + path + "' gives no gemm_fp32.peak_per_core: its GEMM rates cannot be scaled to this CPU");
+        }
+        if (!c.peak.get(Precision::fp32)) key.fail("a CPU profile scales to the socket's peak: give peak_flops.fp32");
+        c.profile = std::move(profile);
+      }
       return c;
     }
     case DeviceKind::pcie_switch: {

@@ -54,6 +54,9 @@ constexpr Parameter kPlatformParameters[] = {
      "Rate at which one core gathers embedding rows from DRAM."},
     {"platform.node_templates.*.devices.*.dram_latency", "seconds (\"110 ns\")", "none (cpu)", "> 0",
      "Latency of a DRAM miss: each step of a chain of dependent row updates (striped host updates)."},
+    {"platform.node_templates.*.devices.*.profile", "path", "none (cpu)", "a CPU profile with gemm_fp32.peak_per_core",
+     "Measured CPU profile (configs/calibration/cpu-*.yaml) whose GEMM efficiencies, scaled to peak_flops.fp32, "
+     "time the dense layers of CPU trainers (training.cpu.dense_efficiency, when given, overrides it)."},
     {"platform.node_templates.*.devices.*.generation", "", "0 (unknown)", ">= 0",
      "PCIe generation of a PCIe switch, or generation of an NVSwitch."},
     {"platform.node_templates.*.devices.*.lanes", "count", "0 (unknown)", ">= 0", "PCIe lanes of a PCIe switch."},
