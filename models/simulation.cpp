@@ -78,7 +78,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   const auto& mode = training_mode(sc.training.mode);
   const auto popt = options_for_mode(sc, mode);
-  const topo::DeviceProfileSet profiles(sc.calibration_dir);
+  const topo::DeviceProfileSet profiles(sc.calibration_dir, options.profile_files);
   const auto problem = placement::make_placement_problem(sc, profiles);
   const placement::StepTimeEvaluator evaluator = [&](const placement::PlacementPlan& candidate) {
     return simulate_plan_step_time(sc, problem, candidate, profiles, 1, 1);

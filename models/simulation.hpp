@@ -155,6 +155,9 @@ struct RunOptions {
   /// Called as the simulated steps end (done, total), for a progress line; the native
   /// backend reports them, other backends do not.
   std::function<void(std::size_t done, std::size_t total)> on_step;
+  /// Parsed device-profile files to reuse (a sweep worker's, kept across its points); none:
+  /// the run parses the files it needs.
+  topo::DeviceProfileFiles* profile_files = nullptr;
 };
 
 /// Places the tables, builds warm-up + measured steps, runs the backend and computes the

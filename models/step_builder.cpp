@@ -207,7 +207,8 @@ void StepBuilder::compute_owner_work() {
       // TorchRec all-reduces the dense gradient of a replicated table (rows x dim).
       dp_gradient_bytes_ += comm * (static_cast<double>(table.rows) * table.dim);
     }
-    const double distinct_fraction = placement::table_distinct_fraction(problem_, table);
+    const double distinct_fraction =
+        tp.distinct_fraction ? *tp.distinct_fraction : placement::table_distinct_fraction(problem_, table);
     for (const auto& shard : tp.shards) {
       const auto w = placement::shard_work(problem_, table, shard, tp.sharding, distinct_fraction);
       for (auto o : shard.owners) {

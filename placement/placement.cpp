@@ -248,7 +248,8 @@ void account(const PlacementProblem& problem, const PlacementOptions& options, P
   }
   for (auto& tp : plan.tables) {
     const TableDemand& table = problem.tables.at(tp.table);
-    const double distinct = table_distinct_fraction(problem, table);
+    if (!tp.distinct_fraction) tp.distinct_fraction = table_distinct_fraction(problem, table);
+    const double distinct = *tp.distinct_fraction;
     for (auto& shard : tp.shards) {
       const double shard_rows = static_cast<double>(shard.row_count());
       const Bytes shard_weights = table.element_size * (shard_rows * shard.column_count());

@@ -220,6 +220,10 @@ struct TablePlacement {
   Tier tier = Tier::gpu_hbm;
   Sharding sharding = Sharding::table_wise;
   std::vector<Shard> shards;
+  /// The table's table_distinct_fraction (lookup_cost.hpp) under the problem it was placed
+  /// for, once computed (by the policy or by account()): the simulation's step builder reads
+  /// it instead of computing it again (an expected-distinct-rows sum over the Zipf curve).
+  std::optional<double> distinct_fraction;
 };
 
 struct DeviceUsage {

@@ -178,7 +178,7 @@ void PlanBuilder::add_data_parallel(std::size_t table) {
   s.storage = s.owners;
   s.row_end = t.rows;
   s.column_end = t.dim;
-  set_table(table, TablePlacement{tp.table, tp.name, tp.tier, tp.sharding, {s}});
+  set_table(table, TablePlacement{tp.table, tp.name, tp.tier, tp.sharding, {s}, std::nullopt});
 }
 
 void PlanBuilder::remove_table(std::size_t table) {
@@ -419,7 +419,9 @@ PlacementPlan PlanBuilder::plan() const {
   PlacementPlan p;
   p.cache_model = options_.cache_model;
   for (const auto& t : tables_) {
-    if (t) p.tables.push_back(*t);
+    if (!t) continue;
+    p.tables.push_back(*t);
+    if (const auto& f = distinct_fraction_[t->table]) p.tables.back().distinct_fraction = *f;
   }
   return p;
 }

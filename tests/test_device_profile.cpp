@@ -6,8 +6,13 @@
 #include "approx.hpp"
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
+
+#include <unistd.h>
 
 #include "topologies/device_profile.hpp"
 #include "paths.hpp"
@@ -273,4 +278,55 @@ TEST_CASE("profiles are found by GPU model name") {
     CHECK(message.find("b200.yaml") != std::string::npos);
     CHECK(message.find("h100") != std::string::npos);
   }
+}
+
+// System: a profile derived from another (derived.yaml: from_file base.yaml, a copy of
+// v100.yaml, setting device.name), loaded through one DeviceProfileFiles as a sweep worker
+// does, while the two files are edited between loads. Inputs and expected values:
+//  - the same files twice: one parse, and the second load returns the first load's profile
+//    (the same object), equal to what load_device_profile reads;
+//  - derived.yaml names the device "Edited": parsed again (2 parses), name "Edited";
+//  - base.yaml, the second file of the chain, says 16 GB instead of 32 GB: parsed again (3
+//    parses), memory capacity 16e9 bytes (GB is 10^9).
+// Why: the cache is keyed on path and checked against the content of every file of the
+// chain, so a sweep never runs on a profile its files no longer describe.
+TEST_CASE("profile files are parsed once until one of their files changes") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("dlrmsim_profile_files_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name, std::ios::binary) << text;
+  };
+  std::string base;
+  {
+    std::ifstream in(kCalibrationDir + "/v100.yaml", std::ios::binary);
+    base.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  write("base.yaml", base);
+  write("derived.yaml", "from_file: base.yaml\nset:\n  - \"device.name=Derived\"\n");
+  const std::string derived = (dir / "derived.yaml").string();
+
+  DeviceProfileFiles files;
+  const auto first = files.load(derived);
+  const auto second = files.load(derived);
+  CHECK(files.parses() == 1);
+  CHECK(first.get() == second.get());
+  CHECK(first->name == "Derived");
+  CHECK(first->name == load_device_profile(derived).name);
+  CHECK(first->memory_capacity.value() == load_device_profile(derived).memory_capacity.value());
+
+  write("derived.yaml", "from_file: base.yaml\nset:\n  - \"device.name=Edited\"\n");
+  const auto edited = files.load(derived);
+  CHECK(files.parses() == 2);
+  CHECK(edited->name == "Edited");
+
+  const std::string from = "memory_capacity: \"32 GB\"";
+  const auto at = base.find(from);
+  REQUIRE(at != std::string::npos);
+  write("base.yaml", base.replace(at, from.size(), "memory_capacity: \"16 GB\""));
+  const auto rebased = files.load(derived);
+  CHECK(files.parses() == 3);
+  CHECK(rebased->memory_capacity.value() == 16e9);
+  CHECK(files.load(derived).get() == rebased.get());
+  fs::remove_all(dir);
 }

@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "placement/lookup_cost.hpp"
 #include "placement/plan_builder.hpp"
 #include "placement/placement.hpp"
 #include "placement/synthetic.hpp"
@@ -130,6 +131,31 @@ TEST_CASE("communication implied by each sharding") {
         std::vector<std::string>{"backward:all_reduce:all_trainers:weight_gradients"});
   for (Sharding s : kAllShardings) CHECK(sharding_from_string(to_string(s)) == s);
   for (Tier t : kAllTiers) CHECK(tier_from_string(to_string(t)) == t);
+}
+
+// System: the mixed problem (40 tables, a third with Zipf(1.0) access) under every policy.
+// Expected: each placed table carries its distinct-row fraction, exactly (==) the value of
+// table_distinct_fraction for the problem, whether the policy computed it or account() did.
+// Why: the simulation's step builder reads it from the plan instead of computing it again, so
+// any other value would change the simulated backward pass.
+TEST_CASE("every placed table carries the distinct-row fraction of its problem") {
+  const PlacementProblem problem = mixed_problem();
+  for (const auto& policy : placement_policies()) {
+    CAPTURE(policy.name);
+    PlacementOptions options = with_policy(std::string(policy.name));
+    options.search_max_evaluations = 20;
+    PlacementPlan plan;
+    try {
+      plan = place(problem, options);
+    } catch (const InfeasiblePlacement&) {
+      continue;  // single-tier policies may refuse (see the next test)
+    }
+    for (const auto& tp : plan.tables) {
+      CAPTURE(tp.name);
+      REQUIRE(tp.distinct_fraction.has_value());
+      CHECK(*tp.distinct_fraction == table_distinct_fraction(problem, problem.tables[tp.table]));
+    }
+  }
 }
 
 // Capacity is never exceeded: on the mixed problem (and with a 10 % reserve) every policy

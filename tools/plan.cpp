@@ -25,7 +25,7 @@ PointOutcome run_plan_point(const SweepPoint& point) {
     placement::PlacementOptions options = sc.placement;
     if (options.tiers.empty()) options.tiers.assign(mode.default_tiers.begin(), mode.default_tiers.end());
     try {
-      const topo::DeviceProfileSet profiles(sc.calibration_dir);
+      const topo::DeviceProfileSet profiles(sc.calibration_dir, point.profile_files);
       const auto problem = placement::make_placement_problem(sc, profiles);
       (void)placement::place(problem, options);
     } catch (const placement::InfeasiblePlacement& e) {
@@ -35,7 +35,9 @@ PointOutcome run_plan_point(const SweepPoint& point) {
     }
   }
   try {
-    outcome.outputs = report_columns(models::run_scenario(sc));
+    models::RunOptions run;
+    run.profile_files = point.profile_files;
+    outcome.outputs = report_columns(models::run_scenario(sc, run));
   } catch (const placement::InfeasiblePlacement& e) {
     outcome.status = "infeasible";
     outcome.error = e.what();

@@ -130,18 +130,20 @@ std::map<std::string, std::string> report_columns(const models::RunReport& repor
 }
 
 PointOutcome run_scenario_point(const SweepPoint& point) {
-  return run_scenario(point.scenario, point.scenario_source, point.overrides);
+  return run_scenario(point.scenario, point.scenario_source, point.overrides, point.profile_files);
 }
 
 PointOutcome run_scenario(const YAML::Node& scenario, const std::string& source,
-                          const std::vector<std::string>& overrides) {
+                          const std::vector<std::string>& overrides, topo::DeviceProfileFiles* profile_files) {
   PointOutcome outcome;
   YAML::Emitter text;
   text << scenario;
   const std::string base_dir = std::filesystem::path(source).parent_path().string();
   try {
     const models::Scenario s = models::load_scenario_text(text.c_str(), source, base_dir, overrides);
-    outcome.outputs = report_columns(models::run_scenario(s));
+    models::RunOptions options;
+    options.profile_files = profile_files;
+    outcome.outputs = report_columns(models::run_scenario(s, options));
   } catch (const placement::InfeasiblePlacement& e) {
     outcome.status = "infeasible";
     outcome.error = e.what();

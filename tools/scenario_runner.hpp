@@ -22,9 +22,11 @@ std::map<std::string, std::string> report_columns(const models::RunReport& repor
 
 /// Loads `scenario` with `overrides` (relative paths resolved against `source`'s directory),
 /// simulates it and fills the output columns; an infeasible job becomes status "infeasible"
-/// with the reason; bad input throws (ConfigError).
+/// with the reason; bad input throws (ConfigError). `profile_files`: parsed device-profile
+/// files to reuse across calls (models::RunOptions::profile_files), or none.
 PointOutcome run_scenario(const YAML::Node& scenario, const std::string& source,
-                          const std::vector<std::string>& overrides);
+                          const std::vector<std::string>& overrides,
+                          topo::DeviceProfileFiles* profile_files = nullptr);
 /// The same for a sweep point.
 PointOutcome run_scenario_point(const SweepPoint& point);
 

@@ -48,6 +48,10 @@
 
 #include "common/config.hpp"
 
+namespace dlrmsim::topo {
+class DeviceProfileFiles;
+}
+
 namespace dlrmsim::tools {
 
 /// One point: a scenario and the overrides (as --set) that make it differ from the base.
@@ -60,6 +64,9 @@ struct SweepPoint {
   YAML::Node scenario;
   std::string scenario_source;  // file name for error messages and relative paths
   std::vector<std::string> overrides;  // "key.path=value"
+  /// The running worker's parsed device-profile files, kept across its points (run_points
+  /// sets it; a runner passes it to models::RunOptions::profile_files); null outside a sweep.
+  topo::DeviceProfileFiles* profile_files = nullptr;
 };
 
 struct SweepAxis {

@@ -276,12 +276,15 @@ namespace {
 /// A profile that derives from another (`from_file: other.yaml`, relative to it, and a `set:`
 /// list of overrides of that file's keys: the same device with other memory, say) as the
 /// node of the other file with the overrides applied; any other profile as it is.
-ConfigNode resolve_from_file(ConfigNode node) {
+/// `read`, if given, receives the path and text of each file of the chain it reads.
+ConfigNode resolve_from_file(ConfigNode node, std::vector<std::pair<std::string, std::string>>* read = nullptr) {
   for (int depth = 0; node.is_map() && node.has("from_file"); ++depth) {
     if (depth == 8) node.child("from_file").fail("from_file chain is more than 8 files deep (a cycle?)");
     const std::filesystem::path base =
         std::filesystem::path(node.source_dir()) / node.get<std::string>("from_file");
-    YAML::Node yaml = ConfigNode::load_file(base.string()).yaml();
+    std::string text = read_input_file(base.string());
+    YAML::Node yaml = ConfigNode::load_string(text, base.string()).yaml();
+    if (read) read->emplace_back(base.string(), std::move(text));
     std::vector<OverrideOrigin> origins;
     if (auto set = node.optional_child("set")) {
       for (const ConfigNode& e : set->elements()) {
@@ -374,6 +377,28 @@ DeviceProfile parse_device_profile(const ConfigNode& root) { return parse_profil
 
 DeviceProfile load_device_profile(const std::string& path) {
   return parse_device_profile(ConfigNode::load_file(path));
+}
+
+std::shared_ptr<const DeviceProfile> DeviceProfileFiles::load(const std::string& path) {
+  auto unchanged = [](const Entry& e) {
+    try {
+      for (const auto& [file, text] : e.files) {
+        if (read_input_file(file) != text) return false;
+      }
+      return true;
+    } catch (const ConfigError&) {
+      return false;  // gone or unreadable now: parse again, which reports it
+    }
+  };
+  if (auto it = entries_.find(path); it != entries_.end() && unchanged(it->second)) return it->second.profile;
+  // As load_device_profile(path), remembering the text of every file read.
+  Entry e;
+  std::string text = read_input_file(path);
+  const ConfigNode root = ConfigNode::load_string(text, path);
+  e.files.emplace_back(path, std::move(text));
+  e.profile = std::make_shared<const DeviceProfile>(parse_profile_body(resolve_from_file(root, &e.files)));
+  ++parses_;
+  return entries_.insert_or_assign(path, std::move(e)).first->second.profile;
 }
 
 // --- writing ---------------------------------------------------------------------------
@@ -547,7 +572,8 @@ std::shared_ptr<const DeviceProfile> DeviceProfileSet::find(const topo::GpuSpec&
       missing_.emplace(gpu.model, e.what());  // no profile file for this GPU model
       return nullptr;
     }
-    profile = std::make_shared<const DeviceProfile>(on_platform_gpu(load_device_profile(path), gpu));
+    profile = std::make_shared<const DeviceProfile>(
+        on_platform_gpu(files_ ? *files_->load(path) : load_device_profile(path), gpu));
   }
   return cache_.emplace(key, std::move(profile)).first->second;
 }

@@ -289,13 +289,36 @@ DeviceProfile load_device_profile_for(std::string_view gpu_model, const std::str
 /// rates, and a what-if on it ("HBM at 4.8 TB/s") reaches every cost model.
 DeviceProfile on_platform_gpu(DeviceProfile profile, const topo::GpuSpec& gpu);
 
+/// Profile files parsed once for many runs (the points of a sweep, which otherwise parse the
+/// same file at every point): load(path) returns what load_device_profile(path) returns, and
+/// parses again only when the file, or one of its from_file chain, no longer holds the text it
+/// was parsed from. Entries are keyed by path and checked against that content at every
+/// load (re-reading a file costs microseconds; parsing it a millisecond). Failed loads are not
+/// kept. Not thread-safe: one per thread (tools/sweep.cpp gives each worker its own).
+class DeviceProfileFiles {
+ public:
+  std::shared_ptr<const DeviceProfile> load(const std::string& path);
+  /// Loads that parsed a file (the rest were served from earlier parses).
+  [[nodiscard]] std::size_t parses() const { return parses_; }
+
+ private:
+  struct Entry {
+    std::vector<std::pair<std::string, std::string>> files;  // (path, text) of each file read
+    std::shared_ptr<const DeviceProfile> profile;
+  };
+  std::map<std::string, Entry> entries_;
+  std::size_t parses_ = 0;
+};
+
 /// The profiles of a calibration directory, each file loaded once per run and each platform
 /// GPU's profile (on_platform_gpu) made once: the one profile cache, shared by the placement
 /// planner (models/placement_problem.hpp) and the simulation (models/step_builder.hpp).
+/// `files`, if given, serves the files' parsed profiles across runs (it must outlive the set).
 /// Not thread-safe: one set per run (sweeps give each scenario its own).
 class DeviceProfileSet {
  public:
-  explicit DeviceProfileSet(std::string calibration_dir) : dir_(std::move(calibration_dir)) {}
+  explicit DeviceProfileSet(std::string calibration_dir, DeviceProfileFiles* files = nullptr)
+      : dir_(std::move(calibration_dir)), files_(files) {}
   /// The profile of a platform GPU (its model's file on the GPU's peak rates); null when the
   /// directory has no file for the GPU's model. A malformed file throws ConfigError.
   std::shared_ptr<const DeviceProfile> find(const topo::GpuSpec& gpu) const;
@@ -308,6 +331,7 @@ class DeviceProfileSet {
 
  private:
   std::string dir_;
+  DeviceProfileFiles* files_ = nullptr;
   // Profiles added directly, by GPU model.
   std::map<std::string, std::shared_ptr<const DeviceProfile>> added_;
   // A platform GPU's profile by model and peak rates (HBM bandwidth, then each precision's
