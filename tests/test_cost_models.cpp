@@ -31,6 +31,21 @@ topo::CpuSocketSpec socket(double dram_gbps, int cores, double per_core_gbps) {
   c.peak.set(topo::Precision::fp32, FlopsPerSecond(2e12));
   return c;
 }
+
+/// 64 dense features -> bottom MLP 32, concat, top MLP 256 -> 1: four dense layers.
+ModelSpec small_mlp_model(const std::string& compute) {
+  return load_model(ConfigNode::load_string(R"(
+name: m
+global_batch_size: 8
+dense_features: 64
+embedding_tables: [{name: t, rows: 10, dim: 32}]
+bottom_mlp: [32]
+interaction: concat
+top_mlp: [256, 1]
+optimizer: sgd
+precision: {compute: )" + compute + "}\n",
+                                            "m.yaml"));
+}
 }  // namespace
 
 // Dense layers on a CPU: FLOPs / (peak x efficiency): 1 TFLOP at 2 TFLOP/s x 0.5 = 1 s.
@@ -56,17 +71,7 @@ TEST_CASE("CPU dense layers take the CPU profile's efficiency at each GEMM shape
   profile->cores = 2;
   profile->gemm_all_cores = {FlopsPerSecond(100e9), 0.0, 4.0, 4.0, Seconds(10e-6), {}};
   profile->peak_per_core = FlopsPerSecond(80e9);
-  const ModelSpec m = load_model(ConfigNode::load_string(R"(
-name: m
-global_batch_size: 8
-dense_features: 64
-embedding_tables: [{name: t, rows: 10, dim: 32}]
-bottom_mlp: [32]
-interaction: concat
-top_mlp: [256, 1]
-optimizer: sgd
-precision: {compute: fp32}
-)", "m.yaml"));
+  const ModelSpec m = small_mlp_model("fp32");
   CHECK_THROWS_WITH_AS(cpu_dense_costs(m, cpu, std::nullopt, 1024), doctest::Contains("training.cpu.dense_efficiency"),
                        std::invalid_argument);
   cpu.profile = profile;
@@ -104,17 +109,7 @@ TEST_CASE("embedding backward uses the profile's multiples and scales for per-el
 // no coefficients for is an error naming the profile.
 TEST_CASE("dense layer costs are the profile's GEMM times plus launches") {
   const auto p = load_device_profile_for("H100-SXM5-80GB", kCalibration);
-  const ModelSpec m = load_model(ConfigNode::load_string(R"(
-name: m
-global_batch_size: 8
-dense_features: 64
-embedding_tables: [{name: t, rows: 10, dim: 32}]
-bottom_mlp: [32]
-interaction: concat
-top_mlp: [256, 1]
-optimizer: sgd
-precision: {compute: bf16}
-)", "m.yaml"));
+  const ModelSpec m = small_mlp_model("bf16");
   const auto costs = gpu_dense_costs(m, p, 1024);
   REQUIRE(costs.size() == 4);
   const Seconds launch = p.kernel_launch_overhead();
