@@ -190,9 +190,7 @@ std::vector<DenseOperatorCost> cpu_dense_costs(const ModelSpec& model, const top
     return Flops(flops) / (peak * profile->gemm_efficiency(m, n, k)) + profile->gemm_all_cores.call_overhead;
   };
   // Layers that are not one GEMM of known shape: the large-GEMM fraction (every extent saturated).
-  const double large = profile ? profile->gemm_all_cores.rate.value() /
-                                     (static_cast<double>(profile->cores) * profile->peak_per_core.value())
-                               : *efficiency;
+  const double large = profile ? profile->large_gemm_efficiency() : *efficiency;
   const double batch = static_cast<double>(b);
   std::vector<DenseOperatorCost> costs;
   for (const DenseLayer& l : model.dense_layers()) {

@@ -313,6 +313,7 @@ TEST_CASE("a CPU profile with its machine's peak gives GEMM efficiencies") {
   p.peak_per_core = FlopsPerSecond(100e9);
   CHECK(p.gemm_efficiency(1024, 256, 64) == dlrmsim::rel(0.5 * 1024.0 / 1120.0 * 0.5 * 0.5));
   CHECK(p.gemm_efficiency(1 << 30, 1 << 30, 1 << 30) == dlrmsim::rel(0.5).epsilon(1e-6));
+  CHECK(p.large_gemm_efficiency() == dlrmsim::rel(0.5));
   p.peak_per_core = FlopsPerSecond(50e9);
   p.peak_source = "too low";
   set_sources(p);

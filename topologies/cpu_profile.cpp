@@ -21,14 +21,17 @@ Seconds CpuGemmCoefficients::time(std::int64_t m, std::int64_t n, std::int64_t k
   return call_overhead + Flops(2.0 * dm * dn * dk) / (rate * fill(dm, dn, dk));
 }
 
-double CpuProfile::gemm_efficiency(std::int64_t m, std::int64_t n, std::int64_t k) const {
+double CpuProfile::large_gemm_efficiency() const {
   if (!(peak_per_core.value() > 0.0)) {
     throw std::logic_error("CPU profile '" + name + "' gives no gemm_fp32.peak_per_core");
   }
+  return gemm_all_cores.rate.value() / (static_cast<double>(cores) * peak_per_core.value());
+}
+
+double CpuProfile::gemm_efficiency(std::int64_t m, std::int64_t n, std::int64_t k) const {
   if (m < 1 || n < 1 || k < 1) throw std::invalid_argument("GEMM extents must be positive");
-  const auto& g = gemm_all_cores;
-  return g.rate.value() * g.fill(static_cast<double>(m), static_cast<double>(n), static_cast<double>(k)) /
-         (static_cast<double>(cores) * peak_per_core.value());
+  return large_gemm_efficiency() *
+         gemm_all_cores.fill(static_cast<double>(m), static_cast<double>(n), static_cast<double>(k));
 }
 
 Bytes RowKernelCoefficients::dram_bytes_per_row(Bytes row_bytes, Bytes line) const {

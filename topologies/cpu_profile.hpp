@@ -153,6 +153,8 @@ class CpuProfile {
   ///   e(m, n, k) = gemm_all_cores.rate x s(m) s(n) s(k) / (cores x peak_per_core).
   /// std::logic_error when the profile gives no peak_per_core.
   [[nodiscard]] double gemm_efficiency(std::int64_t m, std::int64_t n, std::int64_t k) const;
+  /// The same for a GEMM whose every extent is large (fill 1): gemm_all_cores.rate / (cores x peak_per_core).
+  [[nodiscard]] double large_gemm_efficiency() const;
   [[nodiscard]] double gather_rows_per_second(Bytes row_bytes, int cores) const {
     return gather.rows_per_second(row_bytes, cores, cache_line);
   }
