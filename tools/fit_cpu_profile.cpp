@@ -25,13 +25,11 @@ int fit_cpu_profile_file(const ConfigNode& root, const std::string& raw_path, co
     throw ConfigError(raw_path + ": " + e.what());
   }
   if (peak) {
-    if (result.profile.gemm_per_core.rate > peak->per_core) {
-      throw ConfigError("--peak-per-core: " + format_number(peak->per_core.value() / 1e9, 4) +
-                        " GFLOP/s is below the measured one-core GEMM rate (" +
-                        format_number(result.profile.gemm_per_core.rate.value() / 1e9, 4) + " GFLOP/s)");
+    try {
+      result.profile.set_peak(peak->per_core, peak->source);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError("--peak-per-core: " + format_number(peak->per_core.value() / 1e9, 4) + " GFLOP/s " + e.what());
     }
-    result.profile.peak_per_core = peak->per_core;
-    result.profile.peak_source = peak->source;
   }
   write_output_file(output, "# CPU profile fitted by dlrmsim fit-profile from " + raw_path +
                                 " (formulas: topologies/cpu_profile.hpp)\n" + topo::cpu_profile_to_yaml(result.profile));

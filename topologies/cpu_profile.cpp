@@ -28,6 +28,15 @@ double CpuProfile::large_gemm_efficiency() const {
   return gemm_all_cores.rate.value() / (static_cast<double>(cores) * peak_per_core.value());
 }
 
+void CpuProfile::set_peak(FlopsPerSecond per_core, std::string source) {
+  if (gemm_per_core.rate > per_core) {
+    throw std::invalid_argument("is below the measured one-core GEMM rate (" +
+                                format_number(gemm_per_core.rate.value() / 1e9, 4) + " GFLOP/s)");
+  }
+  peak_per_core = per_core;
+  peak_source = std::move(source);
+}
+
 double CpuProfile::gemm_efficiency(std::int64_t m, std::int64_t n, std::int64_t k) const {
   if (m < 1 || n < 1 || k < 1) throw std::invalid_argument("GEMM extents must be positive");
   return large_gemm_efficiency() *
@@ -150,13 +159,14 @@ CpuProfile parse_cpu_profile(const ConfigNode& root) {
   p.gemm_per_core = read_gemm(gemm.child("per_core"));
   p.gemm_all_cores = read_gemm(gemm.child("all_cores"));
   if (auto peak = gemm.optional_child("peak_per_core")) {
-    if (!peak->is_map()) peak->fail("expected a mapping: {rate: \"78.24 GFLOP/s\", source: \"...\"}");
-    p.peak_per_core = peak->get_positive<FlopsPerSecond>("rate");
-    p.peak_source = peak->get<std::string>("source");
-    if (p.peak_source.empty()) peak->child("source").fail("a source is required for the peak");
-    if (p.gemm_per_core.rate > p.peak_per_core) {
-      peak->child("rate").fail("is below the measured one-core GEMM rate (" +
-                               format_number(p.gemm_per_core.rate.value() / 1e9, 4) + " GFLOP/s)");
+    if (!peak->is_map()) peak->fail("expected a mapping: {rate: \"78.25 GFLOP/s\", source: \"...\"}");
+    const auto rate = peak->get_positive<FlopsPerSecond>("rate");
+    auto source = peak->get<std::string>("source");
+    if (source.empty()) peak->child("source").fail("a source is required for the peak");
+    try {
+      p.set_peak(rate, std::move(source));
+    } catch (const std::invalid_argument& e) {
+      peak->child("rate").fail(e.what());
     }
     peak->finish();
   }

@@ -155,6 +155,9 @@ class CpuProfile {
   [[nodiscard]] double gemm_efficiency(std::int64_t m, std::int64_t n, std::int64_t k) const;
   /// The same for a GEMM whose every extent is large (fill 1): gemm_all_cores.rate / (cores x peak_per_core).
   [[nodiscard]] double large_gemm_efficiency() const;
+  /// Sets peak_per_core and peak_source; std::invalid_argument when the peak is below the
+  /// measured one-core GEMM rate (no machine runs above its peak).
+  void set_peak(FlopsPerSecond per_core, std::string source);
   [[nodiscard]] double gather_rows_per_second(Bytes row_bytes, int cores) const {
     return gather.rows_per_second(row_bytes, cores, cache_line);
   }
