@@ -12,6 +12,13 @@ std::string choice(const ConfigNode& node, std::string_view key_path) {
   return node.get_choice_or(parameter_key(p), parameter_choices(p), std::string(p.default_value));
 }
 
+/// A wire element type key (model | fp32 | bf16 | fp16): nullopt for `model`.
+std::optional<Precision> wire_precision(const ConfigNode& node, std::string_view key_path) {
+  const std::string p = choice(node, key_path);
+  if (p == "model") return std::nullopt;
+  return p == "fp32" ? Precision::fp32 : p == "bf16" ? Precision::bf16 : Precision::fp16;
+}
+
 }  // namespace
 
 SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
@@ -53,6 +60,11 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
       if (*s.collective_sms > 1024) sms->fail("expected at most 1024 SMs (NCCL runs one CTA per channel, 64 channels at most)");
     }
     coll->finish();
+  }
+  if (auto ew = node.optional_child("embedding_workers")) {
+    s.worker_embeddings = wire_precision(*ew, "software.embedding_workers.embeddings");
+    s.worker_gradients = wire_precision(*ew, "software.embedding_workers.gradients");
+    ew->finish();
   }
   if (auto host = node.optional_child("host")) {
     s.per_kernel_launch = choice(*host, "software.host.launch") == "per_kernel";

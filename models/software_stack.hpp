@@ -49,6 +49,12 @@
 //                                       # 689, 2023-08-11: "a PCI system with a single NIC ...
 //                                       # should just launch 2 SMs ... DGX with 8 NICs ... 16
 //                                       # SMs"); 0: NCCL takes no SMs from compute
+//   embedding_workers:                  # the Persia modes' CPU embedding workers
+//     embeddings: model                 # element type of the pooled embeddings they send the
+//                                       # trainers: model (the model's communication
+//                                       # precision), fp32, bf16 or fp16
+//     gradients: model                  # element type of the pooled-embedding gradients the
+//                                       # trainers send back
 //   host:                               # the work of each GPU trainer's host thread
 //     launch: per_kernel                # per_kernel: the host launches each kernel;
 //                                       # cuda_graph: the step is a captured CUDA graph the
@@ -112,6 +118,11 @@ struct SoftwareStack {
   Seconds collective_launch{0.0};
   /// SMs a GPU's NCCL kernel holds (collectives.sms); nullopt: NCCL's choice (nccl_sms()).
   std::optional<int> collective_sms;
+
+  /// Element types of what the Persia embedding workers exchange with the trainers: pooled
+  /// embeddings out, their gradients back (nullopt: the model's communication precision).
+  std::optional<Precision> worker_embeddings;
+  std::optional<Precision> worker_gradients;
 
   /// Host work of each GPU trainer (see the header). Default dispatch: PyTorch eager's measured
   /// per-operator cost (torchrec-fbgemm.yaml says where it comes from).

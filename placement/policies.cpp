@@ -59,6 +59,38 @@ PlacementPlan plan_all_remote(const PlacementProblem& p, const PlacementOptions&
   return plan_all_on(Tier::remote_ps, p, o);
 }
 
+// hashed_servers: Persia's embedding servers. Each id goes to server farmhash(id) mod P
+// (PersiaML/PERSIA@7cd455b rust/persia-embedding-server/src/middleware_service/mod.rs,
+// sign_to_shard_modulo), so every server holds an equal share of every table's rows and serves
+// that share of its lookups whatever their popularity: one row range per server, equal sizes
+// (shard_work splits a row-wise table's lookups by row count, as for hashed ids).
+PlacementPlan plan_hashed_servers(const PlacementProblem& problem, const PlacementOptions& options,
+                                  const StepTimeEvaluator&) {
+  PlanBuilder b(problem, options);
+  const auto& servers = b.owners_of(Tier::remote_ps);
+  if (servers.empty()) {
+    throw InfeasiblePlacement("placement policy hashed_servers needs " + std::string(owner_description(Tier::remote_ps)) +
+                                  " and the platform has none",
+                              "", Bytes(0.0));
+  }
+  const auto p = static_cast<std::int64_t>(servers.size());
+  for (std::size_t t = 0; t < problem.tables.size(); ++t) {
+    const std::int64_t rows = problem.tables[t].rows;
+    const int dim = problem.tables[t].dim;
+    if (p == 1) {
+      b.add_shard(t, Tier::remote_ps, Sharding::table_wise, servers.front(), 0, rows, 0, dim);
+      continue;
+    }
+    for (std::int64_t k = 0; k < p; ++k) {
+      // Equal ranges (the first rows % p one row longer); a server may get none of a tiny table.
+      const std::int64_t begin = k * (rows / p) + std::min(k, rows % p);
+      const std::int64_t end = begin + rows / p + (k < rows % p ? 1 : 0);
+      if (end > begin) b.add_shard(t, Tier::remote_ps, Sharding::row_wise, servers[static_cast<std::size_t>(k)], begin, end, 0, dim);
+    }
+  }
+  return b.plan();
+}
+
 std::vector<Tier> checked_tiers(const PlanBuilder& b) {
   auto tiers = b.tiers_fastest_first();
   if (tiers.empty()) {
@@ -350,6 +382,10 @@ constexpr std::array kPolicies{
     PolicyInfo{"all_uvm", "every table in host DRAM read by its GPU over PCIe through an HBM cache", &plan_all_uvm},
     PolicyInfo{"all_remote", "every table on the parameter-server nodes, row-wise when too big for one",
                &plan_all_remote},
+    PolicyInfo{"hashed_servers",
+               "Persia's embedding servers: every table's ids hashed over all parameter servers, an equal share "
+               "of its rows and lookups on each",
+               &plan_hashed_servers},
     PolicyInfo{"size_greedy", "largest tables to the slowest tier until everything fits", &plan_size_greedy},
     PolicyInfo{"cost_greedy",
                "fastest tier first by gain per byte, then LPT balance of estimated lookup cost over devices",

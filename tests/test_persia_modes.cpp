@@ -155,6 +155,34 @@ TEST_CASE("with a staleness bound that never binds the hybrid step is max(dense 
   }
 }
 
+// System: the mini Persia cluster above with its table cut to R = 1,000 rows (uniform access),
+// Persia's wire formats (software.embedding_workers: fp16 embeddings and gradients) and the
+// hashed_servers placement (one server: the whole table on it), 4 warm-up + 4 measured steps.
+// Inputs: the parameter_server_traffic bytes of one measured step in the trace (each transfer is
+// one egress segment at its sender and one ingress segment at its receiver, so every byte counts
+// twice).
+// Expected: a batch of B = 4,096 samples x 100 lookups draws n = 409,600 ids from R rows, of
+// which R (1 - e^(-n/R)) = 1,000 (to 1e-170) are distinct; the worker sends the server 8 bytes
+// per distinct id, gets back a 64-byte row per distinct id and pushes a 64-byte gradient per
+// distinct id, and exchanges with the trainer B x 16 fp16 pooled values each way (131,072 B):
+// 2 x (8 + 64 + 64) x 1,000 + 2 x 2 x 131,072 = 796,288 bytes. Without the per-batch
+// deduplication the ids alone would be 2 x 8 x 409,600 = 6.6 MB; at fp32 on the wire the
+// pooled part would double, so the check can fail.
+TEST_CASE("Persia's embedding traffic: distinct ids per batch to the servers, fp16 pooled values to the trainers") {
+  RunOptions keep;
+  keep.keep_graph = true;
+  const auto r = run_scenario(mini_persia(1.0, "2 GB/s",
+                                          {"model.embedding_tables.0.rows=1000", "placement.policy=hashed_servers",
+                                           "software.embedding_workers.embeddings=fp16",
+                                           "software.embedding_workers.gradients=fp16"}),
+                              keep);
+  double bytes = 0.0;
+  for (const auto& e : trace_events(r)) {
+    if (e.category == "parameter_server_traffic" && e.step == 5) bytes += e.bytes;
+  }
+  CHECK(bytes == dlrmsim::rel(2.0 * (8.0 + 64.0 + 64.0) * 1000.0 + 4.0 * 4096.0 * 16.0 * 2.0).epsilon(1e-9));
+}
+
 // System: Persia's 8-V100 Avazu job (configs/scenarios/persia_avazu_8v100.yaml) in persia_async,
 // 3 warm-up + 10 measured + 2 cool-down steps, averaging periods p = 1, 5 and 10.
 // Inputs: the trace's all_reduce events (the averaging of the fp32 dense parameters is the

@@ -90,16 +90,16 @@ PlacementProblem mixed_problem() {
 
 // Every policy must be registered (a policy missing from the table would silently be
 // unavailable), with a description.
-TEST_CASE("the policy registry lists all eight policies") {
+TEST_CASE("the policy registry lists all nine policies") {
   std::set<std::string> names;
   for (const auto& p : placement_policies()) {
     names.emplace(p.name);
     CHECK(!p.description.empty());
     CHECK((p.plan != nullptr));
   }
-  CHECK(names == std::set<std::string>{"all_gpu", "all_host", "all_uvm", "all_remote", "size_greedy", "cost_greedy",
-                                       "memory_balanced", "search"});
-  CHECK(placement_policies().size() == 8);
+  CHECK(names == std::set<std::string>{"all_gpu", "all_host", "all_uvm", "all_remote", "hashed_servers", "size_greedy",
+                                       "cost_greedy", "memory_balanced", "search"});
+  CHECK(placement_policies().size() == 9);
   CHECK_THROWS_WITH_AS(placement_policy("cost_gredy"), doctest::Contains("cost_greedy"), std::invalid_argument);
 }
 
@@ -161,7 +161,8 @@ TEST_CASE("every placed table carries the distinct-row fraction of its problem")
 // Capacity is never exceeded: on the mixed problem (and with a 10 % reserve) every policy
 // either returns a plan within every device's usable memory that covers every table, or
 // refuses with InfeasiblePlacement naming a device and a positive overflow (only the
-// single-tier policies and memory_balanced, which is GPU-only, may refuse). The greedy and
+// single-tier policies, hashed_servers among them, and memory_balanced, which is GPU-only, may
+// refuse). The greedy and
 // search policies must find a plan (the tables fit in HBM + DRAM + servers together).
 TEST_CASE("no policy exceeds any device's capacity") {
   for (double reserve : {0.0, 0.1}) {
@@ -177,7 +178,7 @@ TEST_CASE("no policy exceeds any device's capacity") {
         check_within_capacity(plan, reserve);
         check_coverage(problem, plan);
       } catch (const InfeasiblePlacement& e) {
-        CHECK((policy.name.substr(0, 4) == "all_" || policy.name == "memory_balanced"));
+        CHECK((policy.name.substr(0, 4) == "all_" || policy.name == "memory_balanced" || policy.name == "hashed_servers"));
         CHECK(!e.device().empty());
         CHECK(e.overflow().value() > 0.0);
       }
@@ -312,6 +313,42 @@ TEST_CASE("tables too big for one device are sharded by rows") {
   CHECK(plan2.tables[0].sharding == Sharding::table_row_wise);
   CHECK(plan2.tables[0].shards.size() == 2);
   CHECK(plan2.devices[plan2.tables[0].shards[0].owners[0]].node == plan2.devices[plan2.tables[0].shards[1].owners[0]].node);
+}
+
+// System: one trainer node and three parameter servers ps0..ps2 (1 TiB each); tables "t" of 10
+// rows (2 lookups per sample) and "tiny" of 2 rows (1 lookup), uniform access, batch 65,536.
+// Expected (Persia's id hashing: every server an equal share of every table): "t" in three
+// row-wise ranges [0, 4), [4, 7), [7, 10) on ps0, ps1, ps2, each serving the table's lookups in
+// proportion to its rows (65,536 x 2 x 4/10 = 52,428.8 on ps0); "tiny" one row on ps0 and one on
+// ps1 (a server gets no empty range). Without servers the policy says what it needs.
+TEST_CASE("hashed_servers spreads every table evenly over all parameter servers") {
+  PlacementProblem p = one_node(1, 16, 512, 3);
+  p.tables.push_back(table("t", 10, 16, 2));
+  p.tables.push_back(table("tiny", 2, 16, 1));
+  const auto plan = place(p, with_policy("hashed_servers"));
+  check_coverage(p, plan);
+  REQUIRE(plan.tables.size() == 2);
+  const auto& t = plan.tables[0];
+  CHECK(t.sharding == Sharding::row_wise);
+  REQUIRE(t.shards.size() == 3);
+  const std::int64_t begins[] = {0, 4, 7}, ends[] = {4, 7, 10};
+  for (std::size_t k = 0; k < 3; ++k) {
+    CAPTURE(k);
+    CHECK(t.shards[k].row_begin == begins[k]);
+    CHECK(t.shards[k].row_end == ends[k]);
+    REQUIRE(t.shards[k].owners.size() == 1);
+    CHECK(p.devices[t.shards[k].owners[0]].name == "ps" + std::to_string(k));
+  }
+  CHECK(shard_work(p, p.tables[0], t.shards[0], t.sharding).lookups == dlrmsim::rel(65536.0 * 2 * 0.4));
+  const auto& tiny = plan.tables[1];
+  REQUIRE(tiny.shards.size() == 2);
+  CHECK(p.devices[tiny.shards[0].owners[0]].name == "ps0");
+  CHECK(p.devices[tiny.shards[1].owners[0]].name == "ps1");
+
+  PlacementProblem none = one_node(1, 16, 512);
+  none.tables.push_back(table("t", 10, 16, 2));
+  CHECK_THROWS_WITH_AS(place(none, with_policy("hashed_servers")), doctest::Contains("parameter-server"),
+                       InfeasiblePlacement);
 }
 
 // all_uvm: the HBM cache holds 20 % of the rows (TorchRec's default ratio) on the GPU, the

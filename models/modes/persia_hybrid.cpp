@@ -30,6 +30,20 @@
 // forward and backward embedding pipelines run on separate streams of the worker and server
 // sockets (Persia runs them in separate thread pools).
 //
+// What crosses the network (PersiaML/PERSIA@7cd455b, the code of the September 2021 benchmark):
+//  - a data loader's batch (one trainer's) holds each feature's distinct ids with the samples
+//    that contain them (rust/persia-common/src/lib.rs FeatureBatch::new), so the embedding worker
+//    asks the servers for, and later updates, each distinct id of a feature once per batch:
+//    8-byte ids out, rows back, one row gradient per distinct id (middleware_service/mod.rs
+//    update_all_batched_gradients); pooling still sums every lookup. The expected distinct ids
+//    of a table in one batch are placement::expected_distinct_rows over the table's lookups in
+//    the trainer's batch (its access distribution);
+//  - the pooled embeddings go to the trainers and their gradients come back in the element
+//    types of the stack's `embedding_workers` (persia-2021: fp16 both ways,
+//    FeatureSumEmbeddingBatch and the trainer's fp16 gradient tensors).
+// The servers' share of the ids follows the placement (hashed_servers: Persia's hashing of
+// every id over all servers).
+//
 // Representation: embedding workers and parameter servers are symmetric server groups; one of
 // each is simulated doing its share (1/E and the largest 1/P of the work), its NIC carrying
 // its share of the traffic (egress/ingress segments, step_builder.hpp). Trainers follow the
@@ -38,12 +52,15 @@
 // embedding workers), so no network traffic is modelled for them. CPU work of the
 // forward and backward pipelines on one socket does not contend (an optimistic assumption:
 // DRAM bandwidth sharing between them is not modelled).
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "models/training_mode.hpp"
+#include "placement/cache_model.hpp"
+#include "placement/lookup_cost.hpp"
 
 namespace dlrmsim::models {
 
@@ -69,6 +86,35 @@ PipelineSockets pipeline_sockets(StepBuilder& b, topo::NodeId node) {
     out.backward.push_back(back);
   }
   return out;
+}
+
+/// Distinct ids per lookup of each problem table within one trainer's batch of `batch` samples
+/// (what one embedding-worker request carries, see the header).
+std::vector<double> batch_distinct_fractions(const placement::PlacementProblem& problem, double batch) {
+  std::vector<double> out;
+  out.reserve(problem.tables.size());
+  for (const auto& t : problem.tables) {
+    const double draws = batch * t.lookups_per_sample;
+    out.push_back(draws > 0.0 ? std::clamp(placement::expected_distinct_rows(t.access, static_cast<double>(t.rows), draws) / draws, 0.0, 1.0)
+                              : 1.0);
+  }
+  return out;
+}
+
+/// The fraction of `owner`'s lookups that are distinct within their batch: its shards' lookups
+/// weighted by their tables' fractions (1 without lookups).
+double owner_distinct_share(const StepBuilder& b, std::uint32_t owner, const std::vector<double>& fractions) {
+  double lookups = 0.0, distinct = 0.0;
+  for (const auto& tp : b.plan().tables) {
+    const auto& table = b.problem().tables.at(tp.table);
+    for (const auto& shard : tp.shards) {
+      if (std::find(shard.owners.begin(), shard.owners.end(), owner) == shard.owners.end()) continue;
+      const double l = placement::shard_work(b.problem(), table, shard, tp.sharding, 1.0).lookups;
+      lookups += l;
+      distinct += l * fractions.at(tp.table);
+    }
+  }
+  return lookups > 0.0 ? distinct / lookups : 1.0;
 }
 
 void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
@@ -102,8 +148,24 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
   const double lookups = model.lookups_per_sample();
   const Bytes rows_per_sample = model.gathered_bytes_per_sample();
   const Bytes avg_row = lookups > 0.0 ? rows_per_sample / lookups : Bytes(0.0);
-  const Bytes pooled_per_sample = model.pooled_bytes_per_sample();
   const double local = static_cast<double>(b.local_batch());
+  // Pooled embeddings and their gradients in the stack's wire element types.
+  const SoftwareStack& stack = b.options().software;
+  const auto width = static_cast<double>(model.pooled_embedding_width());
+  const Bytes pooled_per_sample = element_size(stack.worker_embeddings.value_or(model.communication_precision)) * width;
+  const Bytes gradient_per_sample = element_size(stack.worker_gradients.value_or(model.communication_precision)) * width;
+  // Distinct ids and rows per sample as the workers request them (one trainer's batch at a time).
+  const std::vector<double> distinct = batch_distinct_fractions(b.problem(), local);
+  double distinct_ids = 0.0;
+  Bytes distinct_rows;
+  for (std::size_t t = 0; t < b.problem().tables.size(); ++t) {
+    const auto& table = b.problem().tables[t];
+    distinct_ids += table.lookups_per_sample * distinct[t];
+    distinct_rows += table.row_bytes() * (table.lookups_per_sample * distinct[t]);
+  }
+  // Each simulated server's lookups that are distinct within their batch (what it serves).
+  std::vector<double> server_share;
+  for (auto o : servers) server_share.push_back(owner_distinct_share(b, b.represented_work(o).owner, distinct));
   const double ew_sockets = static_cast<double>(ew.forward.size());
   // Pooling on a worker reads every fetched row once (memory bound, the CPU gather model).
   const Seconds pool_time =
@@ -141,25 +203,26 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
     std::vector<ActivityId> gate;
     const int waited = s - 1 - staleness;
     if (waited >= 0) gate.push_back(ps_update[static_cast<std::size_t>(waited)]);
-    const auto ids_out = b.send_egress(ew_dev, placement::kIndexBytes * (samples_per_worker * lookups), gate, ps_cat);
+    const auto ids_out = b.send_egress(ew_dev, placement::kIndexBytes * (samples_per_worker * distinct_ids), gate, ps_cat);
     b.set_role(ids_out, "embedding_fetch");  // the activities the staleness gate holds back (traces)
     std::vector<ActivityId> gathered;
     for (std::size_t p = 0; p < servers.size(); ++p) {
       const OwnerWork& w = b.represented_work(servers[p]);
-      const auto ids_in = b.send_ingress(ps[p].forward.front().device, w.ids_in, gate, ps_cat);
+      const double share = server_share[p];
+      const auto ids_in = b.send_ingress(ps[p].forward.front().device, w.ids_in * share, gate, ps_cat);
       b.set_role(ids_in, "embedding_fetch");
       const std::array<ActivityId, 2> dep{ids_out, ids_in};
       const auto ids_done = b.marker(dep);
       std::vector<ActivityId> parts;
       for (auto& sock : ps[p].forward) {
         const std::array<ActivityId, 1> d1{ids_done};
-        parts.push_back(b.compute(sock, w.forward_compute, d1, cat.embedding_lookup));
+        parts.push_back(b.compute(sock, w.forward_compute * share, d1, cat.embedding_lookup));
       }
       const auto looked_up = b.marker(parts);
       const std::array<ActivityId, 1> d2{looked_up};
-      gathered.push_back(b.send_egress(ps[p].forward.front().device, avg_row * w.lookups, d2, ps_cat));
+      gathered.push_back(b.send_egress(ps[p].forward.front().device, avg_row * (w.lookups * share), d2, ps_cat));
     }
-    const auto [pooled, ew_out] = worker_stage(gathered, gathered, rows_per_sample * samples_per_worker, ew.forward,
+    const auto [pooled, ew_out] = worker_stage(gathered, gathered, distinct_rows * samples_per_worker, ew.forward,
                                                pooled_per_sample * samples_per_worker);
     const std::array<ActivityId, 1> pdep{pooled};
 
@@ -194,19 +257,20 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
     std::vector<ActivityId> grads_out;
     for (std::size_t i = 0; i < n; ++i) {
       if (b.options().software.sync == SoftwareStack::HostSync::per_feature) b.host_wait(trainers[i], inter_bwd[i]);
-      grads_out.push_back(b.send_egress(trainers[i].device, pooled_per_sample * local,
+      grads_out.push_back(b.send_egress(trainers[i].device, gradient_per_sample * local,
                                         std::span<const ActivityId>(&inter_bwd[i], 1), ps_cat));
     }
-    const auto [scattered, push_out] = worker_stage(inter_bwd, grads_out, pooled_per_sample * samples_per_worker,
-                                                    ew.backward, rows_per_sample * samples_per_worker);
+    const auto [scattered, push_out] = worker_stage(inter_bwd, grads_out, gradient_per_sample * samples_per_worker,
+                                                    ew.backward, distinct_rows * samples_per_worker);
     const std::array<ActivityId, 1> sdep{scattered};
     std::vector<ActivityId> updates;
     for (std::size_t p = 0; p < servers.size(); ++p) {
       const OwnerWork& w = b.represented_work(servers[p]);
-      const auto push_in = b.send_ingress(ps[p].backward.front().device, avg_row * w.lookups, sdep, ps_cat);
+      const double share = server_share[p];
+      const auto push_in = b.send_ingress(ps[p].backward.front().device, avg_row * (w.lookups * share), sdep, ps_cat);
       const std::array<ActivityId, 2> udep{push_out, push_in};
       for (auto& sock : ps[p].backward) {
-        updates.push_back(b.compute(sock, w.backward_compute, udep, cat.embedding_lookup));
+        updates.push_back(b.compute(sock, w.backward_compute * share, udep, cat.embedding_lookup));
         b.set_role(updates.back(), "embedding_update");
       }
     }
