@@ -410,17 +410,20 @@ class StepBuilder {
                            const std::function<void(std::span<const std::size_t>, sim::ActivityId)>& arrived,
                            std::uint16_t category);
   /// Representative mode on a leaf/spine fabric whose leaf uplinks are narrower than its host
-  /// links: the fraction of a NIC's inter-node traffic that leaves its leaf (uniform
-  /// destinations over the other nodes' NICs) and a resource per direction standing for the
-  /// NIC's share of the leaf's uplink bandwidth (uplinks' bandwidth / NICs on the leaf).
+  /// links: the fractions of a NIC's inter-node traffic that leave its leaf (the embeddings'
+  /// uniform destinations over the other nodes' NICs; the dense all-reduce's ring over the
+  /// nodes in order) and a resource per direction standing for the node's share of the leaf's
+  /// uplink bandwidth.
   struct CoreShare {
     double remote_fraction = 0.0;
+    double ring_remote_fraction = 0.0;
     sim::ResourceId up, down;
   };
   const CoreShare* core_share(topo::DeviceId d);
-  /// Bytes trainer node n sends to (up) and receives from (down) other nodes per step.
+  /// Bytes trainer node n sends to (up) and receives from (down) other nodes per step for the
+  /// embeddings (ids, pooled outputs, their gradients), and the dense all-reduce's bytes each way.
   struct RemoteBytes {
-    Bytes up, down;
+    Bytes up, down, dense;
   };
   RemoteBytes remote_bytes(topo::NodeId n) const;
   /// The host thread of a GPU trainer: a core pool of one core on its node's cores, and the

@@ -268,9 +268,10 @@ namespace {
 // Step time with the representative node over step time with every node simulated, for the
 // shipped scenario `name` cut to `count` nodes (6 warm-up and 4 measured steps: every node
 // settles later than the representative node).
-double representative_over_every_node(const char* name, const char* count) {
-  const std::vector<std::string> base{std::string("platform.cluster.groups.0.count=") + count, "run.warmup_steps=6",
-                                      "run.steps=4"};
+double representative_over_every_node(const char* name, const char* count, const std::vector<std::string>& more = {}) {
+  std::vector<std::string> base{std::string("platform.cluster.groups.0.count=") + count, "run.warmup_steps=6",
+                                "run.steps=4"};
+  base.insert(base.end(), more.begin(), more.end());
   auto with = [&](const char* nodes) {
     auto o = base;
     o.push_back(std::string("training.nodes=") + nodes);
@@ -302,18 +303,21 @@ TEST_CASE("representative node within 5 % of every node on a non-blocking fabric
 }
 
 // System: the same job on 16 and 64 DGX H100 of the shipped 2:1 fat tree (4 nodes per leaf, so
-// 12/15 and 60/63 of the inter-node traffic crosses the leaf uplinks).
-// Expected: the representative node is slower than every node: +6.9 % (16 nodes) and +11.3 %
-// (64 nodes), held to 12 %. Its node gets the leaf uplinks in proportion to the bytes it sends
-// (receives) among the trainer nodes on its leaf; every node shares them per flow. The 5 %
-// target is not met on an oversubscribed leaf.
-TEST_CASE("representative node within 12 % of every node on an oversubscribed fat tree") {
+// 12/15 and 60/63 of the embedding traffic crosses the leaf uplinks, and 1/4 of the dense
+// all-reduce's ring, whose edges leave a leaf once per leaf), and on the same tree at 4:1.
+// Expected: the representative node predicts the step of every node within 5 % (measured at
+// 2:1: -3.0 % and -3.8 %, 1344.8 / 1386.8 and 1396.2 / 1451.1 us; at 4:1: -1.9 % and -0.2 %).
+// Its node gets the leaf uplinks in proportion to the bytes it sends (receives) across them
+// among the trainer nodes on its leaf; every node shares them per flow. With the embeddings'
+// crossing fraction for the ring too it was +6.9 % and +11.3 % at 2:1 and +12.5 % at 4:1 and 16
+// nodes, so the check can fail.
+TEST_CASE("representative node within 5 % of every node on an oversubscribed fat tree") {
   for (const char* count : {"16", "64"}) {
     CAPTURE(count);
-    const double ratio = representative_over_every_node("goodput_dcnv2_512gpu", count);
-    CHECK(ratio >= 1.0);
-    CHECK(ratio == dlrmsim::rel(1.0).epsilon(0.12));
+    CHECK(representative_over_every_node("goodput_dcnv2_512gpu", count) == dlrmsim::rel(1.0).epsilon(0.05));
   }
+  CHECK(representative_over_every_node("goodput_dcnv2_512gpu", "16", {"platform.cluster.fabric.oversubscription=4"}) ==
+        dlrmsim::rel(1.0).epsilon(0.05));
 }
 
 // System: the shipped 4096-GPU scenario (representative node, 3 warm-up + 4 measured steps).
