@@ -55,9 +55,10 @@
 // kernel of each collective holds software.collectives.sms SMs on a stream of its own for the
 // time the GPU's part takes alone (nccl_kernel), so a GEMM that overlaps a collective runs on
 // the other SMs meanwhile (NVIDIA/nccl issue 689: NCCL's CTAs never share an SM with compute).
-// Host-device copies and UVM reads are DMA kernels over host DRAM and PCIe (host_dma). Not
-// modelled: a kernel loads SMs or HBM, not both (a gather beside a GEMM loses no SMs, a GEMM
-// no bandwidth), and transfers between GPUs do not cross HBM.
+// Host-device copies and UVM reads are DMA kernels over host DRAM and PCIe (host_dma). A copy
+// between two GPUs of a node reads the sender's HBM and writes the receiver's (send(); not
+// across nodes, where the NIC bounds it far below HBM). Not modelled: a kernel loads SMs or
+// HBM, not both (a gather beside a GEMM loses no SMs, a GEMM no bandwidth).
 #pragma once
 
 #include <array>
@@ -396,6 +397,9 @@ class StepBuilder {
  private:
   void compute_owner_work();
   std::span<const sim::ResourceId> egress_route(topo::DeviceId d);
+  /// The HBM of a GPU endpoint of a transfer, which NCCL's kernels read the bytes they send
+  /// from and write the bytes they receive to (nullopt: not a GPU, or no HBM bandwidth).
+  std::optional<sim::ResourceId> gpu_memory(topo::DeviceId d) const;
   /// The smallest capacity of a route's resources.
   BytesPerSecond narrowest(std::span<const sim::ResourceId> route) const;
   std::span<const sim::ResourceId> ingress_route(topo::DeviceId d);

@@ -1,7 +1,8 @@
 // Tests of the step builder's kernels on shared GPU resources (models/step_builder.hpp): a GPU
 // kernel is a flow over the GPU's SM pool at the rate of all its SMs, or, when memory-bound
 // (an embedding pass), a flow of its real bytes over the GPU's HBM; NCCL's kernel of a
-// collective holds software.collectives.sms SMs for the collective's solo time.
+// collective holds software.collectives.sms SMs for the collective's solo time; a copy between
+// two GPUs of a node reads and writes their HBM.
 //
 // The system throughout: one server of two H100s with 132 SMs each (the H100 SXM5 whitepaper's
 // count), 18 NVLink 4 links between them, PCIe gen5 to one CPU socket and a NIC. The activities are
@@ -152,6 +153,30 @@ TEST_CASE("memory-bound kernels of two streams share the GPU's HBM") {
   const auto sms = s.b.resources().sms(t[0].device);
   REQUIRE(sms.has_value());
   CHECK(r.resources[sms->index].bytes.value() == 0.0);
+}
+
+// Inputs: on trainer 0 a memory-bound kernel of 335 MB that alone takes 100 us (all of the
+// H100's 3.35 TB/s HBM), and from time 0 beside it a copy of S = 50 us x B bytes to trainer 1
+// over their NVLinks (B, the route's bandwidth). Expected: the copy reads GPU 0's HBM and writes
+// GPU 1's; on GPU 0's HBM max-min gives the copy its NVLink rate B (below half of the HBM) and
+// the kernel the rest, so the copy takes 50 us after its route's latency and the kernel, which
+// loses B x 50 us of HBM time, ends at 100 + 50 B / 3.35 TB/s us (106.7 us at B = 450 GB/s,
+// independent of the latency); GPU 1's HBM carries exactly S. Without the copy on the HBM the
+// kernel would end at 100 us, so the check can fail.
+TEST_CASE("a copy between a node's GPUs reads the sender's HBM and writes the receiver's") {
+  Built s({kSms});
+  const auto& t = s.b.trainers();
+  const double hbm = 3.35e12;
+  REQUIRE(s.b.platform().gpu_spec(t[0].device).hbm_bandwidth.value() == dlrmsim::rel(hbm));
+  const sim::ActivityId kernel = s.b.compute(t[0], Seconds(100e-6), {}, s.b.categories().embedding_lookup, Bytes(335e6));
+  const BytesPerSecond nvlink = s.b.route_bandwidth(t[0].device, t[1].device);
+  CAPTURE(nvlink.value());
+  REQUIRE(nvlink.value() < hbm / 2.0);
+  const Bytes copy = nvlink * Seconds(50e-6);
+  s.b.send(t[0].device, t[1].device, copy, {}, s.b.categories().all_to_all);
+  const sim::SimResult r = sim::simulate_native(s.graph);
+  CHECK(r.end[kernel.index].seconds().value() == dlrmsim::rel(100e-6 + 50e-6 * nvlink.value() / hbm).epsilon(1e-9));
+  CHECK(r.resources[s.b.resources().memory(t[1].device).index].bytes.value() == dlrmsim::rel(copy.value()).epsilon(1e-12));
 }
 
 // The simulation reads a role's pods as the planner does (placement::pod_share): on the Persia
