@@ -101,20 +101,22 @@ std::vector<double> batch_distinct_fractions(const placement::PlacementProblem& 
   return out;
 }
 
-/// The fraction of `owner`'s lookups that are distinct within their batch: its shards' lookups
-/// weighted by their tables' fractions (1 without lookups).
-double owner_distinct_share(const StepBuilder& b, std::uint32_t owner, const std::vector<double>& fractions) {
-  double lookups = 0.0, distinct = 0.0;
+/// The fraction of each owner's lookups that are distinct within their batch (by problem device
+/// index): its shards' lookups weighted by their tables' fractions (1 without lookups).
+std::vector<double> owner_distinct_shares(const StepBuilder& b, const std::vector<double>& fractions) {
+  std::vector<double> lookups(b.problem().devices.size(), 0.0), distinct(lookups.size(), 0.0);
   for (const auto& tp : b.plan().tables) {
     const auto& table = b.problem().tables.at(tp.table);
     for (const auto& shard : tp.shards) {
-      if (std::find(shard.owners.begin(), shard.owners.end(), owner) == shard.owners.end()) continue;
       const double l = placement::shard_work(b.problem(), table, shard, tp.sharding, 1.0).lookups;
-      lookups += l;
-      distinct += l * fractions.at(tp.table);
+      for (auto o : shard.owners) {
+        lookups.at(o) += l;
+        distinct.at(o) += l * fractions.at(tp.table);
+      }
     }
   }
-  return lookups > 0.0 ? distinct / lookups : 1.0;
+  for (std::size_t o = 0; o < lookups.size(); ++o) distinct[o] = lookups[o] > 0.0 ? distinct[o] / lookups[o] : 1.0;
+  return distinct;
 }
 
 void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
@@ -164,8 +166,9 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
     distinct_rows += table.row_bytes() * (table.lookups_per_sample * distinct[t]);
   }
   // Each simulated server's lookups that are distinct within their batch (what it serves).
+  const std::vector<double> shares = owner_distinct_shares(b, distinct);
   std::vector<double> server_share;
-  for (auto o : servers) server_share.push_back(owner_distinct_share(b, b.represented_work(o).owner, distinct));
+  for (auto o : servers) server_share.push_back(shares.at(b.represented_work(o).owner));
   const double ew_sockets = static_cast<double>(ew.forward.size());
   // Pooling on a worker reads every fetched row once (memory bound, the CPU gather model).
   const Seconds pool_time =
