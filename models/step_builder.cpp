@@ -749,8 +749,8 @@ const StepBuilder::CoreShare* StepBuilder::core_share(topo::DeviceId d) {
       const BytesPerSecond host = platform_.link(ft.host_link_of_nic[number]).bandwidth;
       const BytesPerSecond per_nic = uplinks / std::max(on_leaf, 1.0);
       if (others > 0.0 && per_nic < host) {
-        // Resources per (node, leaf), shared by every device whose traffic leaves by one of the
-        // node's NICs on that leaf. Their capacity is the node's share of the leaf's uplinks in
+        // One pair of resources per (node, leaf), shared by every device whose traffic leaves by
+        // one of the node's NICs on that leaf. Their capacity is the node's share of the leaf's uplinks in
         // proportion to the bytes it sends (receives) across nodes per step among the trainer
         // nodes on the leaf: the uplinks carry the leaf's bytes in the time they need, and the
         // representative node (the one with the most loaded owner) is not limited to an equal

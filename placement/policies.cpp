@@ -85,7 +85,9 @@ PlacementPlan plan_hashed_servers(const PlacementProblem& problem, const Placeme
       // Equal ranges (the first rows % p one row longer); a server may get none of a tiny table.
       const std::int64_t begin = k * (rows / p) + std::min(k, rows % p);
       const std::int64_t end = begin + rows / p + (k < rows % p ? 1 : 0);
-      if (end > begin) b.add_shard(t, Tier::remote_ps, Sharding::row_wise, servers[static_cast<std::size_t>(k)], begin, end, 0, dim);
+      if (end > begin) {
+        b.add_shard(t, Tier::remote_ps, Sharding::row_wise, servers[static_cast<std::size_t>(k)], begin, end, 0, dim);
+      }
     }
   }
   return b.plan();

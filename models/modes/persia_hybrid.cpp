@@ -95,8 +95,8 @@ std::vector<double> batch_distinct_fractions(const placement::PlacementProblem& 
   out.reserve(problem.tables.size());
   for (const auto& t : problem.tables) {
     const double draws = batch * t.lookups_per_sample;
-    out.push_back(draws > 0.0 ? std::clamp(placement::expected_distinct_rows(t.access, static_cast<double>(t.rows), draws) / draws, 0.0, 1.0)
-                              : 1.0);
+    const double rows = static_cast<double>(t.rows);
+    out.push_back(draws > 0.0 ? std::clamp(placement::expected_distinct_rows(t.access, rows, draws) / draws, 0.0, 1.0) : 1.0);
   }
   return out;
 }
