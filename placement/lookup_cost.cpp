@@ -36,10 +36,14 @@ double cpu_lookup_seconds(const PlacementDevice& d, const TableDemand& table, co
 
 }  // namespace
 
-double table_distinct_fraction(const PlacementProblem& problem, const TableDemand& table) {
-  const double table_lookups = static_cast<double>(problem.global_batch) * table.lookups_per_sample;
+double distinct_fraction_over(const TableDemand& table, double samples) {
+  const double table_lookups = samples * table.lookups_per_sample;
   if (!(table_lookups > 0.0) || table.rows <= 0) return 1.0;
   return expected_distinct_rows(table.access, static_cast<double>(table.rows), table_lookups) / table_lookups;
+}
+
+double table_distinct_fraction(const PlacementProblem& problem, const TableDemand& table) {
+  return distinct_fraction_over(table, static_cast<double>(problem.global_batch));
 }
 
 LookupWork shard_work(const PlacementProblem& problem, const TableDemand& table, const Shard& shard,

@@ -83,8 +83,10 @@ inline constexpr double kHostUpdateSerialPerRow = 10000.0;
 ///    C(k - 1) (the rest spread evenly over the stripes); uniform access gives s / n.
 double striped_lock_share(const TableDemand& table, std::int64_t row_begin, std::int64_t row_end, double updates);
 
-/// Distinct rows per lookup of `table` over one step of the problem's global batch
-/// (placement::expected_distinct_rows over the table's lookups; 1 without lookups).
+/// Distinct rows per lookup of `table` over `samples` samples (placement::expected_distinct_rows
+/// over the table's lookups in them; 1 without lookups).
+double distinct_fraction_over(const TableDemand& table, double samples);
+/// The same over one step of the problem's global batch.
 double table_distinct_fraction(const PlacementProblem& problem, const TableDemand& table);
 
 /// The work per owner of `shard` of `table`; `distinct_fraction` is the table's

@@ -74,19 +74,15 @@ PlacementPlan plan_hashed_servers(const PlacementProblem& problem, const Placeme
                               "", Bytes(0.0));
   }
   const auto p = static_cast<std::int64_t>(servers.size());
+  const Sharding sharding = p == 1 ? Sharding::table_wise : Sharding::row_wise;
   for (std::size_t t = 0; t < problem.tables.size(); ++t) {
     const std::int64_t rows = problem.tables[t].rows;
-    const int dim = problem.tables[t].dim;
-    if (p == 1) {
-      b.add_shard(t, Tier::remote_ps, Sharding::table_wise, servers.front(), 0, rows, 0, dim);
-      continue;
-    }
     for (std::int64_t k = 0; k < p; ++k) {
       // Equal ranges (the first rows % p one row longer); a server may get none of a tiny table.
       const std::int64_t begin = k * (rows / p) + std::min(k, rows % p);
       const std::int64_t end = begin + rows / p + (k < rows % p ? 1 : 0);
       if (end > begin) {
-        b.add_shard(t, Tier::remote_ps, Sharding::row_wise, servers[static_cast<std::size_t>(k)], begin, end, 0, dim);
+        b.add_shard(t, Tier::remote_ps, sharding, servers[static_cast<std::size_t>(k)], begin, end, 0, problem.tables[t].dim);
       }
     }
   }

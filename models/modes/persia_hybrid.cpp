@@ -52,14 +52,12 @@
 // embedding workers), so no network traffic is modelled for them. CPU work of the
 // forward and backward pipelines on one socket does not contend (an optimistic assumption:
 // DRAM bandwidth sharing between them is not modelled).
-#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "models/training_mode.hpp"
-#include "placement/cache_model.hpp"
 #include "placement/lookup_cost.hpp"
 
 namespace dlrmsim::models {
@@ -84,19 +82,6 @@ PipelineSockets pipeline_sockets(StepBuilder& b, topo::NodeId node) {
     SimDevice back = *s;
     back.stream = b.graph().add_stream(b.resources().engine(s->device), b.platform().device(s->device).name + ".backward");
     out.backward.push_back(back);
-  }
-  return out;
-}
-
-/// Distinct ids per lookup of each problem table within one trainer's batch of `batch` samples
-/// (what one embedding-worker request carries, see the header).
-std::vector<double> batch_distinct_fractions(const placement::PlacementProblem& problem, double batch) {
-  std::vector<double> out;
-  out.reserve(problem.tables.size());
-  for (const auto& t : problem.tables) {
-    const double draws = batch * t.lookups_per_sample;
-    const double rows = static_cast<double>(t.rows);
-    out.push_back(draws > 0.0 ? std::clamp(placement::expected_distinct_rows(t.access, rows, draws) / draws, 0.0, 1.0) : 1.0);
   }
   return out;
 }
@@ -157,7 +142,8 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
   const Bytes pooled_per_sample = element_size(stack.worker_embeddings.value_or(model.communication_precision)) * width;
   const Bytes gradient_per_sample = element_size(stack.worker_gradients.value_or(model.communication_precision)) * width;
   // Distinct ids and rows per sample as the workers request them (one trainer's batch at a time).
-  const std::vector<double> distinct = batch_distinct_fractions(b.problem(), local);
+  std::vector<double> distinct;
+  for (const auto& table : b.problem().tables) distinct.push_back(placement::distinct_fraction_over(table, local));
   double distinct_ids = 0.0;
   Bytes distinct_rows;
   for (std::size_t t = 0; t < b.problem().tables.size(); ++t) {
