@@ -50,6 +50,24 @@ struct Dir {
 };
 }  // namespace
 
+TEST_CASE("validate --match picks case files by shell pattern and --set overrides after each case's own") {
+  // Case b sets speed=95 itself; an extra speed=120 comes after it, so b predicts 120 (+20 %),
+  // as does a (110 without it). The pattern 'b*' keeps b alone; 'z*' matches nothing.
+  Dir d;
+  d.write("scen/s.yaml", "speed: 110\n");
+  d.write("a.yaml", "case: A\nsource: paper\nkind: value\nscenario: scen/s.yaml\npublished: 100\ntolerance: 0.25\n");
+  d.write("b.yaml", "case: B\nsource: paper\nkind: value\nscenario: scen/s.yaml\nset: [speed=95]\npublished: 100\ntolerance: 0.25\n");
+  const auto only_b = run_validation_dir(d.path.string(), fake_metric, {}, "b*");
+  REQUIRE(only_b.size() == 1);
+  CHECK(*only_b[0].error == dlrmsim::rel(-0.05));
+  const auto moved = run_validation_dir(d.path.string(), with_overrides(fake_metric, {"speed=120"}));
+  REQUIRE(moved.size() == 2);
+  CHECK(*moved[0].error == dlrmsim::rel(0.20));
+  CHECK(*moved[1].error == dlrmsim::rel(0.20));
+  CHECK_THROWS_WITH_AS(run_validation_dir(d.path.string(), fake_metric, {}, "z*"),
+                       (d.path.string() + ": no *.yaml validation cases match 'z*'").c_str(), ConfigError);
+}
+
 TEST_CASE("value, ratio and best cases with a summary of absolute errors") {
   // Predicted 110 vs 100 (+10 %), 95 vs 100 (-5 %), ratio 110/55 = 2 vs 2.5 (-20 %, tolerance
   // 10 %: fails). Median |error| of 10, 5, 20 % is 10 %, worst 20 %.

@@ -1,11 +1,14 @@
-// dlrmsim validate [DIR] [--json PATH|-] [--plot PATH]: runs the validation cases against
-// published results (validation/cases/ by default) and prints the table. Each output is
+// dlrmsim validate [DIR] [--match GLOB] [--set KEY=VALUE]... [--json PATH|-] [--plot PATH]:
+// runs the validation cases against published results (validation/cases/ by default) and
+// prints the table. --set overrides a key in every case's scenarios after the case's own
+// overrides: how the table moves when an assumption does. Each output is
 // written whole or not at all (common/files.hpp); with --json - standard output carries the
 // JSON alone.
 #include <iostream>
 
 #include <boost/program_options.hpp>
 
+#include "common/config.hpp"
 #include "common/files.hpp"
 #include "tools/commands.hpp"
 #include "tools/progress.hpp"
@@ -21,6 +24,10 @@ int cmd_validate(const std::vector<std::string>& args) {
                                                   "directory of validation cases")(
       "json", po::value<std::string>(), "write the table as JSON to PATH ('-' for stdout)")(
       "plot", po::value<std::string>(), "write predicted vs published (log-log) to PATH.svg or PATH.png")(
+      "match", po::value<std::string>()->default_value("*"),
+      "only the case files whose name matches this shell pattern (e.g. 'dle_*')")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override a key in every case's scenarios, after the case's own: key.path=value (repeatable)")(
       "quiet,q", "no progress line on standard error (shown only when it is a terminal)");
   po::positional_options_description pos;
   pos.add("dir", 1);
@@ -30,12 +37,19 @@ int cmd_validate(const std::vector<std::string>& args) {
     std::cout << opts;
     return kExitOk;
   }
+  const std::vector<std::string> extra =
+      vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  for (const auto& o : extra) {
+    if (o.find('=') == std::string::npos) throw ConfigError("--set '" + o + "': expected key.path=value");
+  }
   ProgressLine line(0, "cases", progress_wanted(vm.count("quiet") > 0));
-  const auto results = validation::run_validation_dir(vm["dir"].as<std::string>(), scenario_metric,
-                                                      [&](std::size_t, std::size_t total) {
-                                                        line.set_total(total);
-                                                        line.advance();
-                                                      });
+  const auto results = validation::run_validation_dir(
+      vm["dir"].as<std::string>(), validation::with_overrides(scenario_metric, extra),
+      [&](std::size_t, std::size_t total) {
+        line.set_total(total);
+        line.advance();
+      },
+      vm["match"].as<std::string>());
   const std::string json_path = vm.count("json") ? vm["json"].as<std::string>() : "";
   if (json_path != "-") std::cout << validation_table(results);
   if (!json_path.empty()) write_output_file(json_path, validation_json(results));

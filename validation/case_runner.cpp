@@ -1,5 +1,7 @@
 #include "validation/case_runner.hpp"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -141,15 +143,28 @@ ValidationResult run_validation_case(const std::string& path, const MetricFuncti
   return r;
 }
 
+MetricFunction with_overrides(MetricFunction metric, std::vector<std::string> extra) {
+  return [metric = std::move(metric), extra = std::move(extra)](const YAML::Node& scenario, const std::string& source,
+                                                                const std::vector<std::string>& overrides,
+                                                                const std::string& name, std::string& why) {
+    std::vector<std::string> all = overrides;
+    all.insert(all.end(), extra.begin(), extra.end());
+    return metric(scenario, source, all, name, why);
+  };
+}
+
 std::vector<ValidationResult> run_validation_dir(const std::string& dir, const MetricFunction& metric,
-                                                 const std::function<void(std::size_t, std::size_t)>& on_case) {
+                                                 const std::function<void(std::size_t, std::size_t)>& on_case,
+                                                 const std::string& match) {
   if (!directory_exists(dir)) throw ConfigError(dir + ": not a directory of validation cases");
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().extension() == ".yaml") files.push_back(e.path());
+    if (e.path().extension() == ".yaml" && fnmatch(match.c_str(), e.path().filename().c_str(), 0) == 0) {
+      files.push_back(e.path());
+    }
   }
   std::sort(files.begin(), files.end());
-  if (files.empty()) throw ConfigError(dir + ": no *.yaml validation cases");
+  if (files.empty()) throw ConfigError(dir + ": no *.yaml validation cases match '" + match + "'");
   std::vector<ValidationResult> out;
   for (const auto& f : files) {
     out.push_back(run_validation_case(f.string(), metric));

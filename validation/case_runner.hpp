@@ -62,13 +62,18 @@ struct ValidationResult {
   std::string decided_by;
 };
 
+/// `metric` with `extra` overrides applied after each case's own (`dlrmsim validate --set`: how
+/// the table moves when an assumption does).
+MetricFunction with_overrides(MetricFunction metric, std::vector<std::string> extra);
+
 /// Loads and evaluates one case file.
 ValidationResult run_validation_case(const std::string& path, const MetricFunction& metric);
-/// Every *.yaml in `dir`, sorted by file name; `on_case(done, total)` is called after each
-/// case (a progress line).
+/// Every *.yaml in `dir` whose file name matches the shell pattern `match` ("*" for all;
+/// fnmatch), sorted by file name; `on_case(done, total)` is called after each case (a
+/// progress line). No matching file is a ConfigError naming the pattern.
 std::vector<ValidationResult> run_validation_dir(
     const std::string& dir, const MetricFunction& metric,
-    const std::function<void(std::size_t done, std::size_t total)>& on_case = {});
+    const std::function<void(std::size_t done, std::size_t total)>& on_case = {}, const std::string& match = "*");
 
 struct ValidationSummary {
   std::size_t numeric_cases = 0;
