@@ -29,6 +29,11 @@ namespace {
 
 Seconds memory_time(const topo::DeviceProfile& p, Bytes bytes) { return bytes / p.achievable_hbm_bandwidth(); }
 
+/// Whether kernels that take `body` (launches excluded) and move `bytes` are bound by that traffic.
+bool memory_bound(const topo::DeviceProfile& p, Seconds body, Bytes bytes) {
+  return body.value() <= memory_time(p, bytes).value() * (1.0 + 1e-12);
+}
+
 }  // namespace
 
 std::vector<DenseOperatorCost> gpu_dense_costs(const ModelSpec& model, const topo::DeviceProfile& profile,
@@ -47,6 +52,8 @@ std::vector<DenseOperatorCost> gpu_dense_costs(const ModelSpec& model, const top
       case DenseLayer::Kind::top_mlp:
         c.forward = profile.gemm_time(b, l.out, l.in, dt) + launch;
         c.backward = profile.gemm_time(b, l.in, l.out, dt) + profile.gemm_time(l.in, l.out, b, dt) + launch * 2.0;
+        c.forward_hbm = topo::gemm_traffic(b, l.out, l.in, dt);
+        c.backward_hbm = topo::gemm_traffic(b, l.in, l.out, dt) + topo::gemm_traffic(l.in, l.out, b, dt);
         c.forward_kernels = 1;
         c.backward_kernels = 2;
         break;
@@ -60,6 +67,8 @@ std::vector<DenseOperatorCost> gpu_dense_costs(const ModelSpec& model, const top
             const Seconds floor = memory_time(profile, activation_bytes);
             c.forward = std::max(gemm, floor) + launch;
             c.backward = std::max(gemm * 2.0, floor * 2.0) + launch * 2.0;
+            c.forward_hbm = std::max(topo::gemm_traffic(vectors, vectors, d, dt, b), activation_bytes);
+            c.backward_hbm = c.forward_hbm * 2.0;
             c.forward_kernels = 1;
             c.backward_kernels = 2;
             break;
@@ -67,6 +76,7 @@ std::vector<DenseOperatorCost> gpu_dense_costs(const ModelSpec& model, const top
           case Interaction::Kind::concat:
             c.forward = memory_time(profile, activation_bytes) + launch;
             c.backward = memory_time(profile, activation_bytes) + launch;
+            c.forward_hbm = c.backward_hbm = activation_bytes;
             c.forward_kernels = c.backward_kernels = 1;
             break;
           case Interaction::Kind::dcnv2: {
@@ -74,14 +84,22 @@ std::vector<DenseOperatorCost> gpu_dense_costs(const ModelSpec& model, const top
             const std::int64_t r = model.interaction.low_rank;
             const int layers = model.interaction.cross_layers;
             Seconds fwd{0.0}, bwd{0.0};
+            const auto gemm = [&](std::int64_t m, std::int64_t n, std::int64_t k, Seconds& time, Bytes& bytes) {
+              time += profile.gemm_time(m, n, k, dt);
+              bytes += topo::gemm_traffic(m, n, k, dt);
+            };
             for (int i = 0; i < layers; ++i) {
               if (r > 0) {
-                fwd += profile.gemm_time(b, r, w, dt) + profile.gemm_time(b, w, r, dt);
-                bwd += profile.gemm_time(b, w, r, dt) + profile.gemm_time(w, r, b, dt) +  // V: dX, dW
-                       profile.gemm_time(b, r, w, dt) + profile.gemm_time(r, w, b, dt);   // U: dX, dW
+                gemm(b, r, w, fwd, c.forward_hbm);
+                gemm(b, w, r, fwd, c.forward_hbm);
+                gemm(b, w, r, bwd, c.backward_hbm);  // V: dX, dW
+                gemm(w, r, b, bwd, c.backward_hbm);
+                gemm(b, r, w, bwd, c.backward_hbm);  // U: dX, dW
+                gemm(r, w, b, bwd, c.backward_hbm);
               } else {
-                fwd += profile.gemm_time(b, w, w, dt);
-                bwd += profile.gemm_time(b, w, w, dt) + profile.gemm_time(w, w, b, dt);
+                gemm(b, w, w, fwd, c.forward_hbm);
+                gemm(b, w, w, bwd, c.backward_hbm);
+                gemm(w, w, b, bwd, c.backward_hbm);
               }
             }
             // Elementwise x0 * (.) + b + x: read x0, the GEMM output and x, write x_{l+1}
@@ -89,6 +107,8 @@ std::vector<DenseOperatorCost> gpu_dense_costs(const ModelSpec& model, const top
             const Bytes elementwise = elem * (4.0 * static_cast<double>(w) * static_cast<double>(b) * layers);
             fwd += memory_time(profile, elementwise);
             bwd += memory_time(profile, elementwise * 2.0);
+            c.forward_hbm += elementwise;
+            c.backward_hbm += elementwise * 2.0;
             const int gemms_per_layer = r > 0 ? 2 : 1;
             c.forward_kernels = layers * (gemms_per_layer + 1);
             c.backward_kernels = layers * (2 * gemms_per_layer + 1);
@@ -100,6 +120,9 @@ std::vector<DenseOperatorCost> gpu_dense_costs(const ModelSpec& model, const top
         break;
       }
     }
+    c.forward_memory_bound = memory_bound(profile, c.forward - launch * static_cast<double>(c.forward_kernels), c.forward_hbm);
+    c.backward_memory_bound =
+        memory_bound(profile, c.backward - launch * static_cast<double>(c.backward_kernels), c.backward_hbm);
     out.push_back(c);
   }
   return out;

@@ -73,6 +73,13 @@ struct DenseOperatorCost {
   double parameters = 0.0;  // trainable parameters (their gradients are all-reduced)
   int forward_kernels = 0;
   int backward_kernels = 0;
+  /// HBM bytes its kernels move (GEMM operands read once and outputs written once, activations
+  /// of the memory-bound parts), and whether that traffic is what sets their time (no GEMM
+  /// above its memory floor): a memory-bound operator loads HBM alone, another its SMs and HBM.
+  Bytes forward_hbm{0.0};
+  Bytes backward_hbm{0.0};
+  bool forward_memory_bound = false;
+  bool backward_memory_bound = false;
 };
 
 /// Costs of the dense operators in forward order on one GPU (launch overheads included).

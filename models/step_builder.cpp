@@ -337,21 +337,18 @@ SimDevice* StepBuilder::owner_device(std::uint32_t owner) {
 // ---- activities -----------------------------------------------------------------------------
 
 ActivityId StepBuilder::compute(const SimDevice& d, Seconds t, std::span<const ActivityId> deps, std::uint16_t category,
-                                Bytes hbm) {
+                                KernelLoad load) {
   if (slowdowns_ && (category == cat_.embedding_lookup ? slowdowns_->options().memory : slowdowns_->options().compute)) {
     t = t * fidelity().device_slowdown(*slowdowns_, step_, d.device);
   }
-  if (d.is_gpu && hbm.value() > 0.0 && t.value() > 0.0) {
-    // A memory-bound kernel: its real bytes over the GPU's HBM, at the rate it reaches alone.
-    const sim::ResourceId memory = resources_.memory(d.device);
-    return graph_.add_kernel(d.stream, hbm.value(), (hbm / t).value(), std::span(&memory, 1), deps, category);
-  }
-  if (d.is_gpu) {
-    // A GPU kernel runs over the GPU's SMs at the rate of all of them: alone it takes t;
-    // beside another stream's kernel or NCCL's (nccl_sms) it gets its max-min share.
-    if (const auto sms = resources_.sms(d.device)) {
-      const double rate = graph_.resource(*sms).capacity.value();
-      return graph_.add_kernel(d.stream, t.value() * rate, rate, std::span(&*sms, 1), deps, category);
+  if (d.is_gpu && t.value() > 0.0) {
+    const auto sms = resources_.sms(d.device);
+    if (!load.sms || sms) {
+      const sim::ResourceId memory = resources_.memory(d.device);
+      std::vector<sim::ActivityGraph::KernelPart> parts;
+      if (load.sms) parts.push_back({t.value() * graph_.resource(*sms).capacity.value(), std::span(&*sms, 1)});
+      if (load.hbm.value() > 0.0) parts.push_back({load.hbm.value(), std::span(&memory, 1)});
+      if (!parts.empty()) return graph_.add_kernel(d.stream, t, parts, deps, category);
     }
   }
   return graph_.add_compute(d.stream, t, deps, category);
@@ -395,28 +392,29 @@ ActivityId StepBuilder::host_work(HostThread& h, Seconds t) {
 }
 
 ActivityId StepBuilder::kernels(const SimDevice& d, Seconds t, int launches, std::span<const ActivityId> deps,
-                                std::uint16_t category, Bytes hbm) {
-  if (!d.is_gpu || launches <= 0 || !options_.software.per_kernel_launch) return compute(d, t, deps, category, hbm);
+                                std::uint16_t category, KernelLoad load) {
+  if (!d.is_gpu || launches <= 0 || !options_.software.per_kernel_launch) return compute(d, t, deps, category, load);
   HostThread& h = host_thread(d);
   const Seconds per_launch = options_.software.dispatch + d.profile->kernel_launch_overhead();
   std::vector<ActivityId> gpu_deps(deps.begin(), deps.end());
   gpu_deps.push_back(host_work(h, per_launch));
-  const ActivityId k = compute(d, t, gpu_deps, category, hbm);
+  const ActivityId k = compute(d, t, gpu_deps, category, load);
   if (launches == 1) return k;
   const std::array<ActivityId, 2> both{k, host_work(h, per_launch * static_cast<double>(launches - 1))};
   return marker(both);
 }
 
 ActivityId StepBuilder::feature_kernels(const SimDevice& d, Seconds t, int launches, int features,
-                                        std::span<const ActivityId> deps, std::uint16_t category, Bytes hbm) {
+                                        std::span<const ActivityId> deps, std::uint16_t category, KernelLoad load) {
   if (options_.software.sync != SoftwareStack::HostSync::per_feature || !d.is_gpu || features <= 1) {
-    return kernels(d, t, launches, deps, category, hbm);
+    return kernels(d, t, launches, deps, category, load);
   }
   std::vector<ActivityId> after(deps.begin(), deps.end());
   const int per_piece = std::max(1, launches / features);
   ActivityId last{};
   for (int f = 0; f < features; ++f) {
-    last = kernels(d, t / static_cast<double>(features), per_piece, after, category, hbm / static_cast<double>(features));
+    const KernelLoad piece{load.sms, load.hbm / static_cast<double>(features)};
+    last = kernels(d, t / static_cast<double>(features), per_piece, after, category, piece);
     host_wait(d, last);
     after = {last};
   }
@@ -1063,7 +1061,7 @@ ActivityId StepBuilder::embedding_pass(std::uint32_t o, Pass pass, std::span<con
       d.is_gpu ? d.profile->kernel_launch_overhead() * static_cast<double>(launches) : Seconds(0.0);
   if (!backward) {
     parts.push_back(feature_kernels(d, work + launch, launches, std::max(w.gpu_tables, 1), deps, cat_.embedding_lookup,
-                                    w.hbm_forward));
+                                    KernelLoad::memory_bound(w.hbm_forward)));
     if (w.uvm_bytes.value() > 0.0) {
       const auto u = host_dma(d, "uvm", *platform_.host_cpu(d.device), d.device, w.uvm_bytes, w.uvm_time, deps,
                               cat_.embedding_lookup);
@@ -1071,7 +1069,7 @@ ActivityId StepBuilder::embedding_pass(std::uint32_t o, Pass pass, std::span<con
       parts.push_back(compute(d, Seconds(0.0), std::span(&u, 1), cat_.embedding_lookup));
     }
   } else {
-    const auto u = kernels(d, work + launch, launches, deps, cat_.embedding_lookup, w.hbm_backward);
+    const auto u = kernels(d, work + launch, launches, deps, cat_.embedding_lookup, KernelLoad::memory_bound(w.hbm_backward));
     parts.push_back(u);
     if (w.uvm_bytes.value() > 0.0) {
       parts.push_back(host_dma(d, "uvm_write", d.device, *platform_.host_cpu(d.device), w.uvm_bytes, w.uvm_time,
@@ -1091,7 +1089,9 @@ std::vector<ActivityId> StepBuilder::dense_optimizer(std::span<const ActivityId>
     if (!reduced.empty()) deps.push_back(reduced[i]);
     const Seconds time = t.is_gpu ? gpu_dense_optimizer_time(model_, *t.profile, parameters)
                                   : cpu_dense_optimizer_time(model_, *t.cpu, parameters);
-    done.push_back(kernels(t, time, 1, deps, cat_.dense_compute));
+    // Memory bound: the master weights, gradients and optimiser state over HBM.
+    done.push_back(kernels(t, time, 1, deps, cat_.dense_compute,
+                           KernelLoad::memory_bound(dense_optimizer_bytes_per_parameter(model_) * parameters)));
   }
   return done;
 }
@@ -1124,6 +1124,11 @@ ActivityId StepBuilder::input_copy(const SimDevice& trainer, std::span<const Act
 }
 
 namespace {
+/// A dense operator's kernels load HBM alone when its traffic sets their time, else the SMs and HBM.
+KernelLoad dense_load(Bytes hbm, bool memory_bound) {
+  return memory_bound ? KernelLoad::memory_bound(hbm) : KernelLoad::sms_and_hbm(hbm);
+}
+
 bool in_layers(const DenseOperatorCost& c, StepBuilder::DenseLayers layers) {
   const bool bottom = c.name.rfind("bottom_mlp", 0) == 0;
   return bottom == (layers == StepBuilder::DenseLayers::bottom_mlp);
@@ -1134,7 +1139,8 @@ ActivityId StepBuilder::dense_forward(const SimDevice& trainer, DenseLayers laye
   for (const auto& c : dense_costs(trainer)) {
     if (!in_layers(c, layers)) continue;
     const std::array<ActivityId, 1> dep{after};
-    after = kernels(trainer, c.forward, c.forward_kernels, dep, cat_.dense_compute);
+    after = kernels(trainer, c.forward, c.forward_kernels, dep, cat_.dense_compute,
+                    dense_load(c.forward_hbm, c.forward_memory_bound));
   }
   return after;
 }
@@ -1145,7 +1151,8 @@ ActivityId StepBuilder::dense_backward(const SimDevice& trainer, DenseLayers lay
   for (std::size_t l = costs.size(); l-- > 0;) {
     if (!in_layers(costs[l], layers)) continue;
     const std::array<ActivityId, 1> dep{after};
-    after = kernels(trainer, costs[l].backward, costs[l].backward_kernels, dep, cat_.dense_compute);
+    after = kernels(trainer, costs[l].backward, costs[l].backward_kernels, dep, cat_.dense_compute,
+                    dense_load(costs[l].backward_hbm, costs[l].backward_memory_bound));
     layer_done[l] = after;
   }
   return after;

@@ -182,6 +182,16 @@ struct BuiltSteps {
   std::map<std::uint32_t, std::string> roles;
 };
 
+/// What a GPU kernel loads while it runs: all of the GPU's SMs (for its time alone), and
+/// `hbm` real bytes over its HBM. A memory-bound kernel (a gather, an optimiser pass) loads
+/// HBM alone: what share of the SMs it keeps from a concurrent kernel is not measured here.
+struct KernelLoad {
+  bool sms = true;
+  Bytes hbm{0.0};
+  static KernelLoad memory_bound(Bytes bytes) { return {false, bytes}; }
+  static KernelLoad sms_and_hbm(Bytes bytes) { return {true, bytes}; }
+};
+
 class StepBuilder {
  public:
   StepBuilder(const ModelSpec& model, const topo::Platform& platform, const placement::PlacementProblem& problem,
@@ -259,25 +269,26 @@ class StepBuilder {
   void set_role(sim::ActivityId a, std::string role) { built_.roles[a.index] = std::move(role); }
 
   // --- activities --------------------------------------------------------------------------
-  /// Work of `t` alone on d's stream (times its straggler factor): on a GPU, a memory-bound
-  /// kernel of `hbm` real bytes (> 0) over its HBM at hbm / t alone, or else, with an SM pool
-  /// (topologies/engine_export.hpp), a kernel over all its SMs; either shares its resource
-  /// max-min with the GPU's other streams, copies and NCCL's kernels. Elsewhere a task of
-  /// fixed duration.
+  /// Work of `t` alone on d's stream (times its straggler factor): on a GPU a kernel over what
+  /// `load` names, each at the rate that takes t alone (HBM at hbm / t; the SMs, with an SM pool
+  /// (topologies/engine_export.hpp), at all of them), sharing each resource max-min with the
+  /// GPU's other streams, copies and NCCL's kernels and ending when its most slowed part has
+  /// (sim::ActivityGraph::add_kernel with parts). Elsewhere, or on a GPU without an SM pool for
+  /// a kernel that needs one, a task of fixed duration.
   sim::ActivityId compute(const SimDevice& d, Seconds t, std::span<const sim::ActivityId> deps, std::uint16_t category,
-                          Bytes hbm = Bytes(0.0));
+                          KernelLoad load = {});
   /// `launches` kernels that take `t` together on d's stream (on a CPU device: compute()). A
   /// GPU's host thread dispatches them first, in program order, at software.host.dispatch +
   /// the profile's launch overhead each: the first kernel waits for its own dispatch, and the
   /// returned completion for the host to have dispatched the last. The host does not wait for
   /// the GPU (it runs ahead) except at host_wait.
   sim::ActivityId kernels(const SimDevice& d, Seconds t, int launches, std::span<const sim::ActivityId> deps,
-                          std::uint16_t category, Bytes hbm = Bytes(0.0));
+                          std::uint16_t category, KernelLoad load = {});
   /// As kernels(), for work done feature by feature (an embedding pass over `features` sparse
   /// features): under software.host.sync per_feature the work is cut into one piece per
   /// feature and the host waits for each piece before dispatching the next.
   sim::ActivityId feature_kernels(const SimDevice& d, Seconds t, int launches, int features,
-                                  std::span<const sim::ActivityId> deps, std::uint16_t category, Bytes hbm = Bytes(0.0));
+                                  std::span<const sim::ActivityId> deps, std::uint16_t category, KernelLoad load = {});
   /// The host thread of GPU d waits for `done` (a synchronisation point).
   void host_wait(const SimDevice& d, sim::ActivityId done);
   /// `count` host operators with no kernel on GPU d's host thread (Python-side work).

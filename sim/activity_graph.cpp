@@ -193,6 +193,40 @@ ActivityId ActivityGraph::add_kernel(StreamId stream, double amount, double solo
   return id;
 }
 
+ActivityId ActivityGraph::add_kernel(StreamId stream, Seconds solo, std::span<const KernelPart> parts,
+                                     std::span<const ActivityId> deps, std::uint16_t category) {
+  check_stream(stream, "add_kernel");
+  const std::string name = streams_[stream.index].name;
+  if (parts.empty()) throw GraphError("add_kernel on stream '" + name + "': no parts");
+  if (!(solo.value() > 0.0) || !std::isfinite(solo.value())) {
+    throw GraphError("add_kernel on stream '" + name + "': the time alone must be positive, got " +
+                     std::to_string(solo.value()) + " s");
+  }
+  for (const KernelPart& p : parts) {
+    if (!(p.amount > 0.0) || !std::isfinite(p.amount)) {
+      throw GraphError("add_kernel on stream '" + name + "': each part's amount must be positive, got " +
+                       std::to_string(p.amount));
+    }
+  }
+  const auto rate = [&](const KernelPart& p) { return p.amount / solo.value(); };
+  if (parts.size() == 1) return add_kernel(stream, parts[0].amount, rate(parts[0]), parts[0].route, deps, category);
+  const std::uint32_t before = streams_[stream.index].last_task;
+  std::vector<ActivityId> done{add_kernel(stream, parts[0].amount, rate(parts[0]), parts[0].route, deps, category)};
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    auto c = companions_.find({stream.index, i});
+    if (c == companions_.end()) {
+      const StreamId s = add_stream(streams_[stream.index].engine, name + ".part" + std::to_string(i));
+      c = companions_.emplace(std::make_pair(stream.index, i), s).first;
+    }
+    const ActivityId part = add_kernel(c->second, parts[i].amount, rate(parts[i]), parts[i].route, deps, category);
+    if (before != Stream::kNone) add_dependency(ActivityId{before}, part);
+    done.push_back(part);
+  }
+  const ActivityId join = add_marker(done, category);
+  streams_[stream.index].last_task = join.index;
+  return join;
+}
+
 ActivityId ActivityGraph::add_marker(std::span<const ActivityId> deps, std::uint16_t category) {
   Activity a;
   a.kind = ActivityKind::marker;

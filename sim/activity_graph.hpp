@@ -172,6 +172,23 @@ class ActivityGraph {
   /// resource of its route max-min with the activities crossing it.
   ActivityId add_kernel(StreamId stream, double amount, double solo_rate, std::span<const ResourceId> route,
                         std::span<const ActivityId> deps = {}, std::uint16_t category = 0);
+  /// One kind of resource a kernel loads: `amount` over `route` (as add_kernel's).
+  struct KernelPart {
+    double amount = 0.0;
+    std::span<const ResourceId> route;
+  };
+  /// A kernel on `stream` that loads several kinds of resource at once (a GEMM: its SMs and
+  /// its HBM, in different units): one flow per part, each capped at the rate that makes it
+  /// take `solo` alone (amount / solo), started together when the kernel would start; the
+  /// kernel ends when its last part has, so alone it takes `solo` and beside other work it
+  /// takes as long as its most slowed part. The first part runs on `stream` (add_kernel); each
+  /// further part runs on a companion stream of the same engine (named after the stream, with
+  /// ".part1", ".part2", ...: one trace track each); the returned join is what the stream's
+  /// next task waits for. Flows are not weighted: a part slowed on its resource does not slow
+  /// the others, which finish early (the kernel's end is right, how its load spreads over its
+  /// lifetime is front-loaded on the less contended resource). One part: add_kernel.
+  ActivityId add_kernel(StreamId stream, Seconds solo, std::span<const KernelPart> parts,
+                        std::span<const ActivityId> deps = {}, std::uint16_t category = 0);
   /// A zero-cost activity that finishes as soon as its dependencies have (a join point).
   ActivityId add_marker(std::span<const ActivityId> deps = {}, std::uint16_t category = 0);
   /// `after` waits for `before`. May create a cycle; backends report cycles as errors.
@@ -227,6 +244,8 @@ class ActivityGraph {
   std::size_t max_route_length_ = 0;
   // add_kernel's rate caps by (stream, solo rate, core pool or not).
   std::map<std::tuple<std::uint32_t, double, bool>, ResourceId> kernel_rates_;
+  // Multi-part kernels' companion streams by (stream, part index).
+  std::map<std::pair<std::uint32_t, std::size_t>, StreamId> companions_;
 };
 
 /// What a backend reports after running a graph.

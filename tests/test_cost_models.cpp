@@ -118,6 +118,21 @@ TEST_CASE("dense layer costs are the profile's GEMM times plus launches") {
         dlrmsim::rel((p.gemm_time(1024, 64, 256, GemmDtype::bf16) + p.gemm_time(64, 256, 1024, GemmDtype::bf16) +
                          launch * 2.0)
                             .value()));
+  // HBM traffic: each GEMM reads A (b x in) and B (in x out) and writes C (b x out) once, 2 B
+  // an element in bf16: forward 2 (1024 x 64 + 64 x 32 + 1024 x 32) = 200,704 B.
+  CHECK(costs[0].forward_hbm.value() == dlrmsim::rel(2.0 * (1024 * 64 + 64 * 32 + 1024 * 32)));
+  CHECK(costs[2].backward_hbm.value() == dlrmsim::rel((gemm_traffic(1024, 64, 256, GemmDtype::bf16) +
+                                                         gemm_traffic(64, 256, 1024, GemmDtype::bf16))
+                                                            .value()));
+  // Which bound sets the time: the concat interaction is a copy (its activations over HBM);
+  // the first layer's GEMM (1024 x 32 x 64) runs at the profile's efficiency for that shape,
+  // 4.2 MFLOP in more time than its 200 kB take over HBM.
+  CHECK(costs[1].forward_memory_bound);
+  CHECK(costs[1].backward_memory_bound);
+  // (it reads the 32 + 32 inputs of a sample and writes its 64 outputs: 128 bf16 values)
+  CHECK(costs[1].forward_hbm.value() == dlrmsim::rel(2.0 * 1024 * (32 + 32 + 64)));
+  CHECK(p.gemm_time(1024, 32, 64, GemmDtype::bf16) > gemm_traffic(1024, 32, 64, GemmDtype::bf16) / p.achievable_hbm_bandwidth());
+  CHECK_FALSE(costs[0].forward_memory_bound);
   CHECK(gemm_dtype_for(Precision::bf16, p) == GemmDtype::bf16);
   DeviceProfile only_fp32 = p;
   only_fp32.gemm.erase(std::remove_if(only_fp32.gemm.begin(), only_fp32.gemm.end(),

@@ -131,6 +131,45 @@ TEST_CASE("a kernel waits for its stream and the stream waits for it") {
   }
 }
 
+// System: one GPU of 132 SMs and HBM of 1 TB/s. A GEMM that takes 1 ms alone on all SMs and
+// moves B_g of HBM (a part over each, capped at B_g / 1 ms), beside a gather of 1 GB that
+// takes 1 ms alone (cap 1 TB/s) on another stream; then the stream's next kernel.
+// Expected, B_g = 0.4 GB: HBM max-min gives the GEMM its 0.4 TB/s cap and the gather the other
+// 0.6 TB/s, so the GEMM ends at 1 ms as alone; the gather has 0.4 GB left and ends at
+// 1 + 0.4 / 1 = 1.4 ms. B_g = 0.8 GB: they split HBM 0.5 / 0.5, so the GEMM's traffic ends at
+// 0.8 / 0.5 = 1.6 ms (its SM part at 1 ms) and the GEMM with it; the gather, 0.8 GB done,
+// ends at 1.6 + 0.2 / 1 = 1.8 ms. The next kernel on the GEMM's stream (1 ms on the SMs)
+// starts when the GEMM has ended, both parts: at 1 ms and 1.6 ms.
+TEST_CASE("a kernel that loads SMs and HBM ends when its most slowed part has") {
+  for (const double gemm_bytes : {0.4e9, 0.8e9}) {
+    for (const auto& b : backends()) {
+      CAPTURE(b.name);
+      CAPTURE(gemm_bytes);
+      ActivityGraph g;
+      const double n = 132.0;
+      const auto sms = g.add_cores("gpu0.sms", n, "gpu_sms");
+      const auto hbm = g.add_resource("gpu0.hbm", BytesPerSecond(1e12), Seconds(0.0), "hbm");
+      const auto e = g.add_engine("gpu0", "gpu");
+      const auto compute = g.add_stream(e, "gpu0.compute");
+      const auto side = g.add_stream(e, "gpu0.embeddings");
+      const std::array on_sms{sms};
+      const std::array on_hbm{hbm};
+      const std::array parts{ActivityGraph::KernelPart{n * 1e-3 * kUnits, on_sms},
+                             ActivityGraph::KernelPart{gemm_bytes, on_hbm}};
+      const auto gemm = g.add_kernel(compute, Seconds(1e-3), parts, {});
+      const auto gather = g.add_kernel(side, 1e9, 1e12, on_hbm);
+      const auto next = g.add_kernel(compute, n * 1e-3 * kUnits, n * kUnits, on_sms);
+      const auto r = b.run(g);
+      const bool slowed = gemm_bytes > 0.5e9;
+      CHECK(end_s(r, gemm) == dlrmsim::rel(slowed ? 1.6e-3 : 1e-3).epsilon(kEpsilon));
+      CHECK(end_s(r, gather) == dlrmsim::rel(slowed ? 1.8e-3 : 1.4e-3).epsilon(kEpsilon));
+      CHECK(r.start[next.index].seconds().value() == dlrmsim::rel(slowed ? 1.6e-3 : 1e-3).epsilon(kEpsilon));
+      CHECK(end_s(r, next) == dlrmsim::rel(slowed ? 2.6e-3 : 2e-3).epsilon(kEpsilon));
+      CHECK(r.resources.at(hbm.index).bytes.value() == dlrmsim::rel(1e9 + gemm_bytes).epsilon(kEpsilon));
+    }
+  }
+}
+
 // Bad use names the stream and what was expected.
 TEST_CASE("add_kernel refuses a non-positive solo rate, a negative amount and an empty route") {
   ActivityGraph g;
@@ -141,4 +180,9 @@ TEST_CASE("add_kernel refuses a non-positive solo rate, a negative amount and an
                        "add_kernel on stream 'gpu0.compute': the solo rate must be positive, got 0.000000", GraphError);
   CHECK_THROWS_AS(g.add_kernel(s, -1.0, 1e12, route), GraphError);
   CHECK_THROWS_AS(g.add_kernel(s, 1.0, 1e12, {}), GraphError);
+  const std::array parts{ActivityGraph::KernelPart{1e9, route}, ActivityGraph::KernelPart{0.0, route}};
+  CHECK_THROWS_WITH_AS(g.add_kernel(s, Seconds(1e-3), parts),
+                       "add_kernel on stream 'gpu0.compute': each part's amount must be positive, got 0.000000", GraphError);
+  CHECK_THROWS_WITH_AS(g.add_kernel(s, Seconds(0.0), parts),
+                       "add_kernel on stream 'gpu0.compute': the time alone must be positive, got 0.000000 s", GraphError);
 }

@@ -144,15 +144,41 @@ TEST_CASE("two kernels that each fill the GPU share its SMs") {
 TEST_CASE("memory-bound kernels of two streams share the GPU's HBM") {
   Built s({kSms, "training.embedding_overlap=concurrent"});
   const auto& t = s.b.trainers();
-  const sim::ActivityId big = s.b.compute(t[0], Seconds(100e-6), {}, s.b.categories().embedding_lookup, Bytes(335e6));
+  const sim::ActivityId big = s.b.compute(t[0], Seconds(100e-6), {}, s.b.categories().embedding_lookup, models::KernelLoad::memory_bound(Bytes(335e6)));
   const SimDevice emb = s.b.embedding_device(t[0]);
-  const sim::ActivityId gather = s.b.compute(emb, Seconds(100e-6), {}, s.b.categories().embedding_lookup, Bytes(167.5e6));
+  const sim::ActivityId gather = s.b.compute(emb, Seconds(100e-6), {}, s.b.categories().embedding_lookup, models::KernelLoad::memory_bound(Bytes(167.5e6)));
   const sim::SimResult r = sim::simulate_native(s.graph);
   CHECK(r.end[gather.index].seconds().value() == dlrmsim::rel(100e-6).epsilon(1e-9));
   CHECK(r.end[big.index].seconds().value() == dlrmsim::rel(150e-6).epsilon(1e-9));
   const auto sms = s.b.resources().sms(t[0].device);
   REQUIRE(sms.has_value());
   CHECK(r.resources[sms->index].bytes.value() == 0.0);
+}
+
+// Inputs: with training.embedding_overlap concurrent, a GEMM on trainer 0's compute stream
+// that alone takes 100 us on all 132 SMs and moves 200 MB of operands over HBM (2 TB/s alone),
+// and a gather of 335 MB on its embedding stream that alone takes 100 us (all of the 3.35 TB/s
+// HBM), both ready at 0. Expected: HBM is saturated throughout, max-min gives each 1.675 TB/s
+// (below both caps): the GEMM's traffic ends at 200 MB / 1.675 TB/s = 119.4 us and the GEMM
+// with it (its SM work ended at 100 us); the gather ends at (200 + 335) MB / 3.35 TB/s =
+// 159.7 us. The SMs carry the GEMM's 100 us x 132 SMs of work and HBM both kernels' bytes.
+// Without the GEMM's HBM load both would end at 100 us.
+TEST_CASE("a GEMM loads its SMs and its HBM: beside a gather both slow down") {
+  Built s({kSms, "training.embedding_overlap=concurrent"});
+  const auto& t = s.b.trainers();
+  const sim::ActivityId gemm = s.b.compute(t[0], Seconds(100e-6), {}, s.b.categories().dense_compute,
+                                           models::KernelLoad::sms_and_hbm(Bytes(200e6)));
+  const SimDevice emb = s.b.embedding_device(t[0]);
+  const sim::ActivityId gather = s.b.compute(emb, Seconds(100e-6), {}, s.b.categories().embedding_lookup,
+                                             models::KernelLoad::memory_bound(Bytes(335e6)));
+  const sim::SimResult r = sim::simulate_native(s.graph);
+  // (1e-8: the engine ends a flow on the next picosecond.)
+  CHECK(r.end[gemm.index].seconds().value() == dlrmsim::rel(200e6 / 1.675e12).epsilon(1e-8));
+  CHECK(r.end[gather.index].seconds().value() == dlrmsim::rel(535e6 / 3.35e12).epsilon(1e-8));
+  const auto sms = s.b.resources().sms(t[0].device);
+  REQUIRE(sms.has_value());
+  CHECK(r.resources[sms->index].bytes.value() == dlrmsim::rel(100e-6 * 132.0 * sim::kWorkUnitsPerCoreSecond).epsilon(1e-9));
+  CHECK(r.resources[s.b.resources().memory(t[0].device).index].bytes.value() == dlrmsim::rel(535e6).epsilon(1e-12));
 }
 
 // Inputs: on trainer 0 a memory-bound kernel of 335 MB that alone takes 100 us (all of the
@@ -168,7 +194,7 @@ TEST_CASE("a copy between a node's GPUs reads the sender's HBM and writes the re
   const auto& t = s.b.trainers();
   const double hbm = 3.35e12;
   REQUIRE(s.b.platform().gpu_spec(t[0].device).hbm_bandwidth.value() == dlrmsim::rel(hbm));
-  const sim::ActivityId kernel = s.b.compute(t[0], Seconds(100e-6), {}, s.b.categories().embedding_lookup, Bytes(335e6));
+  const sim::ActivityId kernel = s.b.compute(t[0], Seconds(100e-6), {}, s.b.categories().embedding_lookup, models::KernelLoad::memory_bound(Bytes(335e6)));
   const BytesPerSecond nvlink = s.b.route_bandwidth(t[0].device, t[1].device);
   CAPTURE(nvlink.value());
   REQUIRE(nvlink.value() < hbm / 2.0);

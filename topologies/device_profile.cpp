@@ -128,6 +128,11 @@ void check_shape(std::int64_t m, std::int64_t n, std::int64_t k) {
 }
 }  // namespace
 
+Bytes gemm_traffic(std::int64_t m, std::int64_t n, std::int64_t k, GemmDtype dtype, std::int64_t batch) {
+  const double dm = static_cast<double>(m), dn = static_cast<double>(n), dk = static_cast<double>(k);
+  return ((dm * dk + dk * dn) * operand_bytes(dtype) + dm * dn * output_bytes(dtype)) * static_cast<double>(batch);
+}
+
 double DeviceProfile::gemm_efficiency(std::int64_t m, std::int64_t n, std::int64_t k, GemmDtype dtype) const {
   check_shape(m, n, k);
   return gemm_coefficients(dtype).efficiency(static_cast<double>(m), static_cast<double>(n),
@@ -140,8 +145,7 @@ Seconds DeviceProfile::gemm_time(std::int64_t m, std::int64_t n, std::int64_t k,
   const double dm = static_cast<double>(m), dn = static_cast<double>(n), dk = static_cast<double>(k);
   const Flops flops(2.0 * dm * dn * dk);
   const Seconds compute = flops / (c.peak * c.efficiency(dm, dn, dk));
-  const Bytes moved = (dm * dk + dk * dn) * operand_bytes(dtype) + dm * dn * output_bytes(dtype);
-  const Seconds memory_floor = moved / achievable_hbm_bandwidth();
+  const Seconds memory_floor = gemm_traffic(m, n, k, dtype) / achievable_hbm_bandwidth();
   return std::max(compute, memory_floor);
 }
 
@@ -156,8 +160,7 @@ Seconds DeviceProfile::batched_gemm_time(std::int64_t batch, std::int64_t m, std
                dk = static_cast<double>(k);
   const Flops padded(b * 2.0 * pad(dm) * pad(dn) * dk);
   const Seconds compute = padded / (c.peak * (c.max_efficiency * saturation(dk, c.k_half)));
-  const Bytes moved = ((dm * dk + dk * dn) * operand_bytes(dtype) + dm * dn * output_bytes(dtype)) * b;
-  return std::max(compute, moved / achievable_hbm_bandwidth());
+  return std::max(compute, gemm_traffic(m, n, k, dtype, batch) / achievable_hbm_bandwidth());
 }
 
 namespace {

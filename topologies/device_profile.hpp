@@ -95,6 +95,11 @@ Bytes operand_bytes(GemmDtype dtype);
 /// cuBLASLt FP8 configuration.
 Bytes output_bytes(GemmDtype dtype);
 
+/// The HBM bytes of one GEMM C = A B (A m x k), each operand read once and C written once:
+/// (m k + k n) operand bytes + m n output bytes (the memory floor's traffic, above); `batch`
+/// such GEMMs for a batched one.
+Bytes gemm_traffic(std::int64_t m, std::int64_t n, std::int64_t k, GemmDtype dtype, std::int64_t batch = 1);
+
 /// Optimisers of the embedding backward pass (FBGEMM's fused backward + update kernels).
 enum class EmbeddingOptimizer { sgd, rowwise_adagrad };
 inline constexpr std::array kEmbeddingOptimizers{EmbeddingOptimizer::sgd,
