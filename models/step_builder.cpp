@@ -341,15 +341,23 @@ ActivityId StepBuilder::compute(const SimDevice& d, Seconds t, std::span<const A
   if (slowdowns_ && (category == cat_.embedding_lookup ? slowdowns_->options().memory : slowdowns_->options().compute)) {
     t = t * fidelity().device_slowdown(*slowdowns_, step_, d.device);
   }
-  if (d.is_gpu && t.value() > 0.0) {
-    const auto sms = resources_.sms(d.device);
-    if (!load.sms || sms) {
-      const sim::ResourceId memory = resources_.memory(d.device);
-      std::vector<sim::ActivityGraph::KernelPart> parts;
-      if (load.sms) parts.push_back({t.value() * graph_.resource(*sms).capacity.value(), std::span(&*sms, 1)});
-      if (load.hbm.value() > 0.0) parts.push_back({load.hbm.value(), std::span(&memory, 1)});
-      if (!parts.empty()) return graph_.add_kernel(d.stream, t, parts, deps, category);
+  const auto sms = d.is_gpu ? resources_.sms(d.device) : std::nullopt;
+  const bool on_hbm = d.is_gpu && load.hbm.value() > 0.0 && t.value() > 0.0;
+  const bool on_sms = load.sms && sms;
+  if (on_hbm) {
+    const sim::ResourceId memory = resources_.memory(d.device);
+    if (on_sms) {
+      const std::array parts{sim::ActivityGraph::KernelPart{t.value() * graph_.resource(*sms).capacity.value(), std::span(&*sms, 1)},
+                             sim::ActivityGraph::KernelPart{load.hbm.value(), std::span(&memory, 1)}};
+      return graph_.add_kernel(d.stream, t, parts, deps, category);
     }
+    if (!load.sms) return graph_.add_kernel(d.stream, load.hbm.value(), (load.hbm / t).value(), std::span(&memory, 1), deps, category);
+  }
+  if (on_sms) {
+    // Alone it takes t over all the SMs; beside another stream's kernel or NCCL's (nccl_sms)
+    // it gets its max-min share.
+    const double rate = graph_.resource(*sms).capacity.value();
+    return graph_.add_kernel(d.stream, t.value() * rate, rate, std::span(&*sms, 1), deps, category);
   }
   return graph_.add_compute(d.stream, t, deps, category);
 }
