@@ -342,23 +342,21 @@ ActivityId StepBuilder::compute(const SimDevice& d, Seconds t, std::span<const A
     t = t * fidelity().device_slowdown(*slowdowns_, step_, d.device);
   }
   const auto sms = d.is_gpu ? resources_.sms(d.device) : std::nullopt;
-  const bool on_hbm = d.is_gpu && load.hbm.value() > 0.0 && t.value() > 0.0;
-  const bool on_sms = load.sms && sms;
+  const bool on_sms = load.sms && sms;  // else a GPU without an SM pool, or a CPU: fixed duration
+  const bool on_hbm = d.is_gpu && load.hbm.value() > 0.0 && t.value() > 0.0 && (on_sms || !load.sms);
+  // Alone the kernel takes t over all the SMs and/or moves its bytes at hbm / t; beside other
+  // streams' kernels, copies and NCCL's kernels (nccl_sms) it gets its max-min share of each.
+  const sim::ResourceId memory = on_hbm ? resources_.memory(d.device) : sim::ResourceId{};
+  const double sm_rate = on_sms ? graph_.resource(*sms).capacity.value() : 0.0;
+  if (on_sms && on_hbm) {
+    const std::array parts{sim::ActivityGraph::KernelPart{t.value() * sm_rate, std::span(&*sms, 1)},
+                           sim::ActivityGraph::KernelPart{load.hbm.value(), std::span(&memory, 1)}};
+    return graph_.add_kernel(d.stream, t, parts, deps, category);
+  }
   if (on_hbm) {
-    const sim::ResourceId memory = resources_.memory(d.device);
-    if (on_sms) {
-      const std::array parts{sim::ActivityGraph::KernelPart{t.value() * graph_.resource(*sms).capacity.value(), std::span(&*sms, 1)},
-                             sim::ActivityGraph::KernelPart{load.hbm.value(), std::span(&memory, 1)}};
-      return graph_.add_kernel(d.stream, t, parts, deps, category);
-    }
-    if (!load.sms) return graph_.add_kernel(d.stream, load.hbm.value(), (load.hbm / t).value(), std::span(&memory, 1), deps, category);
+    return graph_.add_kernel(d.stream, load.hbm.value(), (load.hbm / t).value(), std::span(&memory, 1), deps, category);
   }
-  if (on_sms) {
-    // Alone it takes t over all the SMs; beside another stream's kernel or NCCL's (nccl_sms)
-    // it gets its max-min share.
-    const double rate = graph_.resource(*sms).capacity.value();
-    return graph_.add_kernel(d.stream, t.value() * rate, rate, std::span(&*sms, 1), deps, category);
-  }
+  if (on_sms) return graph_.add_kernel(d.stream, t.value() * sm_rate, sm_rate, std::span(&*sms, 1), deps, category);
   return graph_.add_compute(d.stream, t, deps, category);
 }
 
