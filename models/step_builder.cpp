@@ -815,37 +815,29 @@ const StepBuilder::CoreShare* StepBuilder::core_share(topo::DeviceId d) {
   return slot ? &*slot : nullptr;
 }
 
-namespace {
-/// A segment split into the part that stays under the leaf and the part that crosses the core.
-ActivityId split_segment(StepBuilder& b, Bytes bytes, std::span<const sim::ResourceId> route, sim::ResourceId core,
-                         double remote_fraction, std::span<const ActivityId> deps, std::uint16_t category) {
+ActivityId StepBuilder::send_segment(bool egress, topo::DeviceId d, Bytes bytes, std::span<const ActivityId> deps,
+                                     std::uint16_t category) {
+  if (bytes.value() <= 0.0) return marker(deps);
+  const auto route = egress ? egress_route(d) : ingress_route(d);
+  const CoreShare* c = core_share(d);
+  if (!c) return transfer(bytes, route, deps, category);
+  // Split into the part that stays under the leaf and the part that crosses the core (the
+  // dense all-reduce's ring crosses it at its own fraction, core_share).
+  const double remote = category == cat_.all_reduce ? c->ring_remote_fraction : c->remote_fraction;
   std::vector<sim::ResourceId> via_core(route.begin(), route.end());
-  via_core.push_back(core);
-  const std::array<ActivityId, 2> parts{b.transfer(bytes * (1.0 - remote_fraction), route, deps, category),
-                                        b.transfer(bytes * remote_fraction, via_core, deps, category)};
-  return b.marker(parts);
+  via_core.push_back(egress ? c->up : c->down);
+  const std::array<ActivityId, 2> parts{transfer(bytes * (1.0 - remote), route, deps, category),
+                                        transfer(bytes * remote, via_core, deps, category)};
+  return marker(parts);
 }
-}  // namespace
 
 ActivityId StepBuilder::send_egress(topo::DeviceId d, Bytes bytes, std::span<const ActivityId> deps, std::uint16_t category) {
-  if (bytes.value() <= 0.0) return marker(deps);
-  const auto route = egress_route(d);
-  if (const CoreShare* c = core_share(d)) {
-    const double f = category == cat_.all_reduce ? c->ring_remote_fraction : c->remote_fraction;
-    return split_segment(*this, bytes, route, c->up, f, deps, category);
-  }
-  return transfer(bytes, route, deps, category);
+  return send_segment(true, d, bytes, deps, category);
 }
 
 ActivityId StepBuilder::send_ingress(topo::DeviceId d, Bytes bytes, std::span<const ActivityId> deps,
                                      std::uint16_t category) {
-  if (bytes.value() <= 0.0) return marker(deps);
-  const auto route = ingress_route(d);
-  if (const CoreShare* c = core_share(d)) {
-    const double f = category == cat_.all_reduce ? c->ring_remote_fraction : c->remote_fraction;
-    return split_segment(*this, bytes, route, c->down, f, deps, category);
-  }
-  return transfer(bytes, route, deps, category);
+  return send_segment(false, d, bytes, deps, category);
 }
 
 // ---- collectives ----------------------------------------------------------------------------

@@ -57,8 +57,9 @@
 // the other SMs meanwhile (NVIDIA/nccl issue 689: NCCL's CTAs never share an SM with compute).
 // Host-device copies and UVM reads are DMA kernels over host DRAM and PCIe (host_dma). A copy
 // between two GPUs of a node reads the sender's HBM and writes the receiver's (send(); not
-// across nodes, where the NIC bounds it far below HBM). Not modelled: a kernel loads SMs or
-// HBM, not both (a gather beside a GEMM loses no SMs, a GEMM no bandwidth).
+// across nodes, where the NIC bounds it far below HBM). A GEMM loads the SMs and HBM (its
+// operands' traffic), a memory-bound kernel HBM alone (KernelLoad). Not modelled: what share
+// of the SMs a memory-bound kernel keeps from a concurrent GEMM (a gather takes none).
 #pragma once
 
 #include <array>
@@ -407,6 +408,9 @@ class StepBuilder {
 
  private:
   void compute_owner_work();
+  /// send_egress (egress) or send_ingress: d's NIC segment, split at the core on a fat tree.
+  sim::ActivityId send_segment(bool egress, topo::DeviceId d, Bytes bytes, std::span<const sim::ActivityId> deps,
+                               std::uint16_t category);
   std::span<const sim::ResourceId> egress_route(topo::DeviceId d);
   /// The HBM of a GPU endpoint of a transfer, which NCCL's kernels read the bytes they send
   /// from and write the bytes they receive to (nullopt: not a GPU, or no HBM bandwidth).

@@ -144,9 +144,11 @@ TEST_CASE("two kernels that each fill the GPU share its SMs") {
 TEST_CASE("memory-bound kernels of two streams share the GPU's HBM") {
   Built s({kSms, "training.embedding_overlap=concurrent"});
   const auto& t = s.b.trainers();
-  const sim::ActivityId big = s.b.compute(t[0], Seconds(100e-6), {}, s.b.categories().embedding_lookup, models::KernelLoad::memory_bound(Bytes(335e6)));
+  const sim::ActivityId big = s.b.compute(t[0], Seconds(100e-6), {}, s.b.categories().embedding_lookup,
+                                          models::KernelLoad::memory_bound(Bytes(335e6)));
   const SimDevice emb = s.b.embedding_device(t[0]);
-  const sim::ActivityId gather = s.b.compute(emb, Seconds(100e-6), {}, s.b.categories().embedding_lookup, models::KernelLoad::memory_bound(Bytes(167.5e6)));
+  const sim::ActivityId gather = s.b.compute(emb, Seconds(100e-6), {}, s.b.categories().embedding_lookup,
+                                             models::KernelLoad::memory_bound(Bytes(167.5e6)));
   const sim::SimResult r = sim::simulate_native(s.graph);
   CHECK(r.end[gather.index].seconds().value() == dlrmsim::rel(100e-6).epsilon(1e-9));
   CHECK(r.end[big.index].seconds().value() == dlrmsim::rel(150e-6).epsilon(1e-9));
@@ -194,7 +196,8 @@ TEST_CASE("a copy between a node's GPUs reads the sender's HBM and writes the re
   const auto& t = s.b.trainers();
   const double hbm = 3.35e12;
   REQUIRE(s.b.platform().gpu_spec(t[0].device).hbm_bandwidth.value() == dlrmsim::rel(hbm));
-  const sim::ActivityId kernel = s.b.compute(t[0], Seconds(100e-6), {}, s.b.categories().embedding_lookup, models::KernelLoad::memory_bound(Bytes(335e6)));
+  const sim::ActivityId kernel = s.b.compute(t[0], Seconds(100e-6), {}, s.b.categories().embedding_lookup,
+                                             models::KernelLoad::memory_bound(Bytes(335e6)));
   const BytesPerSecond nvlink = s.b.route_bandwidth(t[0].device, t[1].device);
   CAPTURE(nvlink.value());
   REQUIRE(nvlink.value() < hbm / 2.0);

@@ -143,13 +143,12 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
   const Bytes gradient_per_sample = element_size(stack.worker_gradients.value_or(model.communication_precision)) * width;
   // Distinct ids and rows per sample as the workers request them (one trainer's batch at a time).
   std::vector<double> distinct;
-  for (const auto& table : b.problem().tables) distinct.push_back(placement::distinct_fraction_over(table, local));
   double distinct_ids = 0.0;
   Bytes distinct_rows;
-  for (std::size_t t = 0; t < b.problem().tables.size(); ++t) {
-    const auto& table = b.problem().tables[t];
-    distinct_ids += table.lookups_per_sample * distinct[t];
-    distinct_rows += table.row_bytes() * (table.lookups_per_sample * distinct[t]);
+  for (const auto& table : b.problem().tables) {
+    distinct.push_back(placement::distinct_fraction_over(table, local));
+    distinct_ids += table.lookups_per_sample * distinct.back();
+    distinct_rows += table.row_bytes() * (table.lookups_per_sample * distinct.back());
   }
   // Each simulated server's lookups that are distinct within their batch (what it serves).
   const std::vector<double> shares = owner_distinct_shares(b, distinct);
