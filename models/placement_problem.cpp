@@ -121,11 +121,8 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
       const auto& spec = platform.cpu_spec(c);
       PlacementDevice d =
           trainer_device(platform, DeviceKind::cpu_socket, c, n.id, spec.dram_capacity, spec.dram_bandwidth);
-      const auto access = topo::CpuRowAccess::of(spec, settings.cpu_access_granule);
-      d.core_gather_bandwidth = access.core_gather_bandwidth;
-      d.one_core_gather_bandwidth = access.one_core;
-      d.dram_latency = access.latency;
-      d.access_granule = access.granule;
+      d.cpu_rows = topo::CpuRowAccess::of(spec, settings.cpu_access_granule);
+      d.access_granule = d.cpu_rows.granule;
       // PCIe towards the GPUs: the route to the first GPU that calls this socket its host.
       for (topo::DeviceId g : n.gpus) {
         if (platform.host_cpu(g) == c) {
@@ -172,16 +169,25 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
     d.topology_id = n.id.index;
     d.node = n.id.index;
     d.access_granule = settings.cpu_access_granule;
+    // The node's sockets together: their DRAM and cores add up; per-core costs are the first
+    // socket's (a server's sockets are alike). Ids go through the server's hash map (keyed).
     for (topo::DeviceId c : n.cpus) {
       const auto& spec = platform.cpu_spec(c);
       const auto access = topo::CpuRowAccess::of(spec, settings.cpu_access_granule);
+      if (c == n.cpus.front()) {
+        d.cpu_rows = access;
+        d.cpu_rows.dram_bandwidth = BytesPerSecond(0.0);
+        d.cpu_rows.cores = 0.0;
+        d.cpu_rows.keyed = true;
+      }
       d.memory_capacity += spec.dram_capacity;
       d.memory_bandwidth += access.dram_bandwidth;
-      d.core_gather_bandwidth += access.core_gather_bandwidth;
+      d.cpu_rows.dram_bandwidth += access.dram_bandwidth;
+      d.cpu_rows.cores += access.cores;
     }
     if (settings.server_pods) {
       const PodShare pods = pod_share(platform, n.id, *settings.server_pods, server_nodes);
-      d.core_gather_bandwidth = d.core_gather_bandwidth * pods.cpu;
+      d.cpu_rows.cores *= pods.cpu;
       if (pods.memory) d.memory_capacity = std::min(d.memory_capacity, *pods.memory);
     }
     for (topo::DeviceId nic : n.nics) d.network_bandwidth += platform.nic_spec(nic).bandwidth;

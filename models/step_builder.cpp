@@ -295,7 +295,7 @@ void StepBuilder::compute_owner_work() {
 
 topo::CpuRowAccess StepBuilder::cpu_row_access(const topo::CpuSocketSpec& cpu) const {
   const auto access = topo::CpuRowAccess::of(cpu, options_.cpu_access_granule);
-  if (!(access.rate().value() > 0.0)) {
+  if (!access.has_rate()) {
     throw std::invalid_argument("CPU '" + cpu.model + "' has neither a DRAM bandwidth nor a per-core gather bandwidth");
   }
   return access;
@@ -303,12 +303,13 @@ topo::CpuRowAccess StepBuilder::cpu_row_access(const topo::CpuSocketSpec& cpu) c
 
 topo::CpuRowAccess StepBuilder::role_cpu_access(const topo::CpuSocketSpec& cpu, topo::NodeId node, bool server) const {
   auto access = cpu_row_access(cpu);
+  access.keyed = server;  // a parameter server resolves ids through its hash map
   const auto& pods = server ? options_.server_pods : options_.worker_pods;
   if (pods) {
     // Servers as the placement problem counts them (pod_share's other caller), workers by role.
     const auto nodes = server ? problem_.devices_of(DeviceKind::parameter_server).size()
                               : nodes_with_role(options_.embedding_worker_role).size();
-    access.core_gather_bandwidth = access.core_gather_bandwidth * placement::pod_share(platform_, node, *pods, nodes).cpu;
+    access.cores *= placement::pod_share(platform_, node, *pods, nodes).cpu;
   }
   return access;
 }

@@ -241,9 +241,9 @@ class StepBuilder {
   /// gather and update model, topologies/cpu_row_cost.hpp). std::invalid_argument when the
   /// platform gives the socket neither a DRAM bandwidth nor a per-core gather bandwidth.
   topo::CpuRowAccess cpu_row_access(const topo::CpuSocketSpec& cpu) const;
-  /// The same for a socket of `node`, a parameter server (`server`) or an embedding worker,
-  /// its cores' rate scaled by the share of the node its role's pods use (training.pods,
-  /// placement::pod_share; the whole node without pods).
+  /// The same for a socket of `node`, a parameter server (`server`: ids resolved through its
+  /// hash map) or an embedding worker, its cores scaled by the share of the node its role's
+  /// pods use (training.pods, placement::pod_share; the whole node without pods).
   topo::CpuRowAccess role_cpu_access(const topo::CpuSocketSpec& cpu, topo::NodeId node, bool server) const;
 
   /// Embedding work of every owner of the plan, by placement problem device index.

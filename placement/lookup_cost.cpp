@@ -17,18 +17,12 @@ double seconds_for(double bytes, BytesPerSecond bandwidth, double efficiency) {
   return rate > 0.0 ? bytes / rate : kInfinity;
 }
 
-// The CPU's row-access bounds, from the platform figures the problem copied
-// (topologies/cpu_row_cost.hpp: the model the simulation uses too).
-topo::CpuRowAccess cpu_row_access(const PlacementDevice& d) {
-  return {d.memory_bandwidth, d.core_gather_bandwidth, d.access_granule, d.one_core_gather_bandwidth, d.dram_latency};
-}
-
 // Forward gather, then the backward's read-modify-write of the same rows and their optimiser
 // state (what the simulation's CPU owners do, models/step_builder.cpp), `serial_share` of the
 // updates one after another under a lock.
 double cpu_lookup_seconds(const PlacementDevice& d, const TableDemand& table, const LookupWork& w, Bytes row,
                           double serial_share) {
-  const auto cpu = cpu_row_access(d);
+  const auto& cpu = d.cpu_rows;
   return (topo::cpu_gather_time(cpu, w.lookups, row) +
           topo::cpu_update_time(cpu, w.lookups, row, table.optimizer_state_per_row, serial_share))
       .value();

@@ -33,6 +33,7 @@
 #include "common/config.hpp"
 #include "common/parameters.hpp"
 #include "common/units.hpp"
+#include "topologies/cpu_row_cost.hpp"
 #include "topologies/device_profile.hpp"
 #include "placement/cache_model.hpp"
 
@@ -138,18 +139,14 @@ struct PlacementDevice {
   Bytes memory_capacity;          // HBM (GPU), socket DRAM (CPU socket), node DRAM (server)
   BytesPerSecond memory_bandwidth;  // HBM or DRAM peak
   /// Fraction of memory_bandwidth random row gathers reach (GPU without a profile; CPUs are
-  /// bounded by core_gather_bandwidth instead, topologies/cpu_row_cost.hpp).
+  /// costed by cpu_rows instead).
   double gather_efficiency = 1.0;
   /// Smallest read per row: 32 B HBM sector (profile) or the CPU access granule (the
   /// scenario's training.cpu.access_granule, default a 64 B cache line).
   Bytes access_granule{0.0};
-  /// CPU socket / parameter server: random-gather bandwidth of all cores together
-  /// (cores x per-core gather bandwidth, platform file); 0 = not a limit.
-  BytesPerSecond core_gather_bandwidth;
-  /// CPU sockets: one core's gather bandwidth and a DRAM miss's latency (the cost of a chain
-  /// of row updates under one lock, topologies/cpu_row_cost.hpp); 0: not given.
-  BytesPerSecond one_core_gather_bandwidth;
-  Seconds dram_latency;
+  /// CPU socket / parameter server: what bounds its random row accesses (DRAM, its cores'
+  /// per-core costs, latency; topologies/cpu_row_cost.hpp), the model the simulation uses.
+  topo::CpuRowAccess cpu_rows;
   /// GPU: PCIe bandwidth per direction to its host socket; CPU socket: to its GPUs.
   BytesPerSecond host_link_bandwidth;
   double zero_copy_efficiency = 1.0;  // GPU without a profile: fraction of PCIe UVM gathers reach

@@ -31,7 +31,9 @@ PlacementProblem make_synthetic_problem(std::size_t tables, std::uint32_t gpus_p
       d.memory_capacity = Bytes(kSocketDram);
       d.memory_bandwidth = BytesPerSecond(204.8e9);
       d.access_granule = Bytes(64.0);
-      d.core_gather_bandwidth = BytesPerSecond(64 * 1e9);
+      d.cpu_rows.dram_bandwidth = d.memory_bandwidth;
+      d.cpu_rows.cores = 64.0;
+      d.cpu_rows.one_core = BytesPerSecond(1e9);
       d.host_link_bandwidth = BytesPerSecond(31.5e9);
       d.network_bandwidth = BytesPerSecond(gpus_per_node * 25e9 / 2);
       d.backward_factor = 2.0;

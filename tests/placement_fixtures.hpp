@@ -28,7 +28,8 @@ inline PlacementDevice gpu(std::string name, double hbm_gib, std::uint32_t node,
   return d;
 }
 
-/// A CPU socket: 100 GB/s DRAM, cores gather 50 GB/s, PCIe 32 GB/s to the GPUs.
+/// A CPU socket: 100 GB/s DRAM, 10 cores gathering 5 GB/s each (50 GB/s), no access granule
+/// (a row moves its own bytes), PCIe 32 GB/s to the GPUs.
 inline PlacementDevice socket(std::string name, double dram_gib, std::uint32_t node) {
   PlacementDevice d;
   d.kind = DeviceKind::cpu_socket;
@@ -36,18 +37,23 @@ inline PlacementDevice socket(std::string name, double dram_gib, std::uint32_t n
   d.node = node;
   d.memory_capacity = Bytes(dram_gib * kGiB);
   d.memory_bandwidth = BytesPerSecond(100e9);
-  d.core_gather_bandwidth = BytesPerSecond(50e9);
+  d.cpu_rows.dram_bandwidth = d.memory_bandwidth;
+  d.cpu_rows.cores = 10.0;
+  d.cpu_rows.one_core = BytesPerSecond(5e9);
+  d.cpu_rows.granule = Bytes(0.0);
   d.host_link_bandwidth = BytesPerSecond(32e9);
   d.network_bandwidth = BytesPerSecond(12.5e9);
   return d;
 }
 
-/// A parameter-server node: 200 GB/s DRAM, cores gather 100 GB/s, NIC 12.5 GB/s.
+/// A parameter-server node: 200 GB/s DRAM, 20 cores gathering 5 GB/s each (100 GB/s), NIC 12.5 GB/s.
 inline PlacementDevice server(std::string name, double dram_gib, std::uint32_t node) {
   PlacementDevice d = socket(std::move(name), dram_gib, node);
   d.kind = DeviceKind::parameter_server;
   d.memory_bandwidth = BytesPerSecond(200e9);
-  d.core_gather_bandwidth = BytesPerSecond(100e9);
+  d.cpu_rows.dram_bandwidth = d.memory_bandwidth;
+  d.cpu_rows.cores = 20.0;
+  d.cpu_rows.keyed = true;
   d.host_link_bandwidth = BytesPerSecond(0.0);
   return d;
 }

@@ -78,6 +78,7 @@ topo::CpuProfile known_profile() {
   p.memcpy.cached = {BytesPerSecond(40e9), BytesPerSecond(300e9), {}};
   p.memcpy.dram = {BytesPerSecond(10e9), BytesPerSecond(25e9), {}};
   p.call_overhead = Seconds(1.5e-9);
+  p.dram_latency = Seconds(150e-9);
   topo::set_row_kernel_traffic(p);
   return p;
 }
@@ -90,7 +91,8 @@ void set_sources(topo::CpuProfile& p) {
                                &p.gather.all_cores.provenance, &p.update.per_core.provenance, &p.update.all_cores.provenance,
                                &p.hash_update.per_core.provenance, &p.hash_update.all_cores.provenance,
                                &p.fp16_convert.cached.provenance, &p.fp16_convert.dram.provenance,
-                               &p.memcpy.cached.provenance, &p.memcpy.dram.provenance, &p.call_provenance}) {
+                               &p.memcpy.cached.provenance, &p.memcpy.dram.provenance, &p.call_provenance,
+                               &p.latency_provenance}) {
     pr->source = "synthetic";
   }
 }
@@ -151,6 +153,12 @@ CpuRawMeasurements synthetic(const topo::CpuProfile& truth, double sigma) {
     call.calls = 1000000;
     add(call);
   }
+  CpuMeasurement chase;
+  chase.kind = CpuMeasurementKind::dram_latency;
+  chase.threads = 1;
+  chase.lookups = 2000000;
+  chase.table_bytes = Bytes(268435456.0);
+  add(chase);
   return raw;
 }
 
@@ -266,6 +274,8 @@ TEST_CASE("the CPU fitter recovers known coefficients from measurements with 1 %
   CHECK(p.memcpy.dram.all_cores.value() == dlrmsim::rel(25e9).epsilon(0.04));
   CHECK(p.fp16_convert.cached.per_core.value() == dlrmsim::rel(20e9).epsilon(0.04));
   CHECK(p.call_overhead.value() == dlrmsim::rel(1.5e-9).epsilon(0.04));
+  CHECK(p.dram_latency.value() == dlrmsim::rel(150e-9).epsilon(0.04));
+  CHECK(p.latency_provenance.source.find("pointer chase") != std::string::npos);
   // Every model's fit error is at the noise level.
   for (const ModelFitReport& r : result.models) {
     INFO(r.model);
@@ -274,6 +284,14 @@ TEST_CASE("the CPU fitter recovers known coefficients from measurements with 1 %
   CHECK(p.gather.per_core.provenance.fit.has_value());
   CHECK(p.provenance.find("Test CPU 9000") != std::string::npos);
   CHECK(p.provenance.find("load average before 0.10 0.20 0.30") != std::string::npos);
+  // A raw file without the pointer chase (older than it) fits a profile without a latency, and
+  // says so.
+  CpuRawMeasurements old = synthetic(truth, 0.01);
+  std::erase_if(old.measurements, [](const CpuMeasurement& m) { return m.kind == CpuMeasurementKind::dram_latency; });
+  const CpuCalibrationResult without = fit_cpu_profile(old, {"raw.yaml"});
+  CHECK(without.profile.dram_latency.value() == 0.0);
+  REQUIRE(!without.notes.empty());
+  CHECK(without.notes.back().find("no dram_latency measurement") != std::string::npos);
 }
 
 // System: the known profile written as YAML and read back. Expected: the same predictions for a
@@ -292,6 +310,11 @@ TEST_CASE("a CPU profile round-trips through YAML") {
   CHECK(back.memcpy.dram.bandwidth(8).value() == dlrmsim::rel(25e9).epsilon(1e-5));
   CHECK(back.call_overhead.value() == dlrmsim::rel(1.5e-9).epsilon(1e-5));
   CHECK(back.peak_per_core.value() == 0.0);  // not given: not written, not read
+  CHECK(back.dram_latency.value() == dlrmsim::rel(150e-9).epsilon(1e-5));
+  truth.dram_latency = Seconds(0.0);  // optional: absent, not written, read back as 0
+  CHECK(topo::cpu_profile_to_yaml(truth).find("dram_latency") == std::string::npos);
+  CHECK(topo::parse_cpu_profile(ConfigNode::load_string(topo::cpu_profile_to_yaml(truth), "p.yaml")).dram_latency.value() ==
+        0.0);
   // With the measured machine's peak per core (100 GFLOP/s here) it is written and read back.
   truth.peak_per_core = FlopsPerSecond(100e9);
   truth.peak_source = "synthetic peak";
@@ -376,6 +399,8 @@ TEST_CASE("the CPU set runs end to end at smoke size") {
     CHECK(count[{kind, 1}] > 0);
     CHECK(count[{kind, 2}] > 0);
   }
+  CHECK(count[{CpuMeasurementKind::dram_latency, 1}] == 1);  // one thread only: a latency
+  CHECK(count[{CpuMeasurementKind::dram_latency, 2}] == 0);
   CHECK(raw.machine.cpu != "");
   CHECK(parse_cpu_raw_measurements(ConfigNode::load_string(cpu_raw_measurements_to_yaml(raw), "raw.yaml")).measurements.size() ==
         raw.measurements.size());
@@ -407,6 +432,7 @@ TEST_CASE("the committed CPU profiles load and are reproduced by fitting their r
           dlrmsim::rel(profile.hash_update.all_cores.parallel_scaling).epsilon(1e-3));
     CHECK(refit.memcpy.dram.all_cores.value() == dlrmsim::rel(profile.memcpy.dram.all_cores.value()).epsilon(1e-5));
     CHECK(refit.call_overhead.value() == dlrmsim::rel(profile.call_overhead.value()).epsilon(1e-5));
+    CHECK(refit.dram_latency.value() == dlrmsim::rel(profile.dram_latency.value()).epsilon(1e-5));
   }
   CHECK(profiles >= 1);
 }

@@ -104,25 +104,26 @@ TEST_CASE("uvm lookup time spans HBM and PCIe with the hit rate") {
   CHECK(no_hits.value() == dlrmsim::rel(2.0 * 65'536.0 * 512.0 / 16e9));
 }
 
-// host_dram: the CPU model of topologies/cpu_row_cost.hpp, as the simulation runs it. A
-// gather of 65,536 rows of 512 B (64-byte granule) and the update's read-modify-write of the
-// rows and of their 4-byte row-wise Adagrad state (one 64-byte line each way): 65,536 x
-// (512 + 2 x 512 + 2 x 64) B, at the slower of DRAM (100 GB/s) and the cores (50 GB/s); plus
-// pooled rows and gradients (2 x 65,536 x 512 B) and int64 ids (65,536 x 8 B) over PCIe at
-// 32 GB/s.
+// host_dram: the CPU model of topologies/cpu_row_cost.hpp, as the simulation runs it. 65,536
+// rows of 512 B (64-byte granule) with 4 bytes of row-wise Adagrad state (one 64-byte line):
+// the gather costs the cores (10 at 5 GB/s) 512 B / 50 GB/s = 10.24 ns a row, DRAM (100 GB/s)
+// 5.12 ns; the update the cores (512 + 64) B / 50 GB/s = 11.52 ns, DRAM its read and
+// write-back 2 x (512 + 64) B / 100 GB/s = 11.52 ns; plus pooled rows and gradients
+// (2 x 65,536 x 512 B) and int64 ids (65,536 x 8 B) over PCIe at 32 GB/s.
 TEST_CASE("host_dram lookup time: CPU gather and read-modify-write plus PCIe transfer") {
   PlacementProblem p = one_node(1, 80, 512);
-  p.devices[0].access_granule = Bytes(64.0);
+  p.devices[0].cpu_rows.granule = Bytes(64.0);
   const auto t = table("t", 1'000'000, 128, 1);
   const auto w = shard_work(p, t, whole(t, Tier::host_dram, 0), Sharding::table_wise);
-  const double bytes = 65'536.0 * (512.0 + 2.0 * 512.0 + 2.0 * 64.0);
   const double transfer = (2.0 * 65'536.0 * 512.0 + 65'536.0 * 8.0) / 32e9;
-  CHECK(lookup_time(p, p.devices[0], Tier::host_dram, t, w).value() == dlrmsim::rel(bytes / 50e9 + transfer));
-  // Faster cores leave DRAM bandwidth as the limit.
-  p.devices[0].core_gather_bandwidth = BytesPerSecond(400e9);
-  CHECK(lookup_time(p, p.devices[0], Tier::host_dram, t, w).value() == dlrmsim::rel(bytes / 100e9 + transfer));
+  CHECK(lookup_time(p, p.devices[0], Tier::host_dram, t, w).value() ==
+        dlrmsim::rel(65'536.0 * (512.0 / 50e9 + 576.0 / 50e9) + transfer));
+  // Faster cores (80 of them, 400 GB/s) leave DRAM bandwidth as the limit: (512 + 2 x 576) B.
+  p.devices[0].cpu_rows.cores = 80.0;
+  CHECK(lookup_time(p, p.devices[0], Tier::host_dram, t, w).value() ==
+        dlrmsim::rel(65'536.0 * (512.0 + 2.0 * 576.0) / 100e9 + transfer));
   // A 256-byte granule (training.cpu.access_granule) rounds the 4-byte state up to 256 B.
-  p.devices[0].access_granule = Bytes(256.0);
+  p.devices[0].cpu_rows.granule = Bytes(256.0);
   CHECK(lookup_time(p, p.devices[0], Tier::host_dram, t, w).value() ==
         dlrmsim::rel(65'536.0 * (3.0 * 512.0 + 2.0 * 256.0) / 100e9 + transfer));
 }
@@ -153,23 +154,22 @@ TEST_CASE("the busiest lock stripe's share of a striped host update") {
 }
 
 // The planner costs a striped host update as the simulation does (topologies/cpu_row_cost.hpp):
-// the fixture's socket (50 GB/s of cores) with one core at 5 GB/s and a 100 ns latency, the
-// Zipf(1) table above with ids by frequency, 65,536 lookups of 512-byte rows with 4 bytes of
-// state (1,152 B of update traffic per row with the 64-byte granule). The chain of the first
-// stripe, share x 65,536 x (100 ns + 1,152 B / 5 GB/s), outlasts the parallel update
-// (65,536 x 1,152 B / 50 GB/s = 1.5 ms) and replaces it; without striping the plain formula
+// the fixture's socket (10 cores at 5 GB/s, 100 GB/s DRAM) with a 100 ns latency, the Zipf(1)
+// table above with ids by frequency, 65,536 lookups of 512-byte rows with 4 bytes of state
+// (1,152 B of update traffic per row with the 64-byte granule). The chain of the first stripe,
+// share x 65,536 x (100 ns + 1,152 B / 5 GB/s), outlasts the parallel update (65,536 x
+// 11.52 ns = 0.75 ms, the test above) and replaces it; without striping the plain formula
 // stands, and a parameter server (its own software) is never striped.
 TEST_CASE("host_dram lookup time with striped host updates") {
   PlacementProblem p = one_node(1, 80, 512, 1);
-  p.devices[0].access_granule = Bytes(64.0);
-  p.devices[0].one_core_gather_bandwidth = BytesPerSecond(5e9);
-  p.devices[0].dram_latency = Seconds(100e-9);
+  p.devices[0].cpu_rows.granule = Bytes(64.0);
+  p.devices[0].cpu_rows.latency = Seconds(100e-9);
   auto t = table("t", 1'024'000, 128, 1);
   t.access = AccessDistribution::zipf(1.0);
   t.access.ids_by_frequency = true;
   const double lookups = 65'536.0;
   const double gather = lookups * 512.0 / 50e9;
-  const double parallel = lookups * 1152.0 / 50e9;
+  const double parallel = lookups * 1152.0 / 100e9;
   const double transfer = (2.0 * lookups * 512.0 + lookups * 8.0) / 32e9;
   const auto plain = shard_work(p, t, whole(t, Tier::host_dram, 0), Sharding::table_wise);
   CHECK(plain.serial_update_share == 0.0);
@@ -181,22 +181,23 @@ TEST_CASE("host_dram lookup time with striped host updates") {
   const double chain = share * lookups * (100e-9 + 1152.0 / 5e9);
   REQUIRE(chain > parallel);
   CHECK(lookup_time(p, p.devices[0], Tier::host_dram, t, w).value() == dlrmsim::rel(gather + chain + transfer));
-  // The server (fixture: cores 100 GB/s, no granule) costs the plain formula although its
-  // work carries the share.
+  // The server (fixture: 20 cores at 5 GB/s, 200 GB/s DRAM, no granule) costs the plain formula
+  // (the remote_ps test below) although its work carries the share.
   const auto served = shard_work(p, t, whole(t, Tier::remote_ps, 2), Sharding::table_wise);
   REQUIRE(served.serial_update_share > 0.0);
   CHECK(lookup_time(p, p.devices[2], Tier::remote_ps, t, served).value() ==
-        dlrmsim::rel(lookups * (3.0 * 512.0 + 2.0 * 4.0) / 100e9 + (2.0 * lookups * 512.0 + lookups * 8.0) / 12.5e9));
+        dlrmsim::rel(lookups * (512.0 + 516.0) / 100e9 + (2.0 * lookups * 512.0 + lookups * 8.0) / 12.5e9));
 }
 
-// remote_ps: the same CPU gather and update on the server (200 GB/s DRAM, 100 GB/s cores:
-// the cores bind; the fixture gives no granule, so the state moves its 4 bytes) plus the
-// pooled traffic over its 12.5 GB/s NIC.
+// remote_ps: the same CPU gather and update on the server (20 cores at 5 GB/s, 200 GB/s DRAM;
+// the fixture gives no granule, so the state moves its 4 bytes): the gather costs the cores
+// 512 B / 100 GB/s (DRAM 512 B / 200 GB/s), the update the cores (512 + 4) B / 100 GB/s and
+// DRAM 2 x 516 B / 200 GB/s, the same; plus the pooled traffic over its 12.5 GB/s NIC.
 TEST_CASE("remote_ps lookup time: server gather and update plus network transfer") {
   PlacementProblem p = one_node(1, 80, 512, 1);
   const auto t = table("t", 1'000'000, 128, 1);
   const auto w = shard_work(p, t, whole(t, Tier::remote_ps, 2), Sharding::table_wise);
-  const double expected = 65'536.0 * (3.0 * 512.0 + 2.0 * 4.0) / 100e9 +
+  const double expected = 65'536.0 * (512.0 + 516.0) / 100e9 +
                           (2.0 * 65'536.0 * 512.0 + 65'536.0 * 8.0) / 12.5e9;
   CHECK(lookup_time(p, p.devices[2], Tier::remote_ps, t, w).value() == dlrmsim::rel(expected));
 }

@@ -178,7 +178,8 @@ TEST_CASE("a role's pods cut its nodes' CPU rate and memory to their share") {
   const auto servers = a.devices_of(DeviceKind::parameter_server);
   REQUIRE(servers.size() == 30);
   for (auto s : servers) {
-    CHECK(b.devices[s].core_gather_bandwidth.value() == dlrmsim::rel(a.devices[s].core_gather_bandwidth.value() * 320.0 / 416.0));
+    CHECK(b.devices[s].cpu_rows.cores == dlrmsim::rel(a.devices[s].cpu_rows.cores * 320.0 / 416.0));
+    CHECK(a.devices[s].cpu_rows.keyed);
     CHECK(b.devices[s].memory_bandwidth.value() == a.devices[s].memory_bandwidth.value());
     CHECK(a.devices[s].memory_capacity.value() == dlrmsim::rel(11776e9));
     CHECK(b.devices[s].memory_capacity.value() == dlrmsim::rel(4 * 2500.0 * 1024 * 1024 * 1024));

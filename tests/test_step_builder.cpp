@@ -211,8 +211,8 @@ TEST_CASE("a copy between a node's GPUs reads the sender's HBM and writes the re
 // The simulation reads a role's pods as the planner does (placement::pod_share): on the Persia
 // 100 T deployment (persia_100t_gcp.yaml: 120 parameter-server pods of 80 CPUs on 30
 // m2-ultramem-416 of 416 vCPUs, 100 embedding-worker pods of 28 CPUs on 100 c2-standard-30 of
-// 30 vCPUs) a server socket's cores gather at 320/416 of their rate and a worker socket's at
-// 28/30, with DRAM bandwidth unchanged; the planner's server device carries the same rate over
+// 30 vCPUs) a server socket counts 320/416 of its cores and a worker socket 28/30 of its,
+// with DRAM bandwidth unchanged; the planner's server device carries the same cores over
 // its 8 sockets.
 TEST_CASE("a parameter server's and an embedding worker's sockets run at their pods' share") {
   const Scenario sc = load_scenario(kRoot + "/configs/scenarios/persia_100t_gcp.yaml");
@@ -227,12 +227,11 @@ TEST_CASE("a parameter server's and an embedding worker's sockets run at their p
   const auto& ew_cpu = sc.platform.cpu_spec(sc.platform.cpus(ew).front());
   const auto ps_access = b.role_cpu_access(ps_cpu, ps, true);
   const auto ew_access = b.role_cpu_access(ew_cpu, ew, false);
-  CHECK(ps_access.core_gather_bandwidth.value() ==
-        dlrmsim::rel(b.cpu_row_access(ps_cpu).core_gather_bandwidth.value() * 320.0 / 416.0));
-  CHECK(ew_access.core_gather_bandwidth.value() ==
-        dlrmsim::rel(b.cpu_row_access(ew_cpu).core_gather_bandwidth.value() * 28.0 / 30.0));
+  CHECK(ps_access.cores == dlrmsim::rel(b.cpu_row_access(ps_cpu).cores * 320.0 / 416.0));
+  CHECK(ew_access.cores == dlrmsim::rel(b.cpu_row_access(ew_cpu).cores * 28.0 / 30.0));
+  CHECK(ps_access.keyed);
+  CHECK(!ew_access.keyed);
   CHECK(ps_access.dram_bandwidth.value() == b.cpu_row_access(ps_cpu).dram_bandwidth.value());
   const auto server = problem.devices_of(placement::DeviceKind::parameter_server).front();
-  CHECK(problem.devices[server].core_gather_bandwidth.value() ==
-        dlrmsim::rel(8.0 * ps_access.core_gather_bandwidth.value()));
+  CHECK(problem.devices[server].cpu_rows.cores == dlrmsim::rel(8.0 * ps_access.cores));
 }

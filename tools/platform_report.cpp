@@ -35,6 +35,7 @@ std::string describe_device(const Device& d) {
       << std::setprecision(3) << c->clock.value() / 1e9 << " GHz, DRAM " << format_bytes(c->dram_capacity) << " at "
       << format_rate(c->dram_bandwidth) << " (" << c->memory_channels << " channels), gather "
       << format_rate(c->gather_bandwidth_per_core) << " per core";
+    if (c->row_profile) s << " (measured row costs scaled to " << format_seconds(c->dram_latency) << ")";
     if (const std::string peak = describe_peak(c->peak); !peak.empty()) s << "; peak " << peak;
   } else if (const auto* p = std::get_if<PcieSwitchSpec>(&d.spec)) {
     s << (p->model.empty() ? "PCIe switch" : p->model);

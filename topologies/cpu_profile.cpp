@@ -174,6 +174,12 @@ CpuProfile parse_cpu_profile(const ConfigNode& root) {
   p.gather = read_row_kernel(root.child("gather"));
   p.update = read_row_kernel(root.child("update"));
   p.hash_update = read_row_kernel(root.child("hash_update"));
+  if (auto latency = root.optional_child("dram_latency")) {
+    if (!latency->is_map()) latency->fail("expected a mapping: {latency: \"205 ns\", source: \"...\"}");
+    p.dram_latency = latency->get_positive<Seconds>("latency");
+    p.latency_provenance = read_provenance(*latency);
+    latency->finish();
+  }
   p.fp16_convert = read_stream_pair(root.child("fp16_convert"));
   p.memcpy = read_stream_pair(root.child("memcpy"));
   const ConfigNode call = root.child("call");
@@ -259,6 +265,11 @@ std::string cpu_profile_to_yaml(const CpuProfile& p) {
   write_row_kernel(out, "gather", p.gather);
   write_row_kernel(out, "update", p.update);
   write_row_kernel(out, "hash_update", p.hash_update);
+  if (p.dram_latency.value() > 0.0) {
+    out << "dram_latency:\n"
+        << "  latency: " << ns(p.dram_latency) << "\n";
+    write_provenance(out, p.latency_provenance, "  ");
+  }
   write_stream_pair(out, "fp16_convert", p.fp16_convert);
   write_stream_pair(out, "memcpy", p.memcpy);
   out << "call:\n"

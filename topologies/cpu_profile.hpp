@@ -45,6 +45,12 @@
 //     all cores:  as the gather, with traffic per id = 2 max(R, line) + one line (the map's slot)
 //   Valid for maps much larger than the last-level cache (4 M ids measured) and R = 16..256 B.
 //
+// * DRAM latency (optional): the time per load of a pointer chase through a random cyclic
+//   permutation of a large table's 64-byte lines, one thread: each load waits for the previous
+//   one, so it is one random access's latency, TLB miss and page walk included (the table uses
+//   the same pages as the row kernels'). With the per-core lines above it gives the misses one
+//   core keeps in flight, latency / t(line): what carries the row rates to another CPU.
+//
 // * fp32 -> fp16 conversion and memcpy (serialising messages): bytes / bandwidth, with
 //     bandwidth(c cores) = min(c * per_core, all_cores)
 //   for two working sets: `cached` (the buffer fits in the core's L2: a message just produced)
@@ -139,6 +145,11 @@ class CpuProfile {
   RowKernelCoefficients gather;
   RowKernelCoefficients update;
   RowKernelCoefficients hash_update;
+  /// Load-to-use latency of one random access into a table much larger than the last-level
+  /// cache (a pointer chase, one thread; optional: 0 when the profile does not give it). With
+  /// it, one core's row rates transfer to another CPU (topologies/cpu_row_cost.hpp).
+  Seconds dram_latency{0.0};
+  Provenance latency_provenance;
   StreamPair fp16_convert;
   StreamPair memcpy;
   Seconds call_overhead{0.0};

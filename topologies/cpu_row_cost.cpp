@@ -2,43 +2,101 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 
 namespace dlrmsim::topo {
 
-CpuRowAccess CpuRowAccess::of(const CpuSocketSpec& cpu, Bytes granule) {
-  return {cpu.dram_bandwidth, cpu.gather_bandwidth_per_core * static_cast<double>(cpu.cores), granule,
-          cpu.gather_bandwidth_per_core, cpu.dram_latency};
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+RowCostLine scaled_line(const RowCostLine& line, double factor) {
+  RowCostLine s = line;
+  s.row_time = line.row_time * factor;
+  s.bandwidth = line.bandwidth / factor;
+  return s;
 }
 
-BytesPerSecond CpuRowAccess::rate() const {
-  if (core_gather_bandwidth.value() <= 0.0) return dram_bandwidth;
-  if (dram_bandwidth.value() <= 0.0) return core_gather_bandwidth;
-  return std::min(core_gather_bandwidth, dram_bandwidth);
+/// One core's time for one row; `probe`: resolve its id through the hash map first.
+Seconds row_core_time(const CpuRowAccess& cpu, Bytes row, bool update, bool probe) {
+  if (cpu.measured) {
+    const CoreRowCosts& m = *cpu.measured;
+    if (update) return probe ? m.hash_update.time_per_row(row) : m.update.time_per_row(row);
+    Seconds t = m.gather.time_per_row(row);
+    if (probe) t += std::max(Seconds(0.0), m.hash_update.time_per_row(row) - m.update.time_per_row(row));
+    return t;
+  }
+  return cpu.one_core.value() > 0.0 ? cpu.access_bytes(row) / cpu.one_core : Seconds(0.0);
+}
+
+/// rows x max(one core's time / cores, DRAM traffic / DRAM bandwidth), a zero figure not a limit.
+Seconds bounded(const CpuRowAccess& cpu, double rows, Seconds core_time, Bytes traffic) {
+  double per_row = 0.0;
+  if (core_time.value() > 0.0 && cpu.cores > 0.0) per_row = core_time.value() / cpu.cores;
+  if (cpu.dram_bandwidth.value() > 0.0) per_row = std::max(per_row, (traffic / cpu.dram_bandwidth).value());
+  return Seconds(per_row > 0.0 ? rows * per_row : kInfinity);
+}
+
+/// DRAM bytes of one update of a row and of its optimiser state (read, then written back).
+Bytes update_traffic(const CpuRowAccess& cpu, Bytes row, Bytes state) {
+  Bytes bytes = cpu.access_bytes(row) * 2.0;
+  if (state.value() > 0.0) bytes += cpu.access_bytes(state) * 2.0;
+  return bytes;
+}
+
+/// The map slot a keyed access reads (measured parameter servers only, see the header).
+Bytes probe_traffic(const CpuRowAccess& cpu) { return cpu.keyed && cpu.measured ? cpu.granule : Bytes(0.0); }
+
+}  // namespace
+
+CoreRowCosts CoreRowCosts::scaled(const CpuProfile& profile, Seconds latency) {
+  if (!(profile.dram_latency.value() > 0.0)) {
+    throw std::invalid_argument("the CPU profile '" + profile.name +
+                                "' gives no dram_latency: its row rates cannot be carried to another CPU");
+  }
+  if (!(latency.value() > 0.0)) throw std::invalid_argument("a CPU with a row profile needs its dram_latency");
+  const double factor = latency / profile.dram_latency;
+  return {scaled_line(profile.gather.per_core, factor), scaled_line(profile.update.per_core, factor),
+          scaled_line(profile.hash_update.per_core, factor)};
+}
+
+CpuRowAccess CpuRowAccess::of(const CpuSocketSpec& cpu, Bytes granule) {
+  CpuRowAccess access;
+  access.dram_bandwidth = cpu.dram_bandwidth;
+  access.cores = static_cast<double>(cpu.cores);
+  access.one_core = cpu.gather_bandwidth_per_core;
+  access.granule = granule;
+  access.latency = cpu.dram_latency;
+  if (cpu.row_profile) access.measured = CoreRowCosts::scaled(*cpu.row_profile, cpu.dram_latency);
+  return access;
 }
 
 Bytes CpuRowAccess::access_bytes(Bytes row_bytes) const { return row_bytes < granule ? granule : row_bytes; }
 
-namespace {
-Seconds over_rate(Bytes bytes, BytesPerSecond rate) {
-  if (!(rate.value() > 0.0)) return Seconds(std::numeric_limits<double>::infinity());
-  return bytes / rate;
+Seconds CpuRowAccess::core_time(Bytes row_bytes, bool update) const {
+  return row_core_time(*this, row_bytes, update, keyed);
 }
-}  // namespace
+
+bool CpuRowAccess::has_rate() const {
+  return dram_bandwidth.value() > 0.0 || (cores > 0.0 && (measured || one_core.value() > 0.0));
+}
 
 Seconds cpu_gather_time(const CpuRowAccess& cpu, double rows, Bytes row_bytes) {
   if (rows <= 0.0) return Seconds(0.0);
-  return over_rate(cpu.access_bytes(row_bytes) * rows, cpu.rate());
+  return bounded(cpu, rows, cpu.core_time(row_bytes, false), cpu.access_bytes(row_bytes) + probe_traffic(cpu));
 }
 
 Seconds cpu_update_time(const CpuRowAccess& cpu, double rows, Bytes row_bytes, Bytes state_bytes_per_row,
                         double serial_share) {
   if (rows <= 0.0) return Seconds(0.0);
-  Bytes per_row = cpu.access_bytes(row_bytes) * 2.0;
-  if (state_bytes_per_row.value() > 0.0) per_row += cpu.access_bytes(state_bytes_per_row) * 2.0;
-  const Seconds parallel = over_rate(per_row * rows, cpu.rate());
+  Seconds core = cpu.core_time(row_bytes, true);
+  // The optimiser state is found with its row (no second probe), but is a miss of its own.
+  if (state_bytes_per_row.value() > 0.0) core += row_core_time(cpu, state_bytes_per_row, true, false);
+  const Bytes traffic = update_traffic(cpu, row_bytes, state_bytes_per_row);
+  const Seconds parallel = bounded(cpu, rows, core, traffic + probe_traffic(cpu));
   if (!(serial_share > 0.0)) return parallel;
-  if (!(cpu.latency.value() > 0.0)) return Seconds(std::numeric_limits<double>::infinity());
-  const Seconds chain = (cpu.latency + over_rate(per_row, cpu.one_core)) * (rows * serial_share);
+  if (!(cpu.latency.value() > 0.0 && cpu.one_core.value() > 0.0)) return Seconds(kInfinity);
+  const Seconds chain = (cpu.latency + traffic / cpu.one_core) * (rows * serial_share);
   return std::max(parallel, chain);
 }
 

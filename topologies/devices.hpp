@@ -95,7 +95,8 @@ struct CpuSocketSpec {
   int memory_channels = 0;                // DRAM channels of this socket
   /// Sustained bandwidth one core achieves for random row gathers (64-byte cache-line
   /// granules; limited by outstanding misses / latency, not by DRAM peak). Bytes per
-  /// second per core: rows/s for a row of R bytes is this / max(R, 64 B).
+  /// second per core: rows/s for a row of R bytes is this / max(R, 64 B). With a row_profile
+  /// it is derived: 64 B over the profile's time per 64-byte row, scaled to dram_latency.
   BytesPerSecond gather_bandwidth_per_core;
   /// Load-to-use latency of a DRAM miss (0: not given): the cost of each step of a chain of
   /// dependent misses, such as row updates one after another under a lock.
@@ -104,6 +105,11 @@ struct CpuSocketSpec {
   /// The measured CPU profile whose GEMM efficiencies this socket's dense layers take, scaled
   /// to `peak` (platform key `profile`; null when not given).
   std::shared_ptr<const CpuProfile> profile;
+  /// The measured CPU profile whose one-core row costs (gather, update, hash update), scaled by
+  /// dram_latency over the profile's, time this socket's row accesses (platform key
+  /// `row_profile`; null when not given: gather_bandwidth_per_core alone then;
+  /// topologies/cpu_row_cost.hpp).
+  std::shared_ptr<const CpuProfile> row_profile;
 };
 
 struct PcieSwitchSpec {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "topologies/cpu_profile.hpp"
+#include "topologies/cpu_row_cost.hpp"
 #include "topologies/platform_builder.hpp"
 
 namespace dlrmsim::topo {
@@ -125,24 +126,45 @@ DeviceSpec read_device_spec(const ConfigNode& d, DeviceKind kind, MappingReader&
       c.dram_capacity = r.positive<Bytes>("dram_capacity");
       c.dram_bandwidth = r.positive<BytesPerSecond>("dram_bandwidth");
       c.memory_channels = r.positive<int>("memory_channels");
-      c.gather_bandwidth_per_core = r.positive<BytesPerSecond>("gather_bandwidth_per_core");
       c.dram_latency = d.get_positive_or<Seconds>("dram_latency", Seconds(0.0));
       if (auto p = d.optional_child("peak_flops")) c.peak = read_peak_rates(*p);
-      if (d.has("profile")) {
-        const ConfigNode key = d.child("profile");
+      // A CPU profile named by `key` (a path relative to this file).
+      const auto load_profile = [&](const ConfigNode& key) {
         const std::string path = resolve_path(key.as<std::string>(), key);
         if (!regular_file_exists(path)) key.fail("cannot open '" + path + "'; expected a CPU profile file, relative to this file");
-        std::shared_ptr<const CpuProfile> profile;
         try {
-          profile = std::make_shared<const CpuProfile>(load_cpu_profile(path));
+          return std::make_shared<const CpuProfile>(load_cpu_profile(path));
         } catch (const ConfigError& e) {
           key.fail(std::string("not a CPU profile: ") + e.what());
         }
+      };
+      if (d.has("profile")) {
+        const ConfigNode key = d.child("profile");
+        auto profile = load_profile(key);
         if (!(profile->peak_per_core.value() > 0.0)) {
-          key.fail("the profile '" + path + "' gives no gemm_fp32.peak_per_core: its GEMM rates cannot be scaled to this CPU");
+          key.fail("the profile gives no gemm_fp32.peak_per_core: its GEMM rates cannot be scaled to this CPU");
         }
         if (!c.peak.get(Precision::fp32)) key.fail("a CPU profile scales to the socket's peak: give peak_flops.fp32");
         c.profile = std::move(profile);
+      }
+      if (d.has("row_profile")) {
+        // One core's row rates from a measured profile, carried to this socket by the ratio of
+        // DRAM latencies (topologies/cpu_row_cost.hpp); gather_bandwidth_per_core is derived.
+        const ConfigNode key = d.child("row_profile");
+        if (d.has("gather_bandwidth_per_core")) {
+          d.child("gather_bandwidth_per_core").fail("give either gather_bandwidth_per_core or row_profile, not both");
+        }
+        if (!(c.dram_latency.value() > 0.0)) key.fail("a row profile is scaled to the socket's DRAM latency: give dram_latency");
+        auto profile = load_profile(key);
+        if (!(profile->dram_latency.value() > 0.0)) {
+          key.fail("the profile gives no dram_latency (measure it with dlrmsim-calibrate --cpu): its row rates cannot "
+                   "be carried to this CPU");
+        }
+        const Seconds line_time = profile->gather.per_core.time_per_row(kCpuCacheLine) * (c.dram_latency / profile->dram_latency);
+        c.gather_bandwidth_per_core = kCpuCacheLine / line_time;
+        c.row_profile = std::move(profile);
+      } else {
+        c.gather_bandwidth_per_core = r.positive<BytesPerSecond>("gather_bandwidth_per_core");
       }
       return c;
     }

@@ -50,10 +50,14 @@ constexpr Parameter kPlatformParameters[] = {
      "Peak DRAM bandwidth of a CPU socket."},
     {"platform.node_templates.*.devices.*.memory_channels", "count", "required (cpu)", "> 0",
      "DRAM channels of a CPU socket."},
-    {"platform.node_templates.*.devices.*.gather_bandwidth_per_core", "bytes/s", "required (cpu)", "> 0",
-     "Rate at which one core gathers embedding rows from DRAM."},
-    {"platform.node_templates.*.devices.*.dram_latency", "seconds (\"110 ns\")", "none (cpu)", "> 0",
-     "Latency of a DRAM miss: each step of a chain of dependent row updates (striped host updates)."},
+    {"platform.node_templates.*.devices.*.gather_bandwidth_per_core", "bytes/s", "required (cpu) unless row_profile", "> 0",
+     "Rate at which one core gathers embedding rows from DRAM (64-byte lines); derived when row_profile is given."},
+    {"platform.node_templates.*.devices.*.dram_latency", "seconds (\"110 ns\")", "none (cpu); required with row_profile", "> 0",
+     "Load-to-use latency of a random DRAM access: scales a row_profile's per-core row costs, and each step of a chain "
+     "of dependent row updates (striped host updates)."},
+    {"platform.node_templates.*.devices.*.row_profile", "path", "none (cpu)", "a CPU profile with dram_latency",
+     "Measured CPU profile (configs/calibration/cpu-*.yaml) whose one-core row costs (gather, update, a parameter "
+     "server's hash update), scaled by dram_latency over the profile's, time the socket's row accesses."},
     {"platform.node_templates.*.devices.*.profile", "path", "none (cpu)", "a CPU profile with gemm_fp32.peak_per_core",
      "Measured CPU profile (configs/calibration/cpu-*.yaml) whose GEMM efficiencies, scaled to peak_flops.fp32, "
      "time the dense layers of CPU trainers (training.cpu.dense_efficiency, when given, overrides it)."},

@@ -101,6 +101,7 @@ CpuSweep make_cpu_sweep(const std::string& name) {
     s.stream_cached_bytes_per_thread = std::size_t{128} << 10;
     s.stream_cached_passes = 64;
     s.calls = 1000000;
+    s.chase_loads = 2000000;
   } else if (name == "smoke") {
     s.gemm_batches = {16};
     s.mlp_layers = {{16, 32}, {32, 16}};
@@ -114,6 +115,7 @@ CpuSweep make_cpu_sweep(const std::string& name) {
     s.stream_cached_bytes_per_thread = std::size_t{4} << 10;
     s.stream_cached_passes = 2;
     s.calls = 1000;
+    s.chase_loads = 1000;
   } else {
     throw std::invalid_argument("--sweep: expected 'full' or 'smoke' with --cpu, found '" + name + "'");
   }
@@ -246,6 +248,13 @@ void measure_cpu(const CpuSweep& sweep, int all_threads, const TimingOptions& ti
       m.table_bytes = Bytes(static_cast<double>(table.bytes()));
       out.push_back(m);
     }
+  }
+  progress("DRAM latency (pointer chase through the " + std::to_string(sweep.table_bytes >> 20) + " MiB table)");
+  {  // last: the chase overwrites the table's rows
+    auto m = record(CpuMeasurementKind::dram_latency, 1, time_dram_latency(table, sweep.chase_loads, timing));
+    m.lookups = static_cast<std::int64_t>(sweep.chase_loads);
+    m.table_bytes = Bytes(static_cast<double>(table.bytes()));
+    out.push_back(m);
   }
   raw.machine.load_after = load_average();
   progress("done");

@@ -12,6 +12,8 @@
 //            512 bytes; 262,144 uniform random lookups per round, bags of 8 (gather, update);
 //   hash     4,194,304 ids in a flat map of 8,388,608 slots (128 MiB), 262,144 lookups + row
 //            updates per round, rows of 16, 64 and 256 bytes from the same table;
+//   latency  2,000,000 dependent loads through the same table (one thread): a random access's
+//            load-to-use latency, TLB misses included;
 //   streams  fp16 conversion and memcpy of a 64 MiB buffer (dram) and of 128 KiB per thread
 //            repeated 64 times per round (cached: fits a 512 KiB L2 with its output);
 //   calls    1,000,000 calls per round.
@@ -40,6 +42,7 @@ struct CpuSweep {
   std::size_t lookups = 0;
   std::size_t table_bytes = 0;
   std::size_t hash_keys = 0;
+  std::size_t chase_loads = 0;  // dependent loads of the DRAM latency run
   std::size_t stream_dram_bytes = 0;
   std::size_t stream_cached_bytes_per_thread = 0;
   int stream_cached_passes = 1;

@@ -464,6 +464,58 @@ std::vector<Timing> time_hash_updates(RowTable& table, const std::vector<std::si
   return timings;
 }
 
+namespace {
+
+constexpr std::size_t kChaseLine = 64;
+
+/// Writes into every 64-byte line of `lines` lines at `base` the index of the next line of one
+/// random cycle through all of them (Sattolo's algorithm: a uniformly random cyclic permutation).
+void write_chase(unsigned char* base, std::size_t lines, std::uint64_t seed) {
+  std::vector<std::uint32_t> order(lines);
+  for (std::size_t i = 0; i < lines; ++i) order[i] = static_cast<std::uint32_t>(i);
+  for (std::size_t i = lines - 1; i > 0; --i) std::swap(order[i], order[uniform_index(seed, i, i)]);
+  for (std::size_t i = 0; i < lines; ++i) {
+    const std::uint32_t next = order[(i + 1) % lines];
+    std::memcpy(base + static_cast<std::size_t>(order[i]) * kChaseLine, &next, sizeof next);
+  }
+}
+
+std::uint32_t chase(const unsigned char* base, std::uint32_t start, std::size_t loads) {
+  std::uint32_t at = start;
+  for (std::size_t i = 0; i < loads; ++i) std::memcpy(&at, base + static_cast<std::size_t>(at) * kChaseLine, sizeof at);
+  return at;
+}
+
+/// The chain visits every line once before it returns to its start (it is one cycle).
+void check_chase(std::uint64_t seed) {
+  constexpr std::size_t lines = 97;
+  std::vector<unsigned char> buffer(lines * kChaseLine);
+  write_chase(buffer.data(), lines, seed);
+  std::vector<char> seen(lines, 0);
+  std::uint32_t at = 0;
+  for (std::size_t i = 0; i < lines; ++i) {
+    require(!seen[at], "pointer chase: line " + std::to_string(at) + " visited twice in one cycle");
+    seen[at] = 1;
+    at = chase(buffer.data(), at, 1);
+  }
+  require(at == 0, "pointer chase: the chain does not return to its start after every line");
+}
+
+}  // namespace
+
+Timing time_dram_latency(RowTable& table, std::size_t loads, const TimingOptions& options) {
+  if (loads < 1) throw std::invalid_argument("loads must be positive");
+  const std::size_t lines = table.bytes() / kChaseLine;
+  if (lines < 2 || lines > std::numeric_limits<std::uint32_t>::max()) throw std::invalid_argument("bad table size for a pointer chase");
+  check_chase(options.seed);
+  auto* base = reinterpret_cast<unsigned char*>(table.data());
+  write_chase(base, lines, options.seed);
+  std::uint32_t at = 0;
+  const Timing timing = time_rounds(1, options, [&](int, int) { at = chase(base, at, loads); });
+  require(at < lines, "pointer chase: left the table");  // also keeps the chase from being optimised away
+  return timing;
+}
+
 Timing time_fp16_convert(std::size_t bytes, int passes, int threads, const TimingOptions& options) {
   check_convert(options.seed);
   const std::size_t n = bytes / sizeof(float);
@@ -513,6 +565,7 @@ void check_all_kernels(std::uint64_t seed) {
   check_gather_and_update(seed);
   check_hash_map(seed);
   check_convert(seed);
+  check_chase(seed);
   require(call_loop(1000) == 499500, "call loop: the accumulated sum is wrong");
 }
 

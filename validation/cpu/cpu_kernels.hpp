@@ -82,6 +82,14 @@ Timing time_update(RowTable& table, std::size_t row_bytes, int pooling, std::siz
 std::vector<Timing> time_hash_updates(RowTable& table, const std::vector<std::size_t>& row_bytes, std::size_t keys,
                                       std::size_t lookups, int threads, const TimingOptions& options);
 
+/// Load-to-use latency of a random DRAM access: `loads` dependent loads (a pointer chase) through
+/// a random cyclic permutation of the table's 64-byte lines (Sattolo's algorithm), one thread.
+/// Each load's address is the previous load's value, so no two misses overlap and the time per
+/// load is the latency of one random access into the table: a DRAM miss and, with 4 KiB pages,
+/// the TLB miss and page walk that a random row of a large table also pays. The table's
+/// contents are overwritten with the chain.
+Timing time_dram_latency(RowTable& table, std::size_t loads, const TimingOptions& options);
+
 /// fp32 -> fp16 (round to nearest even) of `bytes` of fp32 input, `passes` times per round.
 Timing time_fp16_convert(std::size_t bytes, int passes, int threads, const TimingOptions& options);
 

@@ -146,7 +146,8 @@ std::string model_of(const CpuMeasurement& m) {
   switch (m.kind) {
     case CpuMeasurementKind::fp16_convert:
     case CpuMeasurementKind::memcpy: return kind + (m.cached ? ".cached" : ".dram") + (m.threads == 1 ? ".per_core" : ".all_cores");
-    case CpuMeasurementKind::call: return kind;
+    case CpuMeasurementKind::call:
+    case CpuMeasurementKind::dram_latency: return kind;
     default: return kind + (m.threads == 1 ? ".per_core" : ".all_cores");
   }
 }
@@ -168,6 +169,7 @@ Seconds predict(const CpuProfile& p, const CpuMeasurement& m) {
       return m.bytes * static_cast<double>(m.passes) / (one ? c.per_core : c.all_cores);
     }
     case CpuMeasurementKind::call: return p.call_overhead * static_cast<double>(m.calls);
+    case CpuMeasurementKind::dram_latency: return p.dram_latency * static_cast<double>(m.lookups);
   }
   return Seconds(0.0);
 }
@@ -292,6 +294,21 @@ CpuCalibrationResult fit_cpu_profile(const CpuRawMeasurements& raw, const CpuFit
         "compiled code, not a framework's dispatch cost), " + measured_on;
   }
 
+  // 5. DRAM latency (optional: raw files older than the pointer chase do not have it).
+  {
+    std::vector<double> per_load;
+    for (const CpuMeasurement* m : group("dram_latency")) per_load.push_back(m->time_per_item().value());
+    if (per_load.empty()) {
+      result.notes.push_back("no dram_latency measurement: the profile gives no latency, so its row rates do not "
+                             "transfer to other CPUs (topologies/cpu_row_cost.hpp)");
+    } else {
+      p.dram_latency = Seconds(median(per_load));
+      p.latency_provenance.source =
+          "median time per load of a pointer chase through a random cycle of the row table's 64-byte lines, one thread "
+          "(a random access's latency, TLB miss included), " + measured_on;
+    }
+  }
+
   // Errors of the final profile, per model, stored with the groups they describe.
   for (const auto& [name, g] : groups) {
     ModelFitReport report;
@@ -316,6 +333,7 @@ CpuCalibrationResult fit_cpu_profile(const CpuRawMeasurements& raw, const CpuFit
   p.hash_update.per_core.provenance.fit = fit_of("hash_update.per_core");
   p.hash_update.all_cores.provenance.fit = fit_of("hash_update" + all_suffix);
   p.call_provenance.fit = fit_of("call");
+  p.latency_provenance.fit = fit_of("dram_latency");
   return result;
 }
 

@@ -18,7 +18,9 @@
 //     bandwidth of all cores (2 x memcpy's DRAM rate) and the source says so;
 //   - fp16 conversion and memcpy, per working set: the median bytes/s of the runs, per core and
 //     all cores;
-//   - call overhead: the median time per call of the one-thread runs.
+//   - call overhead: the median time per call of the one-thread runs;
+//   - DRAM latency: the median time per load of the pointer-chase runs (optional: a raw file
+//     without them gives a profile without dram_latency, and a note says so).
 // Fit error per model: relative error (predicted - measured) / measured of the final profile's
 // formulas over the measurements of that model. A model without measurements, or with too few to
 // determine its coefficients, is an error (std::invalid_argument naming the model).

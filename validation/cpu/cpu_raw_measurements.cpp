@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::array kCpuKinds{CpuMeasurementKind::gemm,         CpuMeasurementKind::gather,
                                CpuMeasurementKind::update,       CpuMeasurementKind::hash_update,
-                               CpuMeasurementKind::fp16_convert, CpuMeasurementKind::memcpy,
+                               CpuMeasurementKind::dram_latency, CpuMeasurementKind::fp16_convert, CpuMeasurementKind::memcpy,
                                CpuMeasurementKind::call};
 
 std::string with_unit(double value, const char* unit) { return yaml_quoted(format_number(value, 9) + " " + unit); }
@@ -26,6 +26,7 @@ std::string_view name_of(CpuMeasurementKind kind) {
     case CpuMeasurementKind::gather: return "gather";
     case CpuMeasurementKind::update: return "update";
     case CpuMeasurementKind::hash_update: return "hash_update";
+    case CpuMeasurementKind::dram_latency: return "dram_latency";
     case CpuMeasurementKind::fp16_convert: return "fp16_convert";
     case CpuMeasurementKind::memcpy: return "memcpy";
     case CpuMeasurementKind::call: return "call";
@@ -37,7 +38,8 @@ Seconds CpuMeasurement::time_per_item() const {
   switch (kind) {
     case CpuMeasurementKind::gather:
     case CpuMeasurementKind::update:
-    case CpuMeasurementKind::hash_update: return time / static_cast<double>(lookups);
+    case CpuMeasurementKind::hash_update:
+    case CpuMeasurementKind::dram_latency: return time / static_cast<double>(lookups);
     case CpuMeasurementKind::call: return time / static_cast<double>(calls);
     default: return time;
   }
@@ -98,6 +100,10 @@ CpuRawMeasurements parse_cpu_raw_measurements(const ConfigNode& root) {
         if (m.kind == CpuMeasurementKind::hash_update) m.keys = n.get_positive<std::int64_t>("keys");
         m.table_bytes = n.get_positive<Bytes>("table_bytes");
         break;
+      case CpuMeasurementKind::dram_latency:
+        m.lookups = n.get_positive<std::int64_t>("lookups");
+        m.table_bytes = n.get_positive<Bytes>("table_bytes");
+        break;
       case CpuMeasurementKind::fp16_convert:
       case CpuMeasurementKind::memcpy:
         m.cached = n.get_choice("working_set", {"cached", "dram"}) == "cached";
@@ -156,6 +162,9 @@ std::string cpu_raw_measurements_to_yaml(const CpuRawMeasurements& raw) {
       case CpuMeasurementKind::hash_update:
         out << ", row_bytes: " << bytes(m.row_bytes) << ", keys: " << m.keys << ", lookups: " << m.lookups
             << ", table_bytes: " << bytes(m.table_bytes);
+        break;
+      case CpuMeasurementKind::dram_latency:
+        out << ", lookups: " << m.lookups << ", table_bytes: " << bytes(m.table_bytes);
         break;
       case CpuMeasurementKind::fp16_convert:
       case CpuMeasurementKind::memcpy:

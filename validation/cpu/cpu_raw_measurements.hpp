@@ -25,9 +25,11 @@
 //     - {kind: gather, threads: 2, row_bytes: "64 B", pooling: 8, lookups: 262144, table_bytes: "256 MiB", time: ...}
 //     - {kind: update, ... as gather ...}
 //     - {kind: hash_update, threads: 1, row_bytes: "64 B", keys: 4194304, lookups: 262144, table_bytes: "256 MiB", time: ...}
+//     - {kind: dram_latency, threads: 1, lookups: 2000000, table_bytes: "256 MiB", time: ...}
 //     - {kind: fp16_convert, threads: 1, working_set: dram, bytes: "64 MiB", passes: 1, time: ...}
 //     - {kind: memcpy, threads: 1, working_set: cached, bytes: "128 KiB", passes: 64, time: ...}
 //     - {kind: call, threads: 1, calls: 1000000, time: ...}
+// dram_latency: `lookups` dependent loads (a pointer chase through the table's lines), one thread.
 // `time` is the median over `repeats` timed rounds (after warm-up, and after the kernel was
 // checked against a scalar reference), `min` and `max` their spread. One round does all of the
 // record's work (all its lookups, all its calls, `passes` times its bytes) on all its threads.
@@ -45,7 +47,7 @@
 
 namespace dlrmsim::validation {
 
-enum class CpuMeasurementKind { gemm, gather, update, hash_update, fp16_convert, memcpy, call };
+enum class CpuMeasurementKind { gemm, gather, update, hash_update, dram_latency, fp16_convert, memcpy, call };
 std::string_view name_of(CpuMeasurementKind kind);
 
 struct CpuMeasurement {
@@ -58,7 +60,7 @@ struct CpuMeasurement {
   // gather, update, hash_update
   Bytes row_bytes{0.0};
   int pooling = 1;               // gather, update: rows per bag
-  std::int64_t lookups = 0;      // rows read or updated per round
+  std::int64_t lookups = 0;      // rows read or updated per round (dram_latency: dependent loads)
   std::int64_t keys = 0;         // hash_update: ids stored in the map
   Bytes table_bytes{0.0};        // memory the rows are drawn from
 
@@ -75,7 +77,8 @@ struct CpuMeasurement {
   Seconds max_time{0.0};
   int repeats = 0;
 
-  /// Time per unit of work: per row (gather, update, hash_update), per call; the whole time otherwise.
+  /// Time per unit of work: per row (gather, update, hash_update), per load (dram_latency), per
+  /// call; the whole time otherwise.
   [[nodiscard]] Seconds time_per_item() const;
 };
 
