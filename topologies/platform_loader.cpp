@@ -1,4 +1,5 @@
 #include "topologies/platform_loader.hpp"
+#include "common/data_paths.hpp"
 #include "common/files.hpp"
 
 #include <algorithm>
@@ -439,14 +440,9 @@ NodeTemplate read_template_body(const std::string& name, const ConfigNode& node)
 }
 
 std::string resolve_path(const std::string& path, const ConfigNode& relative_to) {
-  namespace fs = std::filesystem;
-  if (fs::path(path).is_absolute()) return path;
-  const std::string dir = relative_to.source_dir();
-  if (!dir.empty()) {
-    const fs::path candidate = fs::path(dir) / path;
-    if (path_exists(candidate)) return candidate.string();
-  }
-  return path;
+  // Relative to the referring file, then in the data roots (a platform copied into
+  // DLRMSIM_DATA still finds the shipped profiles its `../calibration/...` names).
+  return resolve_data_path(path, relative_to.source_dir(), data_search_path());
 }
 
 NodeTemplate read_template(const std::string& name, const ConfigNode& node, int depth);
