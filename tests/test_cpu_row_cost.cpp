@@ -112,6 +112,9 @@ TEST_CASE("a striped update takes the longer of the parallel update and its busi
 // and on a parameter server (keyed: each id through the hash map first)
 //   update  the hash update, (50 + 8) / 2 = 29 ns, 1.45 ms;
 //   gather  the probe (29 - 9.2 ns) and the gather 8.2 ns, 28 ns, 1.4 ms.
+// With 4 bytes of optimiser state per row: a plain update adds the state's own access,
+// (12 + 0.4) / 2 = 6.2 ns, 9.2 + 6.2 = 15.4 ns, 0.77 ms; a parameter server keeps the state in
+// the row's entry, one hash update of 68 bytes, (50 + 8.5) / 2 = 29.25 ns, 1.4625 ms.
 // At 128 GB/s DRAM binds the plain gather (64 B / 128 GB/s = 0.5 ns a row, above the cores'
 // 0.41 ns): 0.5 ms; the keyed gather's 64 B + one map line (1 ns a row) stays under its cores'
 // 1.4 ns: 1.4 ms.
@@ -128,8 +131,10 @@ TEST_CASE("a row profile's one-core costs carry to a socket by the ratio of DRAM
   auto cpu = CpuRowAccess::of(spec, Bytes(64.0));
   CHECK(cpu_gather_time(cpu, 1e6, Bytes(64.0)).value() == dlrmsim::rel(0.41e-3));
   CHECK(cpu_update_time(cpu, 1e6, Bytes(64.0), Bytes(0.0)).value() == dlrmsim::rel(0.46e-3));
+  CHECK(cpu_update_time(cpu, 1e6, Bytes(64.0), Bytes(4.0)).value() == dlrmsim::rel(0.77e-3));
   cpu.keyed = true;
   CHECK(cpu_update_time(cpu, 1e6, Bytes(64.0), Bytes(0.0)).value() == dlrmsim::rel(1.45e-3));
+  CHECK(cpu_update_time(cpu, 1e6, Bytes(64.0), Bytes(4.0)).value() == dlrmsim::rel(1.4625e-3));
   CHECK(cpu_gather_time(cpu, 1e6, Bytes(64.0)).value() == dlrmsim::rel(1.4e-3));
   spec.dram_bandwidth = BytesPerSecond(128e9);
   auto slow = CpuRowAccess::of(spec, Bytes(64.0));

@@ -89,8 +89,13 @@ Seconds cpu_gather_time(const CpuRowAccess& cpu, double rows, Bytes row_bytes) {
 Seconds cpu_update_time(const CpuRowAccess& cpu, double rows, Bytes row_bytes, Bytes state_bytes_per_row,
                         double serial_share) {
   if (rows <= 0.0) return Seconds(0.0);
+  if (cpu.keyed) {
+    // A parameter server keeps the optimiser state in the row's entry: one access of both.
+    row_bytes += state_bytes_per_row;
+    state_bytes_per_row = Bytes(0.0);
+  }
   Seconds core = cpu.core_time(row_bytes, true);
-  // The optimiser state is found with its row (no second probe), but is a miss of its own.
+  // Elsewhere the state is a table of its own: a miss of its own, found without a probe.
   if (state_bytes_per_row.value() > 0.0) core += row_core_time(cpu, state_bytes_per_row, true, false);
   const Bytes traffic = update_traffic(cpu, row_bytes, state_bytes_per_row);
   const Seconds parallel = bounded(cpu, rows, core, traffic + probe_traffic(cpu));

@@ -5,16 +5,14 @@
 //
 // Following ../shared/DESIGN.md ("Lookups on CPU: bounded by DRAM bandwidth and by per-core
 // gather rate x cores"), n rows of R bytes on c cores take
-//   n x max(t(R) / (c x s), traffic(R) / DRAM bandwidth)
-// where t(R) is one core's time per row while it keeps its other misses in flight, s the
-// parallel scaling of c cores, and traffic the bytes DRAM moves per row: whole granules g
-// (a random read moves cache lines), max(R, g) for a gather, twice that for an update (the
-// row is read, then its dirty lines written back), plus the same for the row's optimiser state
-// (a separate random access). A figure of 0 is not a limit; with neither there is no rate
-// (time infinite).
+//   n x max(t(R) / c, traffic(R) / DRAM bandwidth)
+// where t(R) is one core's time per row while it keeps its other misses in flight and traffic
+// the bytes DRAM moves per row: whole granules g (a random read moves cache lines), max(R, g)
+// for a gather, twice that for an update (the row is read, then its dirty lines written back).
+// A figure of 0 is not a limit; with neither there is no rate (time infinite). No parallel
+// scaling below the DRAM bound: the profiles measure it on 2 logical CPUs (0.98-1.02 for these
+// kernels), which says nothing of 64 cores sharing a mesh; the DRAM bound is the limit.
 //
-// No parallel scaling below the DRAM bound: the profiles measure it on 2 logical CPUs (0.98-1.02
-// for these kernels), which says nothing of 64 cores sharing a mesh; the DRAM bound is the limit.
 // One core's t(R) comes from one of two places:
 //   measured  a CPU profile's lines (topologies/cpu_profile.hpp: gather, update, and for a
 //             parameter server hash_update), measured on one machine and carried to this CPU
@@ -22,19 +20,26 @@
 //             (platform key `row_profile`). Why: one core's random-row rate is latency bound,
 //             misses in flight x line / latency, and the misses a core keeps in flight are a
 //             property of its core design and of the code, not of the DRAM behind it. Labelled
-//             assumption: the platform's core keeps as many misses in flight as the measured one.
-//             A parameter server resolves each id through a hash map first: its update is the
-//             profile's hash_update, its gather the map probe (hash_update - update) plus a
-//             gather, each with one more line of traffic (the map's slot);
+//             assumption: the platform's core keeps as many misses in flight as the measured one;
 //   datasheet the platform's gather_bandwidth_per_core b over granules, t(R) = max(R, g) / b for
 //             a gather and for an update alike: an update's read-for-ownership is one miss like
 //             a read, and its write-back leaves through the write buffers without holding a
 //             fill buffer (measured, one core of this project's machines: updating a random
 //             64-byte row costs 1.2 times a gather of it, 54.6 / 45.8 ns on the Zen 3 guest,
 //             20.4 / 17.0 ns on the Zen 5 guest; configs/calibration/cpu-amd-epyc-*.yaml).
-//   striped   an update whose busiest lock serialises a share f of its rows (the stack's
-//             host_update: striped_locks): max(update, f n (DRAM latency + update traffic per
-//             row / one core's gather bandwidth))
+// Optimiser state: a table of its own beside the rows (FBGEMM's and TensorFlow's CPU tables),
+// so one more random access per updated row, with its own t and traffic.
+// A parameter server (keyed) differs in two ways:
+//   - it resolves each id through a hash map first: with a measured profile its update is the
+//     profile's hash_update and its gather the map probe (hash_update - update) plus a gather,
+//     each with one more line of traffic (the map's slot); with datasheet figures the probe is
+//     not costed;
+//   - it keeps a row's optimiser state in the row's entry, so an update moves R + state bytes
+//     in one access (Persia's server: HashMapEmbeddingEntry::inner holds the embedding and its
+//     optimiser space in one Vec, PersiaML/PERSIA@7cd455b rust/persia-common/src/lib.rs).
+// Striped updates: an update whose busiest lock serialises a share f of its rows (the stack's
+// host_update: striped_locks) takes max(update, f n (DRAM latency + update traffic per row /
+// one core's gather bandwidth)).
 // g is the access granule: its default is the 64-byte line over which
 // CpuSocketSpec::gather_bandwidth_per_core is defined (devices.hpp); a scenario may set another
 // (training.cpu.access_granule), which then applies to the planner and the simulation alike.
