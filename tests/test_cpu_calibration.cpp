@@ -153,6 +153,15 @@ CpuRawMeasurements synthetic(const topo::CpuProfile& truth, double sigma) {
     call.calls = 1000000;
     add(call);
   }
+  if (truth.peak_per_core.value() > 0.0) {
+    for (int threads : {1, truth.cores}) {
+      CpuMeasurement peak;
+      peak.kind = CpuMeasurementKind::fp32_peak;
+      peak.threads = threads;
+      peak.calls = 4000000;
+      add(peak);
+    }
+  }
   CpuMeasurement chase;
   chase.kind = CpuMeasurementKind::dram_latency;
   chase.threads = 1;
@@ -250,7 +259,8 @@ TEST_CASE("malformed CPU raw records are located errors") {
 // stream bandwidths and the call overhead (medians of one run) within 4 % (3 sigma). Why: the
 // fit must recover what generated the data; with noise it cannot be exact.
 TEST_CASE("the CPU fitter recovers known coefficients from measurements with 1 % noise") {
-  const topo::CpuProfile truth = known_profile();
+  topo::CpuProfile truth = known_profile();
+  truth.peak_per_core = FlopsPerSecond(100e9);  // measured by the fp32_peak runs
   const CpuCalibrationResult result = fit_cpu_profile(synthetic(truth, 0.01), {"raw.yaml"});
   const topo::CpuProfile& p = result.profile;
   CHECK(p.cores == 8);
@@ -275,6 +285,8 @@ TEST_CASE("the CPU fitter recovers known coefficients from measurements with 1 %
   CHECK(p.fp16_convert.cached.per_core.value() == dlrmsim::rel(20e9).epsilon(0.04));
   CHECK(p.call_overhead.value() == dlrmsim::rel(1.5e-9).epsilon(0.04));
   CHECK(p.dram_latency.value() == dlrmsim::rel(150e-9).epsilon(0.04));
+  CHECK(p.peak_per_core.value() == dlrmsim::rel(100e9).epsilon(0.04));
+  CHECK(p.peak_source.find("multiply-add chains") != std::string::npos);
   CHECK(p.latency_provenance.source.find("pointer chase") != std::string::npos);
   // Every model's fit error is at the noise level.
   for (const ModelFitReport& r : result.models) {
@@ -287,9 +299,12 @@ TEST_CASE("the CPU fitter recovers known coefficients from measurements with 1 %
   // A raw file without the pointer chase (older than it) fits a profile without a latency, and
   // says so.
   CpuRawMeasurements old = synthetic(truth, 0.01);
-  std::erase_if(old.measurements, [](const CpuMeasurement& m) { return m.kind == CpuMeasurementKind::dram_latency; });
+  std::erase_if(old.measurements, [](const CpuMeasurement& m) {
+    return m.kind == CpuMeasurementKind::dram_latency || m.kind == CpuMeasurementKind::fp32_peak;
+  });
   const CpuCalibrationResult without = fit_cpu_profile(old, {"raw.yaml"});
   CHECK(without.profile.dram_latency.value() == 0.0);
+  CHECK(without.profile.peak_per_core.value() == 0.0);
   REQUIRE(!without.notes.empty());
   CHECK(without.notes.back().find("no dram_latency measurement") != std::string::npos);
 }
@@ -399,6 +414,8 @@ TEST_CASE("the CPU set runs end to end at smoke size") {
     CHECK(count[{kind, 1}] > 0);
     CHECK(count[{kind, 2}] > 0);
   }
+  CHECK(count[{CpuMeasurementKind::fp32_peak, 1}] == 1);
+  CHECK(count[{CpuMeasurementKind::fp32_peak, 2}] == 1);
   CHECK(count[{CpuMeasurementKind::dram_latency, 1}] == 1);  // one thread only: a latency
   CHECK(count[{CpuMeasurementKind::dram_latency, 2}] == 0);
   CHECK(raw.machine.cpu != "");
@@ -433,6 +450,10 @@ TEST_CASE("the committed CPU profiles load and are reproduced by fitting their r
     CHECK(refit.memcpy.dram.all_cores.value() == dlrmsim::rel(profile.memcpy.dram.all_cores.value()).epsilon(1e-5));
     CHECK(refit.call_overhead.value() == dlrmsim::rel(profile.call_overhead.value()).epsilon(1e-5));
     CHECK(refit.dram_latency.value() == dlrmsim::rel(profile.dram_latency.value()).epsilon(1e-5));
+    // A measured peak is refitted; one given at fit time (--peak-per-core) is not in the raw file.
+    if (refit.peak_per_core.value() > 0.0) {
+      CHECK(refit.peak_per_core.value() == dlrmsim::rel(profile.peak_per_core.value()).epsilon(1e-5));
+    }
   }
   CHECK(profiles >= 1);
 }

@@ -15,9 +15,11 @@
 // * GEMM, fp32 (Eigen 3, one C = A B with A m x k; for all cores one GEMM split by columns):
 //     time = call_overhead + 2 m n k / (rate * s(m, m_half) * s(n, n_half) * s(k, k_half))
 //     s(x, h) = x / (x + h)
-//   `rate` is the achieved FLOP/s of large GEMMs, not an efficiency: the measured machine's
-//   peak is not in the profile (a virtual machine does not say its clock or FMA width
-//   reliably), so efficiency against a datasheet peak is left to the caller. Why the form: as
+//   `rate` is the achieved FLOP/s of large GEMMs, not an efficiency. The machine's fp32 peak per
+//   core (gemm_fp32.peak_per_core) is measured beside it by the calibration set's fp32_peak
+//   kernel (independent multiply-add chains at the clock the core runs: a virtual machine does
+//   not report its clock reliably) or given at fit time; with it the rates become efficiencies
+//   that another CPU's datasheet peak scales. Why the form: as
 //   for GPUs (topologies/device_profile.hpp), a small extent leaves the kernel's register and cache
 //   blocks (Eigen's gebp: mr x nr micro-kernel, kc x nc panels) partly empty and its packing
 //   unamortised, a fixed cost per dimension, i.e. a saturating factor. Valid for the MLP shapes
@@ -137,9 +139,10 @@ class CpuProfile {
 
   CpuGemmCoefficients gemm_per_core;   // fp32, one thread
   CpuGemmCoefficients gemm_all_cores;  // fp32, one GEMM on `cores` threads
-  /// The measured machine's fp32 peak per core (gemm_fp32.peak_per_core, optional: the machine
-  /// may not say it; 0 when absent) and where that figure comes from. With it the GEMM rates
-  /// become efficiencies, which another CPU's datasheet peak scales (gemm_efficiency).
+  /// The measured machine's fp32 peak per core (gemm_fp32.peak_per_core, optional: measured by
+  /// the fp32_peak kernel or given at fit time; 0 when absent) and where that figure comes from.
+  /// With it the GEMM rates become efficiencies, which another CPU's datasheet peak scales
+  /// (gemm_efficiency).
   FlopsPerSecond peak_per_core{0.0};
   std::string peak_source;
   RowKernelCoefficients gather;

@@ -102,6 +102,7 @@ CpuSweep make_cpu_sweep(const std::string& name) {
     s.stream_cached_passes = 64;
     s.calls = 1000000;
     s.chase_loads = 2000000;
+    s.peak_calls = 4000000;
   } else if (name == "smoke") {
     s.gemm_batches = {16};
     s.mlp_layers = {{16, 32}, {32, 16}};
@@ -116,6 +117,7 @@ CpuSweep make_cpu_sweep(const std::string& name) {
     s.stream_cached_passes = 2;
     s.calls = 1000;
     s.chase_loads = 1000;
+    s.peak_calls = 1000;
   } else {
     throw std::invalid_argument("--sweep: expected 'full' or 'smoke' with --cpu, found '" + name + "'");
   }
@@ -172,6 +174,13 @@ void measure_cpu(const CpuSweep& sweep, int all_threads, const TimingOptions& ti
   for (int threads : thread_counts) {
     auto m = record(CpuMeasurementKind::call, threads, time_call_overhead(sweep.calls, threads, timing));
     m.calls = static_cast<std::int64_t>(sweep.calls);
+    out.push_back(m);
+  }
+
+  progress("fp32 peak (independent multiply-add chains)");
+  for (int threads : thread_counts) {
+    auto m = record(CpuMeasurementKind::fp32_peak, threads, time_fp32_peak(sweep.peak_calls, threads, timing));
+    m.calls = static_cast<std::int64_t>(sweep.peak_calls);
     out.push_back(m);
   }
 

@@ -2,6 +2,8 @@
 // machine facts it records with them (validation/cpu/cpu_kernels.hpp has the kernels).
 //
 // The `full` sweep (about 20-40 s on a 2-core machine, under a minute on any machine):
+//   peak     fp32 multiply-adds on 12 independent 16-lane chains, 4,000,000 iterations per thread
+//            (1.5 GFLOP): the core's fp32 peak, measured rather than taken from a clock;
 //   GEMM     fp32, the MLP layers of the shipped models (configs/models/) at batch 256: bottom
 //            16->512 (13 dense features padded), 512->256, 256->128, top 1024->1024, the Persia
 //            benchmark's 4096->2048, each as forward (m = batch, n = out, k = in), input gradient
@@ -43,6 +45,7 @@ struct CpuSweep {
   std::size_t table_bytes = 0;
   std::size_t hash_keys = 0;
   std::size_t chase_loads = 0;  // dependent loads of the DRAM latency run
+  std::size_t peak_calls = 0;   // iterations per thread of the fp32 peak run
   std::size_t stream_dram_bytes = 0;
   std::size_t stream_cached_bytes_per_thread = 0;
   int stream_cached_passes = 1;

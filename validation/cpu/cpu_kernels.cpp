@@ -1,4 +1,5 @@
 #include "validation/cpu/cpu_kernels.hpp"
+#include "validation/cpu/cpu_raw_measurements.hpp"
 
 #include <Eigen/Core>
 
@@ -516,6 +517,59 @@ Timing time_dram_latency(RowTable& table, std::size_t loads, const TimingOptions
   return timing;
 }
 
+namespace {
+
+using PeakVector = float __attribute__((vector_size(64)));  // 16 fp32 lanes
+constexpr int kPeakChains = 12;
+static_assert(validation::kFp32PeakFlopsPerCall == 2.0 * 16.0 * kPeakChains);
+
+/// `calls` iterations of the peak kernel from accumulators k = 0 .. 11 (every lane); the sum of
+/// all lanes at the end, in double (exact: each lane is a multiple of 0.5 below 2^23).
+[[gnu::noinline]] double fma_chains(std::size_t calls, float m, float a) {
+  PeakVector mul, add, acc[kPeakChains];
+  for (int i = 0; i < 16; ++i) {
+    mul[i] = m;
+    add[i] = a;
+  }
+  for (int k = 0; k < kPeakChains; ++k) {
+    for (int i = 0; i < 16; ++i) acc[k][i] = static_cast<float>(k);
+  }
+  for (std::size_t c = 0; c < calls; ++c) {
+#pragma GCC unroll 12
+    for (int k = 0; k < kPeakChains; ++k) acc[k] = acc[k] * mul + add;
+  }
+  double sum = 0.0;
+  for (int k = 0; k < kPeakChains; ++k) {
+    for (int i = 0; i < 16; ++i) sum += static_cast<double>(acc[k][i]);
+  }
+  return sum;
+}
+
+/// 16 lanes x (sum of k = 0 .. 11, plus calls / 2 each): the exact result with m = 1, a = 0.5.
+double fma_chains_expected(std::size_t calls) { return 16.0 * (66.0 + 12.0 * 0.5 * static_cast<double>(calls)); }
+
+void check_fma_chains(std::size_t calls, double got) {
+  require(got == fma_chains_expected(calls), "fp32 peak: " + std::to_string(calls) + " iterations summed to " +
+                                                  std::to_string(got) + ", expected " +
+                                                  std::to_string(fma_chains_expected(calls)));
+}
+
+}  // namespace
+
+Timing time_fp32_peak(std::size_t calls, int threads, const TimingOptions& options) {
+  if (calls < 1 || static_cast<double>(calls) / 2.0 + kPeakChains >= 8388608.0) {
+    throw std::invalid_argument("fp32 peak: calls must be in [1, 2^24 - 24) for an exact check");
+  }
+  // Through volatile reads the compiler cannot fold the multiply by 1 away.
+  volatile float one = 1.0f, half = 0.5f;
+  const float m = one, a = half;
+  check_fma_chains(1000, fma_chains(1000, m, a));
+  std::vector<double> sums(static_cast<std::size_t>(threads));
+  const Timing timing = time_rounds(threads, options, [&](int t, int) { sums[static_cast<std::size_t>(t)] = fma_chains(calls, m, a); });
+  for (double sum : sums) check_fma_chains(calls, sum);
+  return timing;
+}
+
 Timing time_fp16_convert(std::size_t bytes, int passes, int threads, const TimingOptions& options) {
   check_convert(options.seed);
   const std::size_t n = bytes / sizeof(float);
@@ -566,6 +620,10 @@ void check_all_kernels(std::uint64_t seed) {
   check_hash_map(seed);
   check_convert(seed);
   check_chase(seed);
+  {
+    volatile float one = 1.0f, half = 0.5f;
+    check_fma_chains(1000, fma_chains(1000, one, half));
+  }
   require(call_loop(1000) == 499500, "call loop: the accumulated sum is wrong");
 }
 

@@ -90,6 +90,15 @@ std::vector<Timing> time_hash_updates(RowTable& table, const std::vector<std::si
 /// contents are overwritten with the chain.
 Timing time_dram_latency(RowTable& table, std::size_t loads, const TimingOptions& options);
 
+/// The fp32 peak of a core: `calls` iterations on each thread of 12 independent chains
+/// acc = acc x m + a over 16-lane vectors (one AVX-512 register, two AVX ones, four SSE or
+/// NEON ones), kFp32PeakFlopsPerCall FLOP per iteration (validation/cpu/cpu_raw_measurements.hpp).
+/// Twelve chains keep two FMA pipes of 4-cycle latency busy; the compiler contracts each
+/// multiply-add into one FMA (-ffp-contract=fast, GCC's default) and keeps the chains apart (no
+/// reassociation without -ffast-math). Checked exactly: with m = 1 and a = 0.5 each lane ends at
+/// its start + calls / 2 (exact in fp32 below 2^23).
+Timing time_fp32_peak(std::size_t calls, int threads, const TimingOptions& options);
+
 /// fp32 -> fp16 (round to nearest even) of `bytes` of fp32 input, `passes` times per round.
 Timing time_fp16_convert(std::size_t bytes, int passes, int threads, const TimingOptions& options);
 

@@ -170,6 +170,9 @@ Seconds predict(const CpuProfile& p, const CpuMeasurement& m) {
     }
     case CpuMeasurementKind::call: return p.call_overhead * static_cast<double>(m.calls);
     case CpuMeasurementKind::dram_latency: return p.dram_latency * static_cast<double>(m.lookups);
+    case CpuMeasurementKind::fp32_peak:
+      if (!(p.peak_per_core.value() > 0.0)) return m.time;  // no peak in the profile: nothing to predict
+      return Seconds(static_cast<double>(m.calls) * kFp32PeakFlopsPerCall / p.peak_per_core.value());
   }
   return Seconds(0.0);
 }
@@ -223,6 +226,23 @@ CpuCalibrationResult fit_cpu_profile(const CpuRawMeasurements& raw, const CpuFit
   p.gemm_all_cores = fit_gemm(all_cores_group("gemm"), "gemm.all_cores");
   p.gemm_all_cores.provenance.source =
       "achieved rate of one GEMM split by columns over " + std::to_string(cores) + " threads, " + measured_on;
+
+  // The core's fp32 peak, when measured (raw files older than the peak kernel do not have it).
+  {
+    std::vector<double> rates;
+    for (const CpuMeasurement* m : group("fp32_peak.per_core")) {
+      rates.push_back(static_cast<double>(m->calls) * kFp32PeakFlopsPerCall / m->time.value());
+    }
+    if (!rates.empty()) {
+      try {
+        p.set_peak(FlopsPerSecond(median(rates)),
+                   "measured: median fp32 FLOP/s of one thread running 12 independent 16-lane multiply-add chains (the "
+                   "core's peak at the clock it ran), " + measured_on);
+      } catch (const std::invalid_argument& e) {
+        result.notes.push_back(std::string("fp32_peak: not used: ") + e.what());
+      }
+    }
+  }
 
   // 2. Streams (needed first: memcpy's DRAM rate is the gathers' fallback DRAM bound).
   for (const auto& [kind, pair] : {std::pair<std::string, topo::StreamPair*>{"fp16_convert", &p.fp16_convert},

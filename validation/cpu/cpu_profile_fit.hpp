@@ -20,7 +20,9 @@
 //     all cores;
 //   - call overhead: the median time per call of the one-thread runs;
 //   - DRAM latency: the median time per load of the pointer-chase runs (optional: a raw file
-//     without them gives a profile without dram_latency, and a note says so).
+//     without them gives a profile without dram_latency, and a note says so);
+//   - the fp32 peak per core (gemm_fp32.peak_per_core): the median FLOP/s of the one-thread
+//     fp32_peak runs (optional; fit-profile --peak-per-core replaces it).
 // Fit error per model: relative error (predicted - measured) / measured of the final profile's
 // formulas over the measurements of that model. A model without measurements, or with too few to
 // determine its coefficients, is an error (std::invalid_argument naming the model).

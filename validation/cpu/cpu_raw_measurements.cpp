@@ -11,7 +11,8 @@ namespace {
 
 constexpr std::array kCpuKinds{CpuMeasurementKind::gemm,         CpuMeasurementKind::gather,
                                CpuMeasurementKind::update,       CpuMeasurementKind::hash_update,
-                               CpuMeasurementKind::dram_latency, CpuMeasurementKind::fp16_convert, CpuMeasurementKind::memcpy,
+                               CpuMeasurementKind::dram_latency, CpuMeasurementKind::fp32_peak,
+                               CpuMeasurementKind::fp16_convert, CpuMeasurementKind::memcpy,
                                CpuMeasurementKind::call};
 
 std::string with_unit(double value, const char* unit) { return yaml_quoted(format_number(value, 9) + " " + unit); }
@@ -27,6 +28,7 @@ std::string_view name_of(CpuMeasurementKind kind) {
     case CpuMeasurementKind::update: return "update";
     case CpuMeasurementKind::hash_update: return "hash_update";
     case CpuMeasurementKind::dram_latency: return "dram_latency";
+    case CpuMeasurementKind::fp32_peak: return "fp32_peak";
     case CpuMeasurementKind::fp16_convert: return "fp16_convert";
     case CpuMeasurementKind::memcpy: return "memcpy";
     case CpuMeasurementKind::call: return "call";
@@ -40,7 +42,8 @@ Seconds CpuMeasurement::time_per_item() const {
     case CpuMeasurementKind::update:
     case CpuMeasurementKind::hash_update:
     case CpuMeasurementKind::dram_latency: return time / static_cast<double>(lookups);
-    case CpuMeasurementKind::call: return time / static_cast<double>(calls);
+    case CpuMeasurementKind::call:
+    case CpuMeasurementKind::fp32_peak: return time / static_cast<double>(calls);
     default: return time;
   }
 }
@@ -111,6 +114,7 @@ CpuRawMeasurements parse_cpu_raw_measurements(const ConfigNode& root) {
         m.passes = n.get_positive<int>("passes");
         break;
       case CpuMeasurementKind::call:
+      case CpuMeasurementKind::fp32_peak:
         m.calls = n.get_positive<std::int64_t>("calls");
         break;
     }
@@ -170,7 +174,8 @@ std::string cpu_raw_measurements_to_yaml(const CpuRawMeasurements& raw) {
       case CpuMeasurementKind::memcpy:
         out << ", working_set: " << (m.cached ? "cached" : "dram") << ", bytes: " << bytes(m.bytes) << ", passes: " << m.passes;
         break;
-      case CpuMeasurementKind::call: out << ", calls: " << m.calls; break;
+      case CpuMeasurementKind::call:
+      case CpuMeasurementKind::fp32_peak: out << ", calls: " << m.calls; break;
     }
     out << ", time: " << us(m.time) << ", min: " << us(m.min_time) << ", max: " << us(m.max_time)
         << ", repeats: " << m.repeats << "}\n";

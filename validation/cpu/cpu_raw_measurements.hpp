@@ -26,10 +26,12 @@
 //     - {kind: update, ... as gather ...}
 //     - {kind: hash_update, threads: 1, row_bytes: "64 B", keys: 4194304, lookups: 262144, table_bytes: "256 MiB", time: ...}
 //     - {kind: dram_latency, threads: 1, lookups: 2000000, table_bytes: "256 MiB", time: ...}
+//     - {kind: fp32_peak, threads: 1, calls: 4000000, time: ...}
 //     - {kind: fp16_convert, threads: 1, working_set: dram, bytes: "64 MiB", passes: 1, time: ...}
 //     - {kind: memcpy, threads: 1, working_set: cached, bytes: "128 KiB", passes: 64, time: ...}
 //     - {kind: call, threads: 1, calls: 1000000, time: ...}
 // dram_latency: `lookups` dependent loads (a pointer chase through the table's lines), one thread.
+// fp32_peak: `calls` iterations per thread of kFp32PeakFlopsPerCall independent fp32 multiply-adds.
 // `time` is the median over `repeats` timed rounds (after warm-up, and after the kernel was
 // checked against a scalar reference), `min` and `max` their spread. One round does all of the
 // record's work (all its lookups, all its calls, `passes` times its bytes) on all its threads.
@@ -47,7 +49,11 @@
 
 namespace dlrmsim::validation {
 
-enum class CpuMeasurementKind { gemm, gather, update, hash_update, dram_latency, fp16_convert, memcpy, call };
+enum class CpuMeasurementKind { gemm, gather, update, hash_update, dram_latency, fp32_peak, fp16_convert, memcpy, call };
+
+/// fp32 FLOP one call of the fp32_peak kernel does per thread: 12 independent accumulators of 16
+/// lanes, each updated by one multiply-add (validation/cpu/cpu_kernels.hpp time_fp32_peak).
+inline constexpr double kFp32PeakFlopsPerCall = 2.0 * 16.0 * 12.0;
 std::string_view name_of(CpuMeasurementKind kind);
 
 struct CpuMeasurement {
