@@ -169,22 +169,16 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
     d.topology_id = n.id.index;
     d.node = n.id.index;
     d.access_granule = settings.cpu_access_granule;
-    // The node's sockets together: their DRAM and cores add up; per-core costs are the first
-    // socket's (a server's sockets are alike). Ids go through the server's hash map (keyed).
     for (topo::DeviceId c : n.cpus) {
-      const auto& spec = platform.cpu_spec(c);
-      const auto access = topo::CpuRowAccess::of(spec, settings.cpu_access_granule);
-      if (c == n.cpus.front()) {
-        d.cpu_rows = access;
-        d.cpu_rows.dram_bandwidth = BytesPerSecond(0.0);
-        d.cpu_rows.cores = 0.0;
-        d.cpu_rows.keyed = true;
-      }
-      d.memory_capacity += spec.dram_capacity;
-      d.memory_bandwidth += access.dram_bandwidth;
-      d.cpu_rows.dram_bandwidth += access.dram_bandwidth;
-      d.cpu_rows.cores += access.cores;
+      d.memory_capacity += platform.cpu_spec(c).dram_capacity;
+      d.memory_bandwidth += platform.cpu_spec(c).dram_bandwidth;
     }
+    // The node's sockets together: their DRAM and cores add up, per-core costs are the first
+    // socket's (a server's sockets are alike); ids go through the server's hash map (keyed).
+    if (!n.cpus.empty()) d.cpu_rows = topo::CpuRowAccess::of(platform.cpu_spec(n.cpus.front()), settings.cpu_access_granule);
+    d.cpu_rows.dram_bandwidth = d.memory_bandwidth;
+    d.cpu_rows.cores *= static_cast<double>(n.cpus.size());
+    d.cpu_rows.keyed = true;
     if (settings.server_pods) {
       const PodShare pods = pod_share(platform, n.id, *settings.server_pods, server_nodes);
       d.cpu_rows.cores *= pods.cpu;
