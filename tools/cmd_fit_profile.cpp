@@ -42,7 +42,8 @@ int cmd_fit_profile(const std::vector<std::string>& args) {
        "with --holdout odd: exit 1 if a held-back prediction misses by more than this fraction")
       ("peak-per-core", po::value(&peak_text),
        "CPU measurements: the measured machine's fp32 peak per core (\"78.25 GFLOP/s\"), which turns the "
-       "GEMM rates into efficiencies that other CPUs' datasheet peaks scale; needs --peak-source")
+       "GEMM rates into efficiencies that other CPUs' datasheet peaks scale (replaces the peak the raw file's "
+       "fp32_peak runs measured); needs --peak-source")
       ("peak-source", po::value(&peak_source), "where the --peak-per-core figure comes from");
   po::positional_options_description positional;
   positional.add("raw", 1);
