@@ -554,16 +554,25 @@ void check_fma_chains(std::size_t calls, double got) {
                                                   std::to_string(fma_chains_expected(calls)));
 }
 
+/// m = 1 and a = 0.5 through volatile reads, so the compiler cannot fold the multiply by 1 away.
+std::pair<float, float> fma_inputs() {
+  volatile float one = 1.0f, half = 0.5f;
+  return {one, half};
+}
+
+void check_fp32_peak() {
+  const auto [m, a] = fma_inputs();
+  check_fma_chains(1000, fma_chains(1000, m, a));
+}
+
 }  // namespace
 
 Timing time_fp32_peak(std::size_t calls, int threads, const TimingOptions& options) {
   if (calls < 1 || static_cast<double>(calls) / 2.0 + kPeakChains >= 8388608.0) {
     throw std::invalid_argument("fp32 peak: calls must be in [1, 2^24 - 24) for an exact check");
   }
-  // Through volatile reads the compiler cannot fold the multiply by 1 away.
-  volatile float one = 1.0f, half = 0.5f;
-  const float m = one, a = half;
-  check_fma_chains(1000, fma_chains(1000, m, a));
+  check_fp32_peak();
+  const auto [m, a] = fma_inputs();
   std::vector<double> sums(static_cast<std::size_t>(threads));
   const Timing timing = time_rounds(threads, options, [&](int t, int) { sums[static_cast<std::size_t>(t)] = fma_chains(calls, m, a); });
   for (double sum : sums) check_fma_chains(calls, sum);
@@ -620,10 +629,7 @@ void check_all_kernels(std::uint64_t seed) {
   check_hash_map(seed);
   check_convert(seed);
   check_chase(seed);
-  {
-    volatile float one = 1.0f, half = 0.5f;
-    check_fma_chains(1000, fma_chains(1000, one, half));
-  }
+  check_fp32_peak();
   require(call_loop(1000) == 499500, "call loop: the accumulated sum is wrong");
 }
 
