@@ -134,6 +134,20 @@ TEST_CASE("two kernels that each fill the GPU share its SMs") {
   CHECK(r.end[dense.index].seconds().value() == dlrmsim::rel(150e-6).epsilon(1e-9));
 }
 
+/// A kernel of `load` that alone takes 100 us on trainer 0's compute stream and a gather of
+/// `gather_bytes` that alone takes 100 us on its embedding stream, both ready at 0, simulated.
+struct BesideGather {
+  sim::ActivityId kernel, gather;
+  sim::SimResult r;
+};
+BesideGather beside_gather(Built& s, std::uint16_t category, models::KernelLoad load, Bytes gather_bytes) {
+  const auto& t = s.b.trainers();
+  const sim::ActivityId kernel = s.b.compute(t[0], Seconds(100e-6), {}, category, load);
+  const sim::ActivityId gather = s.b.compute(s.b.embedding_device(t[0]), Seconds(100e-6), {},
+                                             s.b.categories().embedding_lookup, models::KernelLoad::memory_bound(gather_bytes));
+  return {kernel, gather, sim::simulate_native(s.graph)};
+}
+
 // Inputs: with training.embedding_overlap concurrent, a memory-bound kernel of 335 MB that
 // alone takes 100 us (all of the 3.35 TB/s HBM) on trainer 0's compute stream and one of
 // 167.5 MB in 100 us (half of it, as an embedding gather that does not saturate HBM) on its
@@ -143,16 +157,11 @@ TEST_CASE("two kernels that each fill the GPU share its SMs") {
 // involved (memory-bound kernels load HBM, not the SM pool).
 TEST_CASE("memory-bound kernels of two streams share the GPU's HBM") {
   Built s({kSms, "training.embedding_overlap=concurrent"});
-  const auto& t = s.b.trainers();
-  const sim::ActivityId big = s.b.compute(t[0], Seconds(100e-6), {}, s.b.categories().embedding_lookup,
-                                          models::KernelLoad::memory_bound(Bytes(335e6)));
-  const SimDevice emb = s.b.embedding_device(t[0]);
-  const sim::ActivityId gather = s.b.compute(emb, Seconds(100e-6), {}, s.b.categories().embedding_lookup,
-                                             models::KernelLoad::memory_bound(Bytes(167.5e6)));
-  const sim::SimResult r = sim::simulate_native(s.graph);
+  const auto [big, gather, r] = beside_gather(s, s.b.categories().embedding_lookup,
+                                              models::KernelLoad::memory_bound(Bytes(335e6)), Bytes(167.5e6));
   CHECK(r.end[gather.index].seconds().value() == dlrmsim::rel(100e-6).epsilon(1e-9));
   CHECK(r.end[big.index].seconds().value() == dlrmsim::rel(150e-6).epsilon(1e-9));
-  const auto sms = s.b.resources().sms(t[0].device);
+  const auto sms = s.b.resources().sms(s.b.trainers()[0].device);
   REQUIRE(sms.has_value());
   CHECK(r.resources[sms->index].bytes.value() == 0.0);
 }
@@ -168,12 +177,8 @@ TEST_CASE("memory-bound kernels of two streams share the GPU's HBM") {
 TEST_CASE("a GEMM loads its SMs and its HBM: beside a gather both slow down") {
   Built s({kSms, "training.embedding_overlap=concurrent"});
   const auto& t = s.b.trainers();
-  const sim::ActivityId gemm = s.b.compute(t[0], Seconds(100e-6), {}, s.b.categories().dense_compute,
-                                           models::KernelLoad::sms_and_hbm(Bytes(200e6)));
-  const SimDevice emb = s.b.embedding_device(t[0]);
-  const sim::ActivityId gather = s.b.compute(emb, Seconds(100e-6), {}, s.b.categories().embedding_lookup,
-                                             models::KernelLoad::memory_bound(Bytes(335e6)));
-  const sim::SimResult r = sim::simulate_native(s.graph);
+  const auto [gemm, gather, r] = beside_gather(s, s.b.categories().dense_compute,
+                                               models::KernelLoad::sms_and_hbm(Bytes(200e6)), Bytes(335e6));
   // (1e-8: the engine ends a flow on the next picosecond.)
   CHECK(r.end[gemm.index].seconds().value() == dlrmsim::rel(200e6 / 1.675e12).epsilon(1e-8));
   CHECK(r.end[gather.index].seconds().value() == dlrmsim::rel(535e6 / 3.35e12).epsilon(1e-8));
