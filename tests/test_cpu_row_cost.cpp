@@ -147,16 +147,16 @@ TEST_CASE("a row profile's one-core costs carry to a socket by the ratio of DRAM
 }
 
 // The shipped DGX A100 file names the build machine's row profile (configs/calibration/
-// cpu-amd-epyc-zen5-2cpu.yaml: gather 15.1455 ns + R / 12.3561 GB/s at a 225.714 ns pointer
+// cpu-amd-epyc-zen5-2cpu.yaml: gather 14.8734 ns + R / 14.6556 GB/s at a 203.361 ns pointer
 // chase) and a 110 ns latency: its derived per-core gather bandwidth is 64 B over
-// (15.1455 + 64 / 12.3561) x 110 / 225.714 ns = 9.905 ns, 6.461 GB/s, which the loader writes
+// (14.8734 + 64 / 14.6556) x 110 / 203.361 ns = 10.407 ns, 6.150 GB/s, which the loader writes
 // into gather_bandwidth_per_core.
 TEST_CASE("a platform's row_profile derives its per-core gather bandwidth") {
   const auto platform = load_platform(std::string(dlrmsim::testing::kRoot) + "/configs/platforms/dgx-a100.yaml");
   const auto& cpu = platform.cpu_spec(platform.cpus(platform.nodes().front().id).front());
   REQUIRE(cpu.row_profile);
-  CHECK(cpu.row_profile->dram_latency.value() == dlrmsim::rel(225.714e-9));
-  const double line_ns = (15.1455 + 64.0 / 12.3561) * 110.0 / 225.714;
+  CHECK(cpu.row_profile->dram_latency.value() == dlrmsim::rel(203.361e-9));
+  const double line_ns = (14.8734 + 64.0 / 14.6556) * 110.0 / 203.361;
   CHECK(cpu.gather_bandwidth_per_core.value() == dlrmsim::rel(64.0 / line_ns * 1e9).epsilon(1e-5));
   const auto access = CpuRowAccess::of(cpu, Bytes(64.0));
   CHECK(access.core_time(Bytes(64.0), false).value() == dlrmsim::rel(line_ns * 1e-9).epsilon(1e-5));

@@ -26,7 +26,7 @@
 //             a read, and its write-back leaves through the write buffers without holding a
 //             fill buffer (measured, one core of this project's machines: updating a random
 //             64-byte row costs 1.2 times a gather of it, 54.6 / 45.8 ns on the Zen 3 guest,
-//             20.4 / 17.0 ns on the Zen 5 guest; configs/calibration/cpu-amd-epyc-*.yaml).
+//             19.1 / 16.4 ns on the Zen 5 guest; configs/calibration/cpu-amd-epyc-*.yaml).
 // Optimiser state: a table of its own beside the rows (FBGEMM's and TensorFlow's CPU tables),
 // so one more random access per updated row, with its own t and traffic.
 // A parameter server (keyed) differs in two ways:
