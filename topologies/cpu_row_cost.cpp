@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 namespace dlrmsim::topo {
 
@@ -10,20 +11,13 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-RowCostLine scaled_line(const RowCostLine& line, double factor) {
-  RowCostLine s = line;
-  s.row_time = line.row_time * factor;
-  s.bandwidth = line.bandwidth / factor;
-  return s;
-}
-
 /// One core's time for one row; `probe`: resolve its id through the hash map first.
 Seconds row_core_time(const CpuRowAccess& cpu, Bytes row, bool update, bool probe) {
   if (cpu.measured) {
     const CoreRowCosts& m = *cpu.measured;
-    if (update) return probe ? m.hash_update.time_per_row(row) : m.update.time_per_row(row);
-    Seconds t = m.gather.time_per_row(row);
-    if (probe) t += std::max(Seconds(0.0), m.hash_update.time_per_row(row) - m.update.time_per_row(row));
+    if (update) return probe ? m.hash_update(row) : m.update(row);
+    Seconds t = m.gather(row);
+    if (probe) t += std::max(Seconds(0.0), m.hash_update(row) - m.update(row));
     return t;
   }
   return cpu.one_core.value() > 0.0 ? cpu.access_bytes(row) / cpu.one_core : Seconds(0.0);
@@ -49,15 +43,14 @@ Bytes probe_traffic(const CpuRowAccess& cpu) { return cpu.keyed && cpu.measured 
 
 }  // namespace
 
-CoreRowCosts CoreRowCosts::scaled(const CpuProfile& profile, Seconds latency) {
-  if (!(profile.dram_latency.value() > 0.0)) {
-    throw std::invalid_argument("the CPU profile '" + profile.name +
+CoreRowCosts CoreRowCosts::scaled(std::shared_ptr<const CpuProfile> profile, Seconds latency) {
+  if (!(profile->dram_latency.value() > 0.0)) {
+    throw std::invalid_argument("the CPU profile '" + profile->name +
                                 "' gives no dram_latency: its row rates cannot be carried to another CPU");
   }
   if (!(latency.value() > 0.0)) throw std::invalid_argument("a CPU with a row profile needs its dram_latency");
-  const double factor = latency / profile.dram_latency;
-  return {scaled_line(profile.gather.per_core, factor), scaled_line(profile.update.per_core, factor),
-          scaled_line(profile.hash_update.per_core, factor)};
+  const double factor = latency / profile->dram_latency;
+  return {std::move(profile), factor};
 }
 
 CpuRowAccess CpuRowAccess::of(const CpuSocketSpec& cpu, Bytes granule) {
@@ -67,7 +60,7 @@ CpuRowAccess CpuRowAccess::of(const CpuSocketSpec& cpu, Bytes granule) {
   access.one_core = cpu.gather_bandwidth_per_core;
   access.granule = granule;
   access.latency = cpu.dram_latency;
-  if (cpu.row_profile) access.measured = CoreRowCosts::scaled(*cpu.row_profile, cpu.dram_latency);
+  if (cpu.row_profile) access.measured = CoreRowCosts::scaled(cpu.row_profile, cpu.dram_latency);
   return access;
 }
 

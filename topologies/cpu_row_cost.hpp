@@ -60,15 +60,20 @@ namespace dlrmsim::topo {
 /// The granule over which CpuSocketSpec::gather_bandwidth_per_core is defined (x86 cache line).
 inline constexpr Bytes kCpuCacheLine{64.0};
 
-/// One core's measured time per random row, carried to a CPU (see the header).
+/// One core's measured time per random row, carried to a CPU (see the header): the profile's
+/// one-core line times `factor`, the CPU's DRAM latency over the profile's.
 struct CoreRowCosts {
-  RowCostLine gather;
-  RowCostLine update;
-  RowCostLine hash_update;
+  std::shared_ptr<const CpuProfile> profile;
+  double factor = 1.0;
 
   /// `profile`'s one-core lines scaled to a CPU whose DRAM latency is `latency`;
   /// std::invalid_argument when either latency is missing.
-  static CoreRowCosts scaled(const CpuProfile& profile, Seconds latency);
+  static CoreRowCosts scaled(std::shared_ptr<const CpuProfile> profile, Seconds latency);
+  [[nodiscard]] Seconds gather(Bytes row) const { return profile->gather.per_core.time_per_row(row) * factor; }
+  [[nodiscard]] Seconds update(Bytes row) const { return profile->update.per_core.time_per_row(row) * factor; }
+  [[nodiscard]] Seconds hash_update(Bytes row) const {
+    return profile->hash_update.per_core.time_per_row(row) * factor;
+  }
 };
 
 /// What bounds random row accesses of one CPU (a socket, or the sockets of a server together).

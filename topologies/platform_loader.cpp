@@ -161,9 +161,9 @@ DeviceSpec read_device_spec(const ConfigNode& d, DeviceKind kind, MappingReader&
           key.fail("the profile gives no dram_latency (measure it with dlrmsim-calibrate --cpu): its row rates cannot "
                    "be carried to this CPU");
         }
-        const CoreRowCosts costs = CoreRowCosts::scaled(*profile, c.dram_latency);
-        c.gather_bandwidth_per_core = kCpuCacheLine / costs.gather.time_per_row(kCpuCacheLine);
         c.row_profile = std::move(profile);
+        c.gather_bandwidth_per_core =
+            kCpuCacheLine / CoreRowCosts::scaled(c.row_profile, c.dram_latency).gather(kCpuCacheLine);
       } else {
         c.gather_bandwidth_per_core = r.positive<BytesPerSecond>("gather_bandwidth_per_core");
       }
