@@ -158,7 +158,8 @@ void parse_jobs(const ConfigNode& jobs, Scenario& s, const std::string& base_dir
 }
 
 Scenario parse(YAML::Node root, const std::string& source_name, const std::string& base_dir,
-               const std::vector<std::string>& command_line_overrides, const std::shared_ptr<KeyLog>& log) {
+               const std::vector<std::string>& command_line_overrides, const std::shared_ptr<KeyLog>& log,
+               topo::DeviceProfileFiles* profile_files) {
   // The scenario's own `set:` list applies first, then the command line's. Each remembers
   // where it came from, so that an error in a value it set points at it, not at the file.
   struct Assignment {
@@ -215,7 +216,7 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
     }
     return ConfigNode(part.yaml, part.source, "", origins).recording_into(log, key + ".");
   };
-  s.platform = topo::load_platform(part_node("platform"));
+  s.platform = topo::load_platform(part_node("platform"), profile_files);
 
   // A GPU or CPU socket with no path of links to the rest of its node cannot exchange
   // embeddings, gradients or parameters: the platform file lacks a link. Refused here, at the
@@ -302,13 +303,14 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
                        const std::shared_ptr<KeyLog>& log) {
   const ConfigNode file = ConfigNode::load_file(path);
-  return parse(file.yaml(), path, fs::path(path).parent_path().string(), overrides, log);
+  return parse(file.yaml(), path, fs::path(path).parent_path().string(), overrides, log, nullptr);
 }
 
 Scenario load_scenario_text(const std::string& text, const std::string& source_name, const std::string& base_dir,
-                            const std::vector<std::string>& overrides, const std::shared_ptr<KeyLog>& log) {
+                            const std::vector<std::string>& overrides, const std::shared_ptr<KeyLog>& log,
+                            topo::DeviceProfileFiles* profile_files) {
   const ConfigNode file = ConfigNode::load_string(text, source_name);
-  return parse(file.yaml(), source_name, base_dir, overrides, log);
+  return parse(file.yaml(), source_name, base_dir, overrides, log, profile_files);
 }
 
 }  // namespace dlrmsim::models

@@ -105,9 +105,11 @@ struct Scenario {
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {},
                        const std::shared_ptr<KeyLog>& log = nullptr);
 /// Reads a scenario from YAML text (`source_name` stands for the file in messages; relative
-/// paths resolve against `base_dir`).
+/// paths resolve against `base_dir`). `profile_files`, if given, serves the CPU profiles the
+/// platform names (a sweep worker's, kept across its points).
 Scenario load_scenario_text(const std::string& text, const std::string& source_name, const std::string& base_dir,
                             const std::vector<std::string>& overrides = {},
-                            const std::shared_ptr<KeyLog>& log = nullptr);
+                            const std::shared_ptr<KeyLog>& log = nullptr,
+                            topo::DeviceProfileFiles* profile_files = nullptr);
 
 }  // namespace dlrmsim::models

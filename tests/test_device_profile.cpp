@@ -14,7 +14,9 @@
 
 #include <unistd.h>
 
+#include "topologies/cpu_profile.hpp"
 #include "topologies/device_profile.hpp"
+#include "topologies/platform_loader.hpp"
 #include "paths.hpp"
 
 using namespace dlrmsim;
@@ -328,5 +330,49 @@ TEST_CASE("profile files are parsed once until one of their files changes") {
   CHECK(files.parses() == 3);
   CHECK(rebased->memory_capacity.value() == 16e9);
   CHECK(files.load(derived).get() == rebased.get());
+  fs::remove_all(dir);
+}
+
+// System: the CPU profile a platform's socket names as `row_profile` (the shipped DGX A100,
+// which names configs/calibration/cpu-amd-epyc-zen5-2cpu.yaml), loaded through one
+// DeviceProfileFiles as a sweep worker loads it at every point.
+// Expected: the profile file is parsed once for two platform loads (parses() == 1), both
+// sockets' profiles are the one parsed object, and it is the profile load_cpu_profile reads;
+// a copy of the profile whose latency is edited is parsed again (parses() == 3 after the copy's
+// first load and its edit) and gives the new latency, 100 ns.
+// Why: CPU profiles are cached like the GPU ones, on path and content.
+TEST_CASE("a sweep worker's profile files serve the CPU profiles its platforms name") {
+  namespace fs = std::filesystem;
+  const std::string profile_path = kCalibrationDir + "/cpu-amd-epyc-zen5-2cpu.yaml";
+  const std::string platform_path = dlrmsim::testing::kRoot + "/configs/platforms/dgx-a100.yaml";
+  DeviceProfileFiles files;
+  const Platform a = load_platform(ConfigNode::load_file(platform_path), &files);
+  const Platform b = load_platform(ConfigNode::load_file(platform_path), &files);
+  CHECK(files.parses() == 1);
+  const auto& cpu_a = a.cpu_spec(a.cpus(a.nodes().front().id).front());
+  const auto& cpu_b = b.cpu_spec(b.cpus(b.nodes().front().id).front());
+  REQUIRE(cpu_a.row_profile);
+  CHECK(cpu_a.row_profile.get() == cpu_b.row_profile.get());
+  CHECK(cpu_a.row_profile->dram_latency.value() == load_cpu_profile(profile_path).dram_latency.value());
+
+  const fs::path dir = fs::temp_directory_path() / ("dlrmsim_cpu_profile_files_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string copy = (dir / "cpu.yaml").string();
+  std::string text;
+  {
+    std::ifstream in(profile_path, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  std::ofstream(copy, std::ios::binary) << text;
+  const auto before = files.load_cpu(copy);
+  CHECK(files.parses() == 2);
+  const std::string from = "latency: \"203.361 ns\"";
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  std::ofstream(copy, std::ios::binary) << text.replace(at, from.size(), "latency: \"100 ns\"");
+  const auto after = files.load_cpu(copy);
+  CHECK(files.parses() == 3);
+  CHECK(after->dram_latency.value() == dlrmsim::rel(100e-9));
+  CHECK(before->dram_latency.value() == dlrmsim::rel(203.361e-9));
   fs::remove_all(dir);
 }

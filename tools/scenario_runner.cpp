@@ -140,7 +140,7 @@ PointOutcome run_scenario(const YAML::Node& scenario, const std::string& source,
   text << scenario;
   const std::string base_dir = std::filesystem::path(source).parent_path().string();
   try {
-    const models::Scenario s = models::load_scenario_text(text.c_str(), source, base_dir, overrides);
+    const models::Scenario s = models::load_scenario_text(text.c_str(), source, base_dir, overrides, nullptr, profile_files);
     models::RunOptions options;
     options.profile_files = profile_files;
     outcome.outputs = report_columns(models::run_scenario(s, options));

@@ -549,8 +549,9 @@ std::size_t run_points(const Sweep& sweep, const std::vector<std::size_t>& todo,
   ProgressLine progress(todo.size(), "points", options.progress);
 
   auto worker = [&] {
-    // The device-profile files this worker has parsed, for its later points: every point of
-    // a sweep parses the same profile file otherwise (about a tenth of a small point's time).
+    // The GPU and CPU profile files this worker has parsed, for its later points: every point
+    // of a sweep parses the same profile files otherwise (about a tenth of a small point's
+    // time each).
     topo::DeviceProfileFiles profile_files;
     while (true) {
       const std::size_t k = next.fetch_add(1);

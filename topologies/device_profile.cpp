@@ -1,6 +1,8 @@
 #include "topologies/device_profile.hpp"
+
 #include "common/files.hpp"
 #include "common/text.hpp"
+#include "topologies/cpu_profile.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -382,26 +384,45 @@ DeviceProfile load_device_profile(const std::string& path) {
   return parse_device_profile(ConfigNode::load_file(path));
 }
 
-std::shared_ptr<const DeviceProfile> DeviceProfileFiles::load(const std::string& path) {
-  auto unchanged = [](const Entry& e) {
-    try {
-      for (const auto& [file, text] : e.files) {
-        if (read_input_file(file) != text) return false;
-      }
-      return true;
-    } catch (const ConfigError&) {
-      return false;  // gone or unreadable now: parse again, which reports it
+namespace {
+
+/// Whether every file an entry was parsed from still holds the text it was parsed from.
+bool unchanged(const std::vector<std::pair<std::string, std::string>>& files) {
+  try {
+    for (const auto& [file, text] : files) {
+      if (read_input_file(file) != text) return false;
     }
-  };
-  if (auto it = entries_.find(path); it != entries_.end() && unchanged(it->second)) return it->second.profile;
+    return true;
+  } catch (const ConfigError&) {
+    return false;  // gone or unreadable now: parse again, which reports it
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<const DeviceProfile> DeviceProfileFiles::load(const std::string& path) {
+  if (auto it = entries_.find(path); it != entries_.end() && unchanged(it->second.files)) return it->second.profile;
   // As load_device_profile(path), remembering the text of every file read.
-  Entry e;
+  Entry<DeviceProfile> e;
   std::string text = read_input_file(path);
   const ConfigNode root = ConfigNode::load_string(text, path);
   e.files.emplace_back(path, std::move(text));
   e.profile = std::make_shared<const DeviceProfile>(parse_profile_body(resolve_from_file(root, &e.files)));
   ++parses_;
   return entries_.insert_or_assign(path, std::move(e)).first->second.profile;
+}
+
+std::shared_ptr<const CpuProfile> DeviceProfileFiles::load_cpu(const std::string& path) {
+  if (auto it = cpu_entries_.find(path); it != cpu_entries_.end() && unchanged(it->second.files)) {
+    return it->second.profile;
+  }
+  // As load_cpu_profile(path).
+  Entry<CpuProfile> e;
+  std::string text = read_input_file(path);
+  e.profile = std::make_shared<const CpuProfile>(parse_cpu_profile(ConfigNode::load_string(text, path)));
+  e.files.emplace_back(path, std::move(text));
+  ++parses_;
+  return cpu_entries_.insert_or_assign(path, std::move(e)).first->second.profile;
 }
 
 // --- writing ---------------------------------------------------------------------------

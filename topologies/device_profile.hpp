@@ -294,24 +294,31 @@ DeviceProfile load_device_profile_for(std::string_view gpu_model, const std::str
 /// rates, and a what-if on it ("HBM at 4.8 TB/s") reaches every cost model.
 DeviceProfile on_platform_gpu(DeviceProfile profile, const topo::GpuSpec& gpu);
 
+struct CpuProfile;  // topologies/cpu_profile.hpp
+
 /// Profile files parsed once for many runs (the points of a sweep, which otherwise parse the
 /// same file at every point): load(path) returns what load_device_profile(path) returns, and
-/// parses again only when the file, or one of its from_file chain, no longer holds the text it
-/// was parsed from. Entries are keyed by path and checked against that content at every
-/// load (re-reading a file costs microseconds; parsing it a millisecond). Failed loads are not
-/// kept. Not thread-safe: one per thread (tools/sweep.cpp gives each worker its own).
+/// load_cpu(path) what load_cpu_profile(path) returns (the CPU profiles a platform's sockets
+/// name), and each parses again only when the file, or one of its from_file chain, no longer
+/// holds the text it was parsed from. Entries are keyed by path and checked against that
+/// content at every load (re-reading a file costs microseconds; parsing it a millisecond).
+/// Failed loads are not kept. Not thread-safe: one per thread (tools/sweep.cpp gives each
+/// worker its own).
 class DeviceProfileFiles {
  public:
   std::shared_ptr<const DeviceProfile> load(const std::string& path);
+  std::shared_ptr<const CpuProfile> load_cpu(const std::string& path);
   /// Loads that parsed a file (the rest were served from earlier parses).
   [[nodiscard]] std::size_t parses() const { return parses_; }
 
  private:
+  template <class Profile>
   struct Entry {
     std::vector<std::pair<std::string, std::string>> files;  // (path, text) of each file read
-    std::shared_ptr<const DeviceProfile> profile;
+    std::shared_ptr<const Profile> profile;
   };
-  std::map<std::string, Entry> entries_;
+  std::map<std::string, Entry<DeviceProfile>> entries_;
+  std::map<std::string, Entry<CpuProfile>> cpu_entries_;
   std::size_t parses_ = 0;
 };
 

@@ -98,7 +98,7 @@ class MappingReader {
 
 std::string resolve_path(const std::string& path, const ConfigNode& relative_to);
 
-DeviceSpec read_device_spec(const ConfigNode& d, DeviceKind kind, MappingReader& r) {
+DeviceSpec read_device_spec(const ConfigNode& d, DeviceKind kind, MappingReader& r, DeviceProfileFiles* files) {
   switch (kind) {
     case DeviceKind::gpu: {
       GpuSpec g;
@@ -134,7 +134,7 @@ DeviceSpec read_device_spec(const ConfigNode& d, DeviceKind kind, MappingReader&
         const std::string path = resolve_path(key.as<std::string>(), key);
         if (!regular_file_exists(path)) key.fail("cannot open '" + path + "'; expected a CPU profile file, relative to this file");
         try {
-          return std::make_shared<const CpuProfile>(load_cpu_profile(path));
+          return files ? files->load_cpu(path) : std::make_shared<const CpuProfile>(load_cpu_profile(path));
         } catch (const ConfigError& e) {
           key.fail(std::string("not a CPU profile: ") + e.what());
         }
@@ -400,7 +400,7 @@ NodePrice read_node_price(const ConfigNode& p) {
   return price;
 }
 
-NodeTemplate read_template_body(const std::string& name, const ConfigNode& node) {
+NodeTemplate read_template_body(const std::string& name, const ConfigNode& node, DeviceProfileFiles* files) {
   NodeTemplate t;
   t.name = name;
   for (const ConfigNode& d : node.child("devices").elements()) {
@@ -416,7 +416,7 @@ NodeTemplate read_template_body(const std::string& name, const ConfigNode& node)
                 "cluster.groups instead");
     }
     MappingReader reader(d);
-    const DeviceSpec spec = read_device_spec(d, kind, reader);
+    const DeviceSpec spec = read_device_spec(d, kind, reader, files);
     const DevicePower power =
         d.has("power") ? read_device_power(d.child("power"), kind == DeviceKind::cpu) : DevicePower{};
     reader.finish();
@@ -445,10 +445,11 @@ std::string resolve_path(const std::string& path, const ConfigNode& relative_to)
   return resolve_data_path(path, relative_to.source_dir(), data_search_path());
 }
 
-NodeTemplate read_template(const std::string& name, const ConfigNode& node, int depth);
+NodeTemplate read_template(const std::string& name, const ConfigNode& node, int depth, DeviceProfileFiles* files);
 
 /// `{from_file: other.yaml, template: name, set: ["devices.0.hbm_capacity=32 GiB"]}`.
-NodeTemplate read_template_from_file(const std::string& name, const ConfigNode& node, int depth) {
+NodeTemplate read_template_from_file(const std::string& name, const ConfigNode& node, int depth,
+                                     DeviceProfileFiles* files) {
   if (depth > 8) node.fail("from_file chain is more than 8 files deep (a cycle?)");
   const std::string path = resolve_path(node.get<std::string>("from_file"), node);
   if (!regular_file_exists(path)) {
@@ -492,12 +493,12 @@ NodeTemplate read_template_from_file(const std::string& name, const ConfigNode& 
     body = ConfigNode(copy, path, chosen->path(), origins).recording_into(node.key_log(), "platform.");
   }
   node.finish();
-  return read_template(name, body, depth + 1);
+  return read_template(name, body, depth + 1, files);
 }
 
-NodeTemplate read_template(const std::string& name, const ConfigNode& node, int depth) {
-  if (node.has("from_file")) return read_template_from_file(name, node, depth);
-  return read_template_body(name, node);
+NodeTemplate read_template(const std::string& name, const ConfigNode& node, int depth, DeviceProfileFiles* files) {
+  if (node.has("from_file")) return read_template_from_file(name, node, depth, files);
+  return read_template_body(name, node, files);
 }
 
 FabricSpec read_fabric(const ConfigNode& f) {
@@ -532,7 +533,7 @@ FabricSpec read_fabric(const ConfigNode& f) {
 
 }  // namespace
 
-Platform load_platform(const ConfigNode& node) {
+Platform load_platform(const ConfigNode& node, DeviceProfileFiles* profile_files) {
   const auto name = node.get<std::string>("name");
   const auto description = node.get_or<std::string>("description", "");
   PlatformBuilder builder(name, description, node.source());
@@ -540,7 +541,7 @@ Platform load_platform(const ConfigNode& node) {
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> template_size;  // devices, links
   for (const auto& [tname, tnode] : templates.entries()) {
     try {
-      NodeTemplate t = read_template(tname, tnode, 0);
+      NodeTemplate t = read_template(tname, tnode, 0, profile_files);
       template_size[tname] = {static_cast<std::int64_t>(t.devices.size()), static_cast<std::int64_t>(t.links.size())};
       builder.add_template(std::move(t));
     } catch (const PlatformError& e) {

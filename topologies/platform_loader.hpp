@@ -57,12 +57,15 @@ inline constexpr std::int64_t kMaxTemplateDevices = 256;
 /// Links of one node template (a pattern `all` between 256 and 256 devices would be 65,536).
 inline constexpr std::int64_t kMaxTemplateLinks = 4096;
 
+class DeviceProfileFiles;  // topologies/device_profile.hpp
+
 /// Loads a platform file. ConfigError for any problem in the file.
 Platform load_platform(const std::string& path);
 
 /// Reads a platform from a mapping (an inline `platform:` section of a scenario file, or a
 /// whole platform file). Relative `from_file` paths resolve against the node's source file.
-Platform load_platform(const ConfigNode& node);
+/// `profile_files`, if given, serves the CPU profiles the sockets name (a sweep worker's).
+Platform load_platform(const ConfigNode& node, DeviceProfileFiles* profile_files = nullptr);
 
 /// One line per node template whose GPUs and CPU sockets cannot all reach one another over
 /// its links ("node template 'box': gpu1 has no path of links to gpu0, cpu0"), empty when all
