@@ -6,7 +6,7 @@
 //   model: ../models/dlrm_dcnv2_criteo_4tb.yaml   # a path or an inline mapping (model_spec.hpp)
 //   software: ../software/pytorch-eager.yaml   # optional, a path or an inline mapping
 //                                              # (software_stack.hpp; default torchrec-fbgemm)
-//   training:                                  # TrainingOptions (step_builder.hpp)
+//   training:                                  # TrainingOptions (training_options.hpp)
 //     mode: hybrid_parallel_sync               # hybrid_parallel_sync | cpu_only | parameter_server | persia_hybrid
 //     nodes: representative                    # representative | all
 //     communication: aggregated                # aggregated | per_pair
@@ -62,7 +62,7 @@
 #include "models/stragglers.hpp"
 #include "models/cost.hpp"
 #include "models/model_spec.hpp"
-#include "models/step_builder.hpp"
+#include "models/training_options.hpp"
 #include "placement/placement.hpp"
 #include "topologies/platform.hpp"
 

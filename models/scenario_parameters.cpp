@@ -15,7 +15,7 @@ constexpr Parameter kScenarioParameters[] = {
     {"model", "", "required", "a model file path or a mapping", "The model (model keys)."},
     {"software", "", "the built-in stack (torchrec-fbgemm)", "a software file path or a mapping",
      "The training software (software keys)."},
-    // training (TrainingOptions::from_config, models/step_builder.cpp)
+    // training (TrainingOptions::from_config, models/training_options.cpp)
     {"training", "", "required", "a mapping", "How the model is trained."},
     {"training.mode", "", "required", "a training mode of `dlrmsim list`", "The training mode."},
     {"training.nodes", "", "auto", "auto | representative | all",

@@ -42,12 +42,17 @@ struct TrainingModeInfo {
   bool cpu_trainers = false;
   /// The tiers this mode uses when the scenario's placement section names none (empty: any).
   std::span<const placement::Tier> default_tiers;
+  /// Whether the mode reads training.averaging_period (it averages the dense parameters every
+  /// that many steps); the key is refused for the others.
+  bool reads_averaging_period = false;
   /// Builds `steps` consecutive steps (warm-up included) into the builder's graph.
   void (*build)(StepBuilder& builder, int steps);
 };
 
 /// Every training mode, in a fixed order.
 std::span<const TrainingModeInfo> training_modes();
+/// The mode called `name`, or nullptr.
+const TrainingModeInfo* find_training_mode(std::string_view name);
 /// The mode called `name`; throws std::invalid_argument naming the known ones otherwise.
 const TrainingModeInfo& training_mode(std::string_view name);
 

@@ -1,0 +1,64 @@
+// The options of a scenario's `training:` section (besides the mode's own steps): cluster
+// and communication fidelity, the embedding streams, the Persia modes' staleness and averaging
+// period, CPU dense efficiency and row granule, role names and pods, and the software stack.
+// The training mode (models/training_mode.hpp) states which of the mode-specific keys it reads.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "common/config.hpp"
+#include "common/units.hpp"
+#include "models/software_stack.hpp"
+#include "placement/placement.hpp"
+#include "topologies/cpu_row_cost.hpp"
+
+namespace dlrmsim::models {
+
+/// Options of the `training:` section of a scenario (besides `mode`).
+struct TrainingOptions {
+  std::string mode = "hybrid_parallel_sync";
+  /// representative: one trainer node stands for all (symmetric clusters); all: every node;
+  /// automatic (`auto`, the default): every node up to kEveryNodeUpTo trainer nodes, where
+  /// simulating them all costs at most a few seconds, else the representative node.
+  enum class NodeFidelity { automatic, representative, all } nodes = NodeFidelity::automatic;
+  /// Measured (dlrmsim-bench `dcnv2_64node_all_s`, README "Engine"): DCNv2 on 64 DGX H100,
+  /// every node, 1.5 s on the 2-core reference machine; 512 nodes take 16 s.
+  static constexpr std::size_t kEveryNodeUpTo = 64;
+  /// aggregated: one flow per destination node; per_pair: one flow per pair of endpoints.
+  enum class CommunicationFidelity { aggregated, per_pair } communication = CommunicationFidelity::aggregated;
+  /// Embedding kernels of a GPU: `serial` on the GPU's one compute stream with the dense
+  /// kernels, or `concurrent` on a stream of their own (HugeCTR's and TorchRec's pipelining):
+  /// both streams' kernels then split the GPU's SMs (a GPU whose platform gives no sm_count
+  /// runs them side by side unshared, the optimistic bound). Default serial.
+  enum class EmbeddingOverlap { serial, concurrent } embedding_overlap = EmbeddingOverlap::serial;
+  /// persia_hybrid: how many steps the embedding pipeline may run ahead of the applied
+  /// updates (0 = synchronous). Default 1 (assumption: one step of prefetch, Persia's
+  /// "bounded staleness" with the smallest bound).
+  int staleness = 1;
+  /// persia_async: steps between two averages of the dense parameters over the trainers
+  /// (required by that mode; no default: it is the experiment's main setting).
+  std::optional<int> averaging_period;
+  /// Dense layers on CPU sockets: fraction of peak FLOP/s reached (no CPU profile exists;
+  /// required when a mode runs dense layers on CPUs).
+  std::optional<double> cpu_dense_efficiency;
+  /// Granule of CPU row reads (topologies/cpu_row_cost.hpp), for the planner and the
+  /// simulation alike.
+  Bytes cpu_access_granule = topo::kCpuCacheLine;
+  /// Names of platform groups by role (defaults: groups whose `role` says so).
+  std::string trainer_role = "trainer";
+  std::string parameter_server_role = "parameter_server";
+  std::string embedding_worker_role = "embedding_worker";
+  /// The pods the parameter servers and the embedding workers run (training.pods; none: the
+  /// role uses its whole nodes), placement::RolePods.
+  std::optional<placement::RolePods> server_pods, worker_pods;
+
+  /// The software stack (the scenario's `software:` key, not part of `training:`).
+  SoftwareStack software;
+
+  /// Reads the `training:` mapping (calls finish()).
+  static TrainingOptions from_config(const ConfigNode& node);
+};
+
+}  // namespace dlrmsim::models
