@@ -9,7 +9,7 @@ namespace dlrmsim::models {
 
 using placement::DeviceKind;
 using sim::ActivityId;
-using Towards = StepBuilder::Towards;
+using Towards = Collectives::Towards;
 
 namespace {
 
@@ -43,10 +43,10 @@ const OwnerWork& work_of(std::span<const OwnerWork> work, std::uint32_t owner) {
 }
 
 /// Each simulated trainer's share of an owner's bytes (its local batch over the global batch).
-double trainer_share(const StepBuilder& b) { return 1.0 / static_cast<double>(std::max<std::size_t>(1, b.total_trainers())); }
+double trainer_share(const Collectives& b) { return 1.0 / static_cast<double>(std::max<std::size_t>(1, b.context().total_trainers())); }
 
-std::vector<std::size_t> every_trainer(const StepBuilder& b) {
-  std::vector<std::size_t> all(b.trainers().size());
+std::vector<std::size_t> every_trainer(const Collectives& b) {
+  std::vector<std::size_t> all(b.context().trainers().size());
   std::iota(all.begin(), all.end(), std::size_t{0});
   return all;
 }
@@ -102,9 +102,9 @@ double EveryNode::link_slowdown(const Slowdowns& s, int step, topo::DirectedLink
   return s.link_factor(step, link, false);
 }
 
-void EveryNode::owner_off_node(StepBuilder& b, const SimDevice& od, Towards towards, Bytes bytes, std::size_t,
+void EveryNode::owner_off_node(Collectives& b, const SimDevice& od, Towards towards, Bytes bytes, std::size_t,
                                const Ready& ready, const Arrived& arrived, std::uint16_t category) const {
-  const auto& trainers = b.trainers();
+  const auto& trainers = b.context().trainers();
   const double share = trainer_share(b);
   std::map<std::uint32_t, std::vector<std::size_t>> remote_by_node;
   for (std::size_t i = 0; i < trainers.size(); ++i) {
@@ -113,8 +113,8 @@ void EveryNode::owner_off_node(StepBuilder& b, const SimDevice& od, Towards towa
   auto flow = [&](std::size_t peer, Bytes part, std::span<const std::size_t> members) {
     const auto deps = ready(members);
     const topo::DeviceId t = trainers[peer].device;
-    arrived(members, towards == Towards::trainers ? b.send(od.device, t, part, deps, category)
-                                                  : b.send(t, od.device, part, deps, category));
+    arrived(members, towards == Towards::trainers ? b.transfers().send(od.device, t, part, deps, category)
+                                                  : b.transfers().send(t, od.device, part, deps, category));
   };
   const bool per_pair = in_.options.communication == TrainingOptions::CommunicationFidelity::per_pair;
   for (const auto& [node, members] : remote_by_node) {
@@ -129,23 +129,23 @@ void EveryNode::owner_off_node(StepBuilder& b, const SimDevice& od, Towards towa
   }
 }
 
-std::vector<std::vector<ActivityId>> EveryNode::counterparts_to_trainers(StepBuilder& b, DeviceKind, Bytes OwnerWork::*,
+std::vector<std::vector<ActivityId>> EveryNode::counterparts_to_trainers(Collectives& b, DeviceKind, Bytes OwnerWork::*,
                                                                          const std::map<std::uint32_t, ActivityId>&,
                                                                          std::uint16_t) const {
-  return std::vector<std::vector<ActivityId>>(b.trainers().size());  // every owner is simulated
+  return std::vector<std::vector<ActivityId>>(b.context().trainers().size());  // every owner is simulated
 }
 
-std::map<std::uint32_t, std::vector<ActivityId>> EveryNode::counterparts_to_owners(StepBuilder&, DeviceKind,
+std::map<std::uint32_t, std::vector<ActivityId>> EveryNode::counterparts_to_owners(Collectives&, DeviceKind,
                                                                                    Bytes OwnerWork::*,
                                                                                    std::span<const ActivityId>,
                                                                                    std::uint16_t) const {
   return {};  // every trainer is simulated
 }
 
-std::vector<ActivityId> EveryNode::inter_node_all_reduce(StepBuilder& b, Bytes bytes, std::span<const ActivityId> ready,
+std::vector<ActivityId> EveryNode::inter_node_all_reduce(Collectives& b, Bytes bytes, std::span<const ActivityId> ready,
                                                          std::uint16_t category) const {
   // Ring over nodes among same-index GPUs: node k sends to node k+1.
-  const auto& trainers = b.trainers();
+  const auto& trainers = b.context().trainers();
   const std::size_t n = trainers.size();
   std::map<std::uint32_t, std::vector<std::size_t>> by_node;
   for (std::size_t i = 0; i < n; ++i) by_node[trainers[i].node.index].push_back(i);
@@ -157,13 +157,13 @@ std::vector<ActivityId> EveryNode::inter_node_all_reduce(StepBuilder& b, Bytes b
     const auto& dst = by_node[node_order[(k + 1) % node_order.size()]];
     for (std::size_t l = 0; l < src.size() && l < dst.size(); ++l) {
       const std::array<ActivityId, 1> dep{ready[src[l]]};
-      in[dst[l]].push_back(b.send(trainers[src[l]].device, trainers[dst[l]].device, bytes, dep, category));
+      in[dst[l]].push_back(b.transfers().send(trainers[src[l]].device, trainers[dst[l]].device, bytes, dep, category));
     }
   }
   std::vector<ActivityId> done(n);
   for (std::size_t i = 0; i < n; ++i) {
     in[i].push_back(ready[i]);
-    done[i] = b.marker(in[i]);
+    done[i] = b.context().marker(in[i]);
   }
   return done;
 }
@@ -287,7 +287,7 @@ std::map<std::uint32_t, Bytes> RepresentativeNode::remote_counterparts(DeviceKin
   return out;
 }
 
-ActivityId RepresentativeNode::off_node_flows(StepBuilder& b, topo::DeviceId device, bool sends, Bytes bytes,
+ActivityId RepresentativeNode::off_node_flows(Collectives& b, topo::DeviceId device, bool sends, Bytes bytes,
                                               std::size_t flows, std::span<const ActivityId> deps,
                                               std::uint16_t category) {
   flows = std::max<std::size_t>(1, flows);
@@ -295,12 +295,12 @@ ActivityId RepresentativeNode::off_node_flows(StepBuilder& b, topo::DeviceId dev
   parts.reserve(flows);
   for (std::size_t k = 0; k < flows; ++k) {
     const Bytes part = bytes / static_cast<double>(flows);
-    parts.push_back(sends ? b.send_egress(device, part, deps, category) : b.send_ingress(device, part, deps, category));
+    parts.push_back(sends ? b.transfers().send_egress(device, part, deps, category) : b.transfers().send_ingress(device, part, deps, category));
   }
-  return flows == 1 ? parts.front() : b.marker(parts);
+  return flows == 1 ? parts.front() : b.context().marker(parts);
 }
 
-void RepresentativeNode::owner_off_node(StepBuilder& b, const SimDevice& od, Towards towards, Bytes bytes,
+void RepresentativeNode::owner_off_node(Collectives& b, const SimDevice& od, Towards towards, Bytes bytes,
                                         std::size_t local_trainers, const Ready& ready, const Arrived& arrived,
                                         std::uint16_t category) const {
   const double remote_fraction = 1.0 - static_cast<double>(local_trainers) * trainer_share(b);
@@ -311,11 +311,11 @@ void RepresentativeNode::owner_off_node(StepBuilder& b, const SimDevice& od, Tow
                               deps, category));
 }
 
-std::size_t RepresentativeNode::rail_trainer(StepBuilder& b, std::uint32_t owner) {
+std::size_t RepresentativeNode::rail_trainer(Collectives& b, std::uint32_t owner) {
   // The simulated trainer at the owner's local index (modulo the trainers): the one every
   // node's owner at that position exchanges with over its rail.
-  const auto& trainers = b.trainers();
-  const std::size_t want = static_cast<std::size_t>(b.owner_device(owner)->local_index) % trainers.size();
+  const auto& trainers = b.context().trainers();
+  const std::size_t want = static_cast<std::size_t>(b.context().owner_device(owner)->local_index) % trainers.size();
   for (std::size_t i = 0; i < trainers.size(); ++i) {
     if (static_cast<std::size_t>(trainers[i].local_index) == want) return i;
   }
@@ -323,9 +323,9 @@ std::size_t RepresentativeNode::rail_trainer(StepBuilder& b, std::uint32_t owner
 }
 
 std::vector<std::vector<ActivityId>> RepresentativeNode::counterparts_to_trainers(
-    StepBuilder& b, DeviceKind kind, Bytes OwnerWork::*what, const std::map<std::uint32_t, ActivityId>& owner_ready,
+    Collectives& b, DeviceKind kind, Bytes OwnerWork::*what, const std::map<std::uint32_t, ActivityId>& owner_ready,
     std::uint16_t category) const {
-  const auto& trainers = b.trainers();
+  const auto& trainers = b.context().trainers();
   const std::size_t n = trainers.size();
   const double share = trainer_share(b);
   std::vector<std::vector<ActivityId>> inbound(n);
@@ -334,22 +334,22 @@ std::vector<std::vector<ActivityId>> RepresentativeNode::counterparts_to_trainer
     if (r == owner_ready.end() || bytes.value() <= 0.0) continue;
     const std::array<ActivityId, 1> dep{r->second};
     if (kind == DeviceKind::gpu && n > 0) {
-      // As every node's owners send it (StepBuilder::owner_trainer_flows): one flow per remote
+      // As every node's owners send it (Collectives::owner_trainer_flows): one flow per remote
       // node to the trainer on the owner's rail, carrying the node's shares.
       const ActivityId a = off_node_flows(b, trainers[rail_trainer(b, o)].device, false,
                                           bytes * (share * static_cast<double>(n)), trainer_nodes() - 1, dep, category);
       for (auto& in : inbound) in.push_back(a);
       continue;
     }
-    for (std::size_t i = 0; i < n; ++i) inbound[i].push_back(b.send_ingress(trainers[i].device, bytes * share, dep, category));
+    for (std::size_t i = 0; i < n; ++i) inbound[i].push_back(b.transfers().send_ingress(trainers[i].device, bytes * share, dep, category));
   }
   return inbound;
 }
 
 std::map<std::uint32_t, std::vector<ActivityId>> RepresentativeNode::counterparts_to_owners(
-    StepBuilder& b, DeviceKind kind, Bytes OwnerWork::*what, std::span<const ActivityId> trainer_ready,
+    Collectives& b, DeviceKind kind, Bytes OwnerWork::*what, std::span<const ActivityId> trainer_ready,
     std::uint16_t category) const {
-  const auto& trainers = b.trainers();
+  const auto& trainers = b.context().trainers();
   const std::size_t n = trainers.size();
   const double share = trainer_share(b);
   std::map<std::uint32_t, std::vector<ActivityId>> egress;
@@ -364,22 +364,22 @@ std::map<std::uint32_t, std::vector<ActivityId>> RepresentativeNode::counterpart
       continue;
     }
     for (std::size_t i = 0; i < n; ++i) {
-      egress[o].push_back(b.send_egress(trainers[i].device, bytes * share, trainer_ready.subspan(i, 1), category));
+      egress[o].push_back(b.transfers().send_egress(trainers[i].device, bytes * share, trainer_ready.subspan(i, 1), category));
     }
   }
   return egress;
 }
 
-std::vector<ActivityId> RepresentativeNode::inter_node_all_reduce(StepBuilder& b, Bytes bytes,
+std::vector<ActivityId> RepresentativeNode::inter_node_all_reduce(Collectives& b, Bytes bytes,
                                                                   std::span<const ActivityId> ready,
                                                                   std::uint16_t category) const {
-  const auto& trainers = b.trainers();
+  const auto& trainers = b.context().trainers();
   std::vector<ActivityId> done(trainers.size());
   for (std::size_t i = 0; i < trainers.size(); ++i) {
     const std::array<ActivityId, 1> dep{ready[i]};
-    const std::array<ActivityId, 2> both{b.send_egress(trainers[i].device, bytes, dep, category),
-                                         b.send_ingress(trainers[i].device, bytes, dep, category)};
-    done[i] = b.marker(both);
+    const std::array<ActivityId, 2> both{b.transfers().send_egress(trainers[i].device, bytes, dep, category),
+                                         b.transfers().send_ingress(trainers[i].device, bytes, dep, category)};
+    done[i] = b.context().marker(both);
   }
   return done;
 }

@@ -21,7 +21,7 @@
 // RepresentativeNode (`training.nodes: representative`, and `auto` beyond kEveryNodeUpTo)
 // simulates one trainer node of a symmetric job (every trainer node an instance of one node
 // template with as many trainers) and cuts every flow that leaves or enters it into egress
-// and ingress segments (StepBuilder::send_egress / send_ingress) carrying the bytes that
+// and ingress segments (Transfers::send_egress / send_ingress) carrying the bytes that
 // the real peers would send and receive. The node is the one holding the slowest embedding
 // owner counting its off-node traffic at the narrowest link of its route off the node
 // (synchronous steps wait for the slowest; an owner of many narrow tables computes little
@@ -39,7 +39,7 @@
 #include <string>
 #include <vector>
 
-#include "models/step_builder.hpp"
+#include "models/collectives.hpp"
 #include "models/stragglers.hpp"
 #include "placement/placement.hpp"
 #include "sim/activity_graph.hpp"
@@ -64,7 +64,7 @@ struct FidelityInputs {
 class ClusterFidelity {
  public:
   /// A flow's dependencies for the simulated trainers it carries (indices into
-  /// StepBuilder::trainers()), and where it arrives, as StepBuilder's all-to-all uses them.
+  /// StepContext::trainers()), and where it arrives, as Collectives' all-to-all uses them.
   using Ready = std::function<std::vector<sim::ActivityId>(std::span<const std::size_t> trainers)>;
   using Arrived = std::function<void(std::span<const std::size_t> trainers, sim::ActivityId flow)>;
 
@@ -101,23 +101,23 @@ class ClusterFidelity {
   /// An owner's part of one direction of the all-to-all that leaves its node, after the
   /// builder emitted its flows to (from) the `local_trainers` simulated trainers on its node;
   /// `bytes` is the owner's whole traffic in that direction, the trainers' shares summed.
-  virtual void owner_off_node(StepBuilder& b, const SimDevice& owner, StepBuilder::Towards towards, Bytes bytes,
+  virtual void owner_off_node(Collectives& b, const SimDevice& owner, Collectives::Towards towards, Bytes bytes,
                               std::size_t local_trainers, const Ready& ready, const Arrived& arrived,
                               std::uint16_t category) const = 0;
   /// The traffic of owners of `kind` that are not simulated, for the simulated trainers:
   /// per simulated trainer, the flows it waits for (forward, emitted after the owners' flows;
   /// owner o's ready when owner_ready has it).
   virtual std::vector<std::vector<sim::ActivityId>> counterparts_to_trainers(
-      StepBuilder& b, placement::DeviceKind kind, Bytes OwnerWork::*what,
+      Collectives& b, placement::DeviceKind kind, Bytes OwnerWork::*what,
       const std::map<std::uint32_t, sim::ActivityId>& owner_ready, std::uint16_t category) const = 0;
   /// The other direction (backward, emitted before the owners' flows): per simulated owner,
   /// the flows from the simulated trainers standing for the trainers of the other nodes.
   virtual std::map<std::uint32_t, std::vector<sim::ActivityId>> counterparts_to_owners(
-      StepBuilder& b, placement::DeviceKind kind, Bytes OwnerWork::*what, std::span<const sim::ActivityId> trainer_ready,
+      Collectives& b, placement::DeviceKind kind, Bytes OwnerWork::*what, std::span<const sim::ActivityId> trainer_ready,
       std::uint16_t category) const = 0;
   /// The all-reduce's inter-node phase: `bytes` per GPU each way (the ring's 2 (N-1)/N of
   /// its shard), after `ready` (per simulated trainer); per simulated trainer, its completion.
-  virtual std::vector<sim::ActivityId> inter_node_all_reduce(StepBuilder& b, Bytes bytes,
+  virtual std::vector<sim::ActivityId> inter_node_all_reduce(Collectives& b, Bytes bytes,
                                                              std::span<const sim::ActivityId> ready,
                                                              std::uint16_t category) const = 0;
 
@@ -140,16 +140,16 @@ class EveryNode final : public ClusterFidelity {
   const OwnerWork& represented_work(std::uint32_t owner) const override;
   double device_slowdown(const Slowdowns& s, int step, topo::DeviceId d) const override;
   double link_slowdown(const Slowdowns& s, int step, topo::DirectedLinkId link) const override;
-  void owner_off_node(StepBuilder& b, const SimDevice& owner, StepBuilder::Towards towards, Bytes bytes,
+  void owner_off_node(Collectives& b, const SimDevice& owner, Collectives::Towards towards, Bytes bytes,
                       std::size_t local_trainers, const Ready& ready, const Arrived& arrived,
                       std::uint16_t category) const override;
   std::vector<std::vector<sim::ActivityId>> counterparts_to_trainers(
-      StepBuilder& b, placement::DeviceKind kind, Bytes OwnerWork::*what,
+      Collectives& b, placement::DeviceKind kind, Bytes OwnerWork::*what,
       const std::map<std::uint32_t, sim::ActivityId>& owner_ready, std::uint16_t category) const override;
   std::map<std::uint32_t, std::vector<sim::ActivityId>> counterparts_to_owners(
-      StepBuilder& b, placement::DeviceKind kind, Bytes OwnerWork::*what, std::span<const sim::ActivityId> trainer_ready,
+      Collectives& b, placement::DeviceKind kind, Bytes OwnerWork::*what, std::span<const sim::ActivityId> trainer_ready,
       std::uint16_t category) const override;
-  std::vector<sim::ActivityId> inter_node_all_reduce(StepBuilder& b, Bytes bytes, std::span<const sim::ActivityId> ready,
+  std::vector<sim::ActivityId> inter_node_all_reduce(Collectives& b, Bytes bytes, std::span<const sim::ActivityId> ready,
                                                      std::uint16_t category) const override;
 };
 
@@ -168,7 +168,7 @@ class RepresentativeNode final : public ClusterFidelity {
   double link_slowdown(const Slowdowns& s, int step, topo::DirectedLinkId link) const override;
   /// The part of the owner's bytes for trainers off its node as egress (ingress) segments,
   /// waited for by every simulated trainer (by the owner).
-  void owner_off_node(StepBuilder& b, const SimDevice& owner, StepBuilder::Towards towards, Bytes bytes,
+  void owner_off_node(Collectives& b, const SimDevice& owner, Collectives::Towards towards, Bytes bytes,
                       std::size_t local_trainers, const Ready& ready, const Arrived& arrived,
                       std::uint16_t category) const override;
   /// What the off-node counterparts of each simulated owner send the simulated trainers, as
@@ -177,15 +177,15 @@ class RepresentativeNode final : public ClusterFidelity {
   /// (as every node's owners send it), waited for by every trainer; otherwise each trainer's
   /// share.
   std::vector<std::vector<sim::ActivityId>> counterparts_to_trainers(
-      StepBuilder& b, placement::DeviceKind kind, Bytes OwnerWork::*what,
+      Collectives& b, placement::DeviceKind kind, Bytes OwnerWork::*what,
       const std::map<std::uint32_t, sim::ActivityId>& owner_ready, std::uint16_t category) const override;
   /// The simulated trainers' egress towards the off-node counterparts of each simulated owner,
   /// joined into that owner's arrival (the mirror of counterparts_to_trainers).
   std::map<std::uint32_t, std::vector<sim::ActivityId>> counterparts_to_owners(
-      StepBuilder& b, placement::DeviceKind kind, Bytes OwnerWork::*what, std::span<const sim::ActivityId> trainer_ready,
+      Collectives& b, placement::DeviceKind kind, Bytes OwnerWork::*what, std::span<const sim::ActivityId> trainer_ready,
       std::uint16_t category) const override;
   /// Per simulated trainer, an egress and an ingress segment of `bytes`.
-  std::vector<sim::ActivityId> inter_node_all_reduce(StepBuilder& b, Bytes bytes, std::span<const sim::ActivityId> ready,
+  std::vector<sim::ActivityId> inter_node_all_reduce(Collectives& b, Bytes bytes, std::span<const sim::ActivityId> ready,
                                                      std::uint16_t category) const override;
 
   /// Per simulated owner of `kind`, the sum of `what` over the owners it stands for that are
@@ -199,11 +199,11 @@ class RepresentativeNode final : public ClusterFidelity {
   /// per remote node; max-min fairness shares a link per flow, so the representative owner's
   /// traffic is as many flows, to get the same share of its NIC against the other flows
   /// crossing it.
-  static sim::ActivityId off_node_flows(StepBuilder& b, topo::DeviceId device, bool sends, Bytes bytes,
+  static sim::ActivityId off_node_flows(Collectives& b, topo::DeviceId device, bool sends, Bytes bytes,
                                         std::size_t flows, std::span<const sim::ActivityId> deps,
                                         std::uint16_t category);
   /// The simulated trainer on an owner's rail (its local index).
-  static std::size_t rail_trainer(StepBuilder& b, std::uint32_t owner);
+  static std::size_t rail_trainer(Collectives& b, std::uint32_t owner);
 
   /// Simulated owner -> the owner whose work it carries (itself on the trainer node).
   std::map<std::uint32_t, std::uint32_t> represented_owner_;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "models/placement_problem.hpp"
+#include "models/step_builder.hpp"
 #include "models/training_mode.hpp"
 #include "sim/backend.hpp"
 #include "topologies/engine_export.hpp"
@@ -83,10 +84,10 @@ JobsReport run_jobs(const Scenario& sc) {
       return simulate_plan_step_time(js, problem, candidate, profiles, 1, 1);
     };
     plans.push_back(placement::place(problem, popt, evaluator));
-    StepBuilder builder(js.model, sc.platform, problem, plans.back(), profiles, js.training, graph, resources);
+    StepBuilder builder({js.model, sc.platform, problem, plans.back(), profiles, js.training}, graph, resources);
     builder.select_trainers(mode.cpu_trainers);
     mode.build(builder, steps[j]);
-    built.push_back(builder.built());
+    built.push_back(builder.context().built);
   }
   const sim::SimResult r = sim::backend(sc.backend).run(graph);
 

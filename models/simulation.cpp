@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "models/step_builder.hpp"
 #include "models/training_mode.hpp"
 #include "models/placement_problem.hpp"
 #include "sim/backend.hpp"
@@ -33,16 +34,16 @@ Built build(const Scenario& sc, const TrainingModeInfo& mode, const placement::P
             const placement::PlacementPlan& plan, const topo::DeviceProfileSet& profiles, int total_steps) {
   Built b;
   b.graph = std::make_shared<sim::ActivityGraph>();
-  StepBuilder builder(sc.model, sc.platform, problem, plan, profiles, sc.training, *b.graph);
+  StepBuilder builder({sc.model, sc.platform, problem, plan, profiles, sc.training}, *b.graph);
   if (sc.stragglers) {
     b.slowdowns = std::make_shared<const Slowdowns>(*sc.stragglers, sc.platform);
-    builder.set_slowdowns(b.slowdowns.get());
+    builder.context().set_slowdowns(b.slowdowns.get());
   }
   builder.select_trainers(mode.cpu_trainers);
   mode.build(builder, total_steps);
-  b.steps = builder.built();
-  b.representative = builder.representative();
-  b.resources = builder.resources();
+  b.steps = builder.context().built;
+  b.representative = builder.context().representative();
+  b.resources = builder.context().resources;
   return b;
 }
 

@@ -30,10 +30,11 @@
 #include <span>
 #include <string_view>
 
-#include "models/step_builder.hpp"
 #include "placement/placement.hpp"
 
 namespace dlrmsim::models {
+
+class StepBuilder;
 
 struct TrainingModeInfo {
   std::string_view name;

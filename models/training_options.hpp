@@ -10,6 +10,7 @@
 
 #include "common/config.hpp"
 #include "common/units.hpp"
+#include "models/placement_problem.hpp"
 #include "models/software_stack.hpp"
 #include "placement/placement.hpp"
 #include "topologies/cpu_row_cost.hpp"

@@ -16,6 +16,7 @@
 #include "models/fidelity.hpp"
 #include "models/placement_problem.hpp"
 #include "models/scenario.hpp"
+#include "models/step_builder.hpp"
 #include "models/stragglers.hpp"
 #include "paths.hpp"
 #include "scenario_fixtures.hpp"
@@ -268,7 +269,7 @@ struct Emitted {
   sim::ActivityGraph graph;
   StepBuilder b;
   explicit Emitted(const std::vector<std::string>& overrides)
-      : f(overrides), b(f.sc.model, f.sc.platform, f.problem, plan, f.profiles, f.sc.training, graph) {
+      : f(overrides), b({f.sc.model, f.sc.platform, f.problem, plan, f.profiles, f.sc.training}, graph) {
     b.select_trainers(false);
   }
   /// The transfers added since activity `first`: their bytes and their route's last resource.
@@ -285,11 +286,11 @@ struct Emitted {
   /// already served); the trainers each flow arrives at, as reported to `arrived`.
   std::vector<std::vector<std::size_t>> owner_sends(std::size_t& first) {
     first = graph.activity_count();
-    const SimDevice& owner = b.sim_device(f.device("n0.gpu1"));
-    const sim::ActivityId ready = b.marker({});
+    const SimDevice& owner = b.context().sim_device(f.device("n0.gpu1"));
+    const sim::ActivityId ready = b.context().marker({});
     std::vector<std::vector<std::size_t>> arrivals;
-    b.fidelity().owner_off_node(
-        b, owner, StepBuilder::Towards::trainers, Bytes(8e6), 2,
+    b.context().fidelity().owner_off_node(
+        b.collectives(), owner, Collectives::Towards::trainers, Bytes(8e6), 2,
         [&](std::span<const std::size_t>) { return std::vector<sim::ActivityId>{ready}; },
         [&](std::span<const std::size_t> members, sim::ActivityId) { arrivals.emplace_back(members.begin(), members.end()); },
         0);
@@ -341,7 +342,7 @@ TEST_CASE("off-node flows of an owner: real peers with every node, egress segmen
   }
   {
     Emitted e({"training.nodes=representative"});
-    REQUIRE(e.b.trainers().size() == 2);
+    REQUIRE(e.b.context().trainers().size() == 2);
     const auto arrivals = e.owner_sends(first);
     const auto flows = e.transfers_since(first);
     REQUIRE(flows.size() == 3);
@@ -365,10 +366,10 @@ TEST_CASE("all-reduce across nodes: a ring with every node, egress and ingress w
     CAPTURE(representative);
     Emitted e({representative ? "training.nodes=representative" : "training.nodes=all"});
     std::vector<sim::ActivityId> ready;
-    for (std::size_t i = 0; i < e.b.trainers().size(); ++i) ready.push_back(e.b.marker({}));
+    for (std::size_t i = 0; i < e.b.context().trainers().size(); ++i) ready.push_back(e.b.context().marker({}));
     const std::size_t first = e.graph.activity_count();
-    const auto done = e.b.fidelity().inter_node_all_reduce(e.b, Bytes(4e6), ready, 0);
-    CHECK(done.size() == e.b.trainers().size());
+    const auto done = e.b.context().fidelity().inter_node_all_reduce(e.b, Bytes(4e6), ready, 0);
+    CHECK(done.size() == e.b.context().trainers().size());
     const auto flows = e.transfers_since(first);
     CHECK(flows.size() == (representative ? 4u : 8u));
     CHECK(total(flows) == dlrmsim::rel(representative ? 16e6 : 32e6));

@@ -69,21 +69,21 @@ struct Built {
       : sc(load_scenario_text(server(), "sms.yaml", kRoot + "/configs/scenarios", overrides)),
         profiles(sc.calibration_dir),
         problem(placement::make_placement_problem(sc, profiles)),
-        b(sc.model, sc.platform, problem, plan, profiles, sc.training, graph) {
+        b({sc.model, sc.platform, problem, plan, profiles, sc.training}, graph) {
     b.select_trainers(false);
   }
 
   /// A 100 us GEMM on trainer 0 and, from time 0 beside it, an all-reduce whose NCCL kernel
   /// holds its SMs for 40 us alone; returns when the GEMM ends (seconds).
   double gemm_beside_all_reduce() {
-    const auto& t = b.trainers();
+    const auto& t = b.context().trainers();
     REQUIRE(t.size() == 2);
-    const sim::ActivityId gemm = b.compute(t[0], Seconds(100e-6), {}, b.categories().dense_compute);
+    const sim::ActivityId gemm = b.context().compute(t[0], Seconds(100e-6), {}, b.context().cat.dense_compute);
     // Two GPUs in one node: reduce-scatter and all-gather each send S/2 to the peer, so the
     // GPU's share inside the node is S bytes at its NVLink bandwidth B; S = 40 us x B.
-    const BytesPerSecond nvlink = b.route_bandwidth(t[0].device, t[1].device);
-    const std::vector<sim::ActivityId> ready{b.marker({}), b.marker({})};
-    b.all_reduce(nvlink * Seconds(40e-6), ready, b.categories().all_reduce);
+    const BytesPerSecond nvlink = b.transfers().route_bandwidth(t[0].device, t[1].device);
+    const std::vector<sim::ActivityId> ready{b.context().marker({}), b.context().marker({})};
+    b.collectives().all_reduce(nvlink * Seconds(40e-6), ready, b.context().cat.all_reduce);
     const sim::SimResult r = sim::simulate_native(graph);
     return r.end[gemm.index].seconds().value();
   }
@@ -124,11 +124,11 @@ TEST_CASE("without SMs held, or without an SM count, a GEMM takes its solo time"
 // at 150 us, the sum of both: concurrent kernels that each fill the GPU gain nothing.
 TEST_CASE("two kernels that each fill the GPU share its SMs") {
   Built s({kSms, "training.embedding_overlap=concurrent"});
-  const auto& t = s.b.trainers();
-  const sim::ActivityId dense = s.b.compute(t[0], Seconds(100e-6), {}, s.b.categories().dense_compute);
-  const SimDevice emb = s.b.embedding_device(t[0]);
+  const auto& t = s.b.context().trainers();
+  const sim::ActivityId dense = s.b.context().compute(t[0], Seconds(100e-6), {}, s.b.context().cat.dense_compute);
+  const SimDevice emb = s.b.embeddings().embedding_device(t[0]);
   REQUIRE(emb.stream.index != t[0].stream.index);
-  const sim::ActivityId lookup = s.b.compute(emb, Seconds(50e-6), {}, s.b.categories().embedding_lookup);
+  const sim::ActivityId lookup = s.b.context().compute(emb, Seconds(50e-6), {}, s.b.context().cat.embedding_lookup);
   const sim::SimResult r = sim::simulate_native(s.graph);
   CHECK(r.end[lookup.index].seconds().value() == dlrmsim::rel(100e-6).epsilon(1e-9));
   CHECK(r.end[dense.index].seconds().value() == dlrmsim::rel(150e-6).epsilon(1e-9));
@@ -141,10 +141,10 @@ struct BesideGather {
   sim::SimResult r;
 };
 BesideGather beside_gather(Built& s, std::uint16_t category, models::KernelLoad load, Bytes gather_bytes) {
-  const auto& t = s.b.trainers();
-  const sim::ActivityId kernel = s.b.compute(t[0], Seconds(100e-6), {}, category, load);
-  const sim::ActivityId gather = s.b.compute(s.b.embedding_device(t[0]), Seconds(100e-6), {},
-                                             s.b.categories().embedding_lookup, models::KernelLoad::memory_bound(gather_bytes));
+  const auto& t = s.b.context().trainers();
+  const sim::ActivityId kernel = s.b.context().compute(t[0], Seconds(100e-6), {}, category, load);
+  const sim::ActivityId gather = s.b.context().compute(s.b.embeddings().embedding_device(t[0]), Seconds(100e-6), {},
+                                             s.b.context().cat.embedding_lookup, models::KernelLoad::memory_bound(gather_bytes));
   return {kernel, gather, sim::simulate_native(s.graph)};
 }
 
@@ -157,11 +157,11 @@ BesideGather beside_gather(Built& s, std::uint16_t category, models::KernelLoad 
 // involved (memory-bound kernels load HBM, not the SM pool).
 TEST_CASE("memory-bound kernels of two streams share the GPU's HBM") {
   Built s({kSms, "training.embedding_overlap=concurrent"});
-  const auto [big, gather, r] = beside_gather(s, s.b.categories().embedding_lookup,
+  const auto [big, gather, r] = beside_gather(s, s.b.context().cat.embedding_lookup,
                                               models::KernelLoad::memory_bound(Bytes(335e6)), Bytes(167.5e6));
   CHECK(r.end[gather.index].seconds().value() == dlrmsim::rel(100e-6).epsilon(1e-9));
   CHECK(r.end[big.index].seconds().value() == dlrmsim::rel(150e-6).epsilon(1e-9));
-  const auto sms = s.b.resources().sms(s.b.trainers()[0].device);
+  const auto sms = s.b.context().resources.sms(s.b.context().trainers()[0].device);
   REQUIRE(sms.has_value());
   CHECK(r.resources[sms->index].bytes.value() == 0.0);
 }
@@ -176,16 +176,16 @@ TEST_CASE("memory-bound kernels of two streams share the GPU's HBM") {
 // Without the GEMM's HBM load both would end at 100 us.
 TEST_CASE("a GEMM loads its SMs and its HBM: beside a gather both slow down") {
   Built s({kSms, "training.embedding_overlap=concurrent"});
-  const auto& t = s.b.trainers();
-  const auto [gemm, gather, r] = beside_gather(s, s.b.categories().dense_compute,
+  const auto& t = s.b.context().trainers();
+  const auto [gemm, gather, r] = beside_gather(s, s.b.context().cat.dense_compute,
                                                models::KernelLoad::sms_and_hbm(Bytes(200e6)), Bytes(335e6));
   // (1e-8: the engine ends a flow on the next picosecond.)
   CHECK(r.end[gemm.index].seconds().value() == dlrmsim::rel(200e6 / 1.675e12).epsilon(1e-8));
   CHECK(r.end[gather.index].seconds().value() == dlrmsim::rel(535e6 / 3.35e12).epsilon(1e-8));
-  const auto sms = s.b.resources().sms(t[0].device);
+  const auto sms = s.b.context().resources.sms(t[0].device);
   REQUIRE(sms.has_value());
   CHECK(r.resources[sms->index].bytes.value() == dlrmsim::rel(100e-6 * 132.0 * sim::kWorkUnitsPerCoreSecond).epsilon(1e-9));
-  CHECK(r.resources[s.b.resources().memory(t[0].device).index].bytes.value() == dlrmsim::rel(535e6).epsilon(1e-12));
+  CHECK(r.resources[s.b.context().resources.memory(t[0].device).index].bytes.value() == dlrmsim::rel(535e6).epsilon(1e-12));
 }
 
 // Inputs: on trainer 0 a memory-bound kernel of 335 MB that alone takes 100 us (all of the
@@ -198,19 +198,19 @@ TEST_CASE("a GEMM loads its SMs and its HBM: beside a gather both slow down") {
 // kernel would end at 100 us, so the check can fail.
 TEST_CASE("a copy between a node's GPUs reads the sender's HBM and writes the receiver's") {
   Built s({kSms});
-  const auto& t = s.b.trainers();
+  const auto& t = s.b.context().trainers();
   const double hbm = 3.35e12;
-  REQUIRE(s.b.platform().gpu_spec(t[0].device).hbm_bandwidth.value() == dlrmsim::rel(hbm));
-  const sim::ActivityId kernel = s.b.compute(t[0], Seconds(100e-6), {}, s.b.categories().embedding_lookup,
+  REQUIRE(s.b.context().in.platform.gpu_spec(t[0].device).hbm_bandwidth.value() == dlrmsim::rel(hbm));
+  const sim::ActivityId kernel = s.b.context().compute(t[0], Seconds(100e-6), {}, s.b.context().cat.embedding_lookup,
                                              models::KernelLoad::memory_bound(Bytes(335e6)));
-  const BytesPerSecond nvlink = s.b.route_bandwidth(t[0].device, t[1].device);
+  const BytesPerSecond nvlink = s.b.transfers().route_bandwidth(t[0].device, t[1].device);
   CAPTURE(nvlink.value());
   REQUIRE(nvlink.value() < hbm / 2.0);
   const Bytes copy = nvlink * Seconds(50e-6);
-  s.b.send(t[0].device, t[1].device, copy, {}, s.b.categories().all_to_all);
+  s.b.transfers().send(t[0].device, t[1].device, copy, {}, s.b.context().cat.all_to_all);
   const sim::SimResult r = sim::simulate_native(s.graph);
   CHECK(r.end[kernel.index].seconds().value() == dlrmsim::rel(100e-6 + 50e-6 * nvlink.value() / hbm).epsilon(1e-9));
-  CHECK(r.resources[s.b.resources().memory(t[1].device).index].bytes.value() == dlrmsim::rel(copy.value()).epsilon(1e-12));
+  CHECK(r.resources[s.b.context().resources.memory(t[1].device).index].bytes.value() == dlrmsim::rel(copy.value()).epsilon(1e-12));
 }
 
 // The simulation reads a role's pods as the planner does (placement::pod_share): on the Persia
@@ -224,19 +224,18 @@ TEST_CASE("a parameter server's and an embedding worker's sockets run at their p
   const topo::DeviceProfileSet profiles(sc.calibration_dir);
   const auto problem = placement::make_placement_problem(sc, profiles);
   const placement::PlacementPlan plan;
-  sim::ActivityGraph graph;
-  StepBuilder b(sc.model, sc.platform, problem, plan, profiles, sc.training, graph);
-  const auto ps = b.nodes_with_role("parameter_server").front();
-  const auto ew = b.nodes_with_role("embedding_worker").front();
+  const StepInputs inputs{sc.model, sc.platform, problem, plan, profiles, sc.training};
+  const auto ps = nodes_with_role(sc.platform, "parameter_server").front();
+  const auto ew = nodes_with_role(sc.platform, "embedding_worker").front();
   const auto& ps_cpu = sc.platform.cpu_spec(sc.platform.cpus(ps).front());
   const auto& ew_cpu = sc.platform.cpu_spec(sc.platform.cpus(ew).front());
-  const auto ps_access = b.role_cpu_access(ps_cpu, ps, true);
-  const auto ew_access = b.role_cpu_access(ew_cpu, ew, false);
-  CHECK(ps_access.cores == dlrmsim::rel(b.cpu_row_access(ps_cpu).cores * 320.0 / 416.0));
-  CHECK(ew_access.cores == dlrmsim::rel(b.cpu_row_access(ew_cpu).cores * 28.0 / 30.0));
+  const auto ps_access = role_cpu_access(inputs, ps_cpu, ps, true);
+  const auto ew_access = role_cpu_access(inputs, ew_cpu, ew, false);
+  CHECK(ps_access.cores == dlrmsim::rel(cpu_row_access(inputs, ps_cpu).cores * 320.0 / 416.0));
+  CHECK(ew_access.cores == dlrmsim::rel(cpu_row_access(inputs, ew_cpu).cores * 28.0 / 30.0));
   CHECK(ps_access.keyed);
   CHECK(!ew_access.keyed);
-  CHECK(ps_access.dram_bandwidth.value() == b.cpu_row_access(ps_cpu).dram_bandwidth.value());
+  CHECK(ps_access.dram_bandwidth.value() == cpu_row_access(inputs, ps_cpu).dram_bandwidth.value());
   const auto server = problem.devices_of(placement::DeviceKind::parameter_server).front();
   CHECK(problem.devices[server].cpu_rows.cores == dlrmsim::rel(8.0 * ps_access.cores));
 }

@@ -57,6 +57,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/step_builder.hpp"
 #include "models/training_mode.hpp"
 #include "placement/lookup_cost.hpp"
 
@@ -75,12 +76,12 @@ enum class PersiaVariant { hybrid, synchronous, asynchronous };
 struct PipelineSockets {
   std::vector<SimDevice> forward, backward;
 };
-PipelineSockets pipeline_sockets(StepBuilder& b, topo::NodeId node) {
+PipelineSockets pipeline_sockets(StepContext& ctx, topo::NodeId node) {
   PipelineSockets out;
-  for (SimDevice* s : b.sockets_of(node)) {
+  for (SimDevice* s : ctx.sockets_of(node)) {
     out.forward.push_back(*s);
     SimDevice back = *s;
-    back.stream = b.graph().add_stream(b.resources().engine(s->device), b.platform().device(s->device).name + ".backward");
+    back.stream = ctx.graph.add_stream(ctx.resources.engine(s->device), ctx.in.platform.device(s->device).name + ".backward");
     out.backward.push_back(back);
   }
   return out;
@@ -88,12 +89,12 @@ PipelineSockets pipeline_sockets(StepBuilder& b, topo::NodeId node) {
 
 /// The fraction of each owner's lookups that are distinct within their batch (by problem device
 /// index): its shards' lookups weighted by their tables' fractions (1 without lookups).
-std::vector<double> owner_distinct_shares(const StepBuilder& b, const std::vector<double>& fractions) {
-  std::vector<double> lookups(b.problem().devices.size(), 0.0), distinct(lookups.size(), 0.0);
-  for (const auto& tp : b.plan().tables) {
-    const auto& table = b.problem().tables.at(tp.table);
+std::vector<double> owner_distinct_shares(const StepInputs& in, const std::vector<double>& fractions) {
+  std::vector<double> lookups(in.problem.devices.size(), 0.0), distinct(lookups.size(), 0.0);
+  for (const auto& tp : in.plan.tables) {
+    const auto& table = in.problem.tables.at(tp.table);
     for (const auto& shard : tp.shards) {
-      const double l = placement::shard_work(b.problem(), table, shard, tp.sharding, 1.0).lookups;
+      const double l = placement::shard_work(in.problem, table, shard, tp.sharding, 1.0).lookups;
       for (auto o : shard.owners) {
         lookups.at(o) += l;
         distinct.at(o) += l * fractions.at(tp.table);
@@ -105,39 +106,44 @@ std::vector<double> owner_distinct_shares(const StepBuilder& b, const std::vecto
 }
 
 void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
-  const auto& cat = b.categories();
-  const auto& model = b.model();
-  const auto& trainers = b.trainers();
+  StepContext& ctx = b.context();
+  const StepInputs& inputs = ctx.in;
+  Transfers& net = b.transfers();
+  HostModel& host = b.host();
+  DenseWork& dense = b.dense();
+  const auto& cat = ctx.cat;
+  const auto& model = inputs.model;
+  const auto& trainers = ctx.trainers();
   const std::size_t n = trainers.size();
-  const auto ew_nodes = b.nodes_with_role(b.options().embedding_worker_role);
+  const auto ew_nodes = nodes_with_role(inputs.platform, inputs.options.embedding_worker_role);
   if (ew_nodes.empty()) {
-    throw std::invalid_argument(b.options().mode + " needs a platform group with role '" + b.options().embedding_worker_role +
+    throw std::invalid_argument(inputs.options.mode + " needs a platform group with role '" + inputs.options.embedding_worker_role +
                                 "' (the embedding workers)");
   }
-  const auto servers = b.simulated_owners(DeviceKind::parameter_server);
+  const auto servers = ctx.simulated_owners(DeviceKind::parameter_server);
   if (servers.empty()) {
-    throw std::invalid_argument(b.options().mode + " needs the tables on parameter servers (placement tier remote_ps) "
-                                "and a platform group with role '" + b.options().parameter_server_role + "'");
+    throw std::invalid_argument(inputs.options.mode + " needs the tables on parameter servers (placement tier remote_ps) "
+                                "and a platform group with role '" + inputs.options.parameter_server_role + "'");
   }
-  if (b.plan_uses(placement::Tier::gpu_hbm) || b.plan_uses(placement::Tier::uvm) ||
-      b.plan_uses(placement::Tier::host_dram)) {
-    throw std::invalid_argument(b.options().mode + " keeps every table on the parameter servers; the placement put some "
+  if (plan_uses(inputs.plan, placement::Tier::gpu_hbm) || plan_uses(inputs.plan, placement::Tier::uvm) ||
+      plan_uses(inputs.plan, placement::Tier::host_dram)) {
+    throw std::invalid_argument(inputs.options.mode + " keeps every table on the parameter servers; the placement put some "
                                 "elsewhere (use placement tiers: [remote_ps])");
   }
 
   // The simulated embedding worker and the servers: sockets with forward and backward streams.
-  const PipelineSockets ew = pipeline_sockets(b, ew_nodes.front());
+  const PipelineSockets ew = pipeline_sockets(ctx, ew_nodes.front());
   std::vector<PipelineSockets> ps;
-  for (auto o : servers) ps.push_back(pipeline_sockets(b, topo::NodeId{b.problem().devices[o].topology_id}));
+  for (auto o : servers) ps.push_back(pipeline_sockets(ctx, topo::NodeId{inputs.problem.devices[o].topology_id}));
 
   const double workers = static_cast<double>(ew_nodes.size());
   const double samples_per_worker = static_cast<double>(model.global_batch_size) / workers;
   const double lookups = model.lookups_per_sample();
   const Bytes rows_per_sample = model.gathered_bytes_per_sample();
   const Bytes avg_row = lookups > 0.0 ? rows_per_sample / lookups : Bytes(0.0);
-  const double local = static_cast<double>(b.local_batch());
+  const double local = static_cast<double>(ctx.local_batch());
   // Pooled embeddings and their gradients in the stack's wire element types.
-  const SoftwareStack& stack = b.options().software;
+  const SoftwareStack& stack = inputs.options.software;
   const auto width = static_cast<double>(model.pooled_embedding_width());
   const Bytes pooled_per_sample = element_size(stack.worker_embeddings.value_or(model.communication_precision)) * width;
   const Bytes gradient_per_sample = element_size(stack.worker_gradients.value_or(model.communication_precision)) * width;
@@ -145,19 +151,19 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
   std::vector<double> distinct;
   double distinct_ids = 0.0;
   Bytes distinct_rows;
-  for (const auto& table : b.problem().tables) {
+  for (const auto& table : inputs.problem.tables) {
     distinct.push_back(placement::distinct_fraction_over(table, local));
     distinct_ids += table.lookups_per_sample * distinct.back();
     distinct_rows += table.row_bytes() * (table.lookups_per_sample * distinct.back());
   }
   // Each simulated server's lookups that are distinct within their batch (what it serves).
-  const std::vector<double> shares = owner_distinct_shares(b, distinct);
+  const std::vector<double> shares = owner_distinct_shares(inputs, distinct);
   std::vector<double> server_share;
-  for (auto o : servers) server_share.push_back(shares.at(b.represented_work(o).owner));
+  for (auto o : servers) server_share.push_back(shares.at(ctx.represented_work(o).owner));
   const double ew_sockets = static_cast<double>(ew.forward.size());
   // Pooling on a worker reads every fetched row once (memory bound, the CPU gather model).
   const Seconds pool_time =
-      topo::cpu_gather_time(b.role_cpu_access(*ew.forward.front().cpu, ew_nodes.front(), false),
+      topo::cpu_gather_time(role_cpu_access(inputs, *ew.forward.front().cpu, ew_nodes.front(), false),
                             samples_per_worker * lookups / ew_sockets, avg_row);
   const std::uint16_t ps_cat = cat.parameter_server_traffic;
   const topo::DeviceId ew_dev = ew.forward.front().device;
@@ -166,49 +172,49 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
   // Returns the end of the work and the departure.
   auto worker_stage = [&](std::span<const ActivityId> in_deps, std::vector<ActivityId> arrivals, Bytes in,
                           const std::vector<SimDevice>& sockets, Bytes out) {
-    arrivals.push_back(b.send_ingress(ew_dev, in, in_deps, ps_cat));
+    arrivals.push_back(net.send_ingress(ew_dev, in, in_deps, ps_cat));
     std::vector<ActivityId> parts;
-    for (const auto& sock : sockets) parts.push_back(b.compute(sock, pool_time, arrivals, cat.embedding_lookup));
-    const ActivityId done = b.marker(parts);
-    return std::pair{done, b.send_egress(ew_dev, out, std::span(&done, 1), ps_cat)};
+    for (const auto& sock : sockets) parts.push_back(ctx.compute(sock, pool_time, arrivals, cat.embedding_lookup));
+    const ActivityId done = ctx.marker(parts);
+    return std::pair{done, net.send_egress(ew_dev, out, std::span(&done, 1), ps_cat)};
   };
 
   // Fully synchronous: the fetch of step s waits for the update of step s-1 (staleness 0).
-  const int staleness = variant == PersiaVariant::synchronous ? 0 : b.options().staleness;
+  const int staleness = variant == PersiaVariant::synchronous ? 0 : inputs.options.staleness;
   int averaging_period = 1;
   if (variant == PersiaVariant::asynchronous) {
-    if (!b.options().averaging_period) {
+    if (!inputs.options.averaging_period) {
       throw std::invalid_argument("persia_async averages the dense parameters every N steps: give training.averaging_period");
     }
-    averaging_period = *b.options().averaging_period;
+    averaging_period = *inputs.options.averaging_period;
   }
   std::vector<ActivityId> ps_update;  // per step
   const int features = static_cast<int>(model.table_count());
   std::vector<ActivityId> step_end;
   for (int s = 0; s < steps; ++s) {
-    b.begin_step(s);
+    ctx.begin_step(s);
     // --- embedding pipeline, forward ---
     std::vector<ActivityId> gate;
     const int waited = s - 1 - staleness;
     if (waited >= 0) gate.push_back(ps_update[static_cast<std::size_t>(waited)]);
-    const auto ids_out = b.send_egress(ew_dev, placement::kIndexBytes * (samples_per_worker * distinct_ids), gate, ps_cat);
-    b.set_role(ids_out, "embedding_fetch");  // the activities the staleness gate holds back (traces)
+    const auto ids_out = net.send_egress(ew_dev, placement::kIndexBytes * (samples_per_worker * distinct_ids), gate, ps_cat);
+    ctx.built.roles[ids_out.index] = "embedding_fetch";  // the activities the staleness gate holds back (traces)
     std::vector<ActivityId> gathered;
     for (std::size_t p = 0; p < servers.size(); ++p) {
-      const OwnerWork& w = b.represented_work(servers[p]);
+      const OwnerWork& w = ctx.represented_work(servers[p]);
       const double share = server_share[p];
-      const auto ids_in = b.send_ingress(ps[p].forward.front().device, w.ids_in * share, gate, ps_cat);
-      b.set_role(ids_in, "embedding_fetch");
+      const auto ids_in = net.send_ingress(ps[p].forward.front().device, w.ids_in * share, gate, ps_cat);
+      ctx.built.roles[ids_in.index] = "embedding_fetch";
       const std::array<ActivityId, 2> dep{ids_out, ids_in};
-      const auto ids_done = b.marker(dep);
+      const auto ids_done = ctx.marker(dep);
       std::vector<ActivityId> parts;
       for (auto& sock : ps[p].forward) {
         const std::array<ActivityId, 1> d1{ids_done};
-        parts.push_back(b.compute(sock, w.forward_compute * share, d1, cat.embedding_lookup));
+        parts.push_back(ctx.compute(sock, w.forward_compute * share, d1, cat.embedding_lookup));
       }
-      const auto looked_up = b.marker(parts);
+      const auto looked_up = ctx.marker(parts);
       const std::array<ActivityId, 1> d2{looked_up};
-      gathered.push_back(b.send_egress(ps[p].forward.front().device, avg_row * (w.lookups * share), d2, ps_cat));
+      gathered.push_back(net.send_egress(ps[p].forward.front().device, avg_row * (w.lookups * share), d2, ps_cat));
     }
     const auto [pooled, ew_out] = worker_stage(gathered, gathered, distinct_rows * samples_per_worker, ew.forward,
                                                pooled_per_sample * samples_per_worker);
@@ -216,36 +222,36 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
 
     // --- dense step on the trainers ---
     std::vector<ActivityId> copy(n), arrived(n), inter_bwd(n), last_bwd(n);
-    const auto& costs = b.dense_costs(trainers.front());
+    const auto& costs = dense.costs(trainers.front());
     std::vector<std::vector<ActivityId>> layer_bwd(n, std::vector<ActivityId>(costs.size()));  // [trainer][layer]
-    using Layers = StepBuilder::DenseLayers;
+    using Layers = DenseWork::Layers;
     for (std::size_t i = 0; i < n; ++i) {
-      copy[i] = b.step_input(i, s, step_end);
-      const ActivityId bottom = b.dense_forward(trainers[i], Layers::bottom_mlp, copy[i]);
-      const auto in = b.send_ingress(trainers[i].device, pooled_per_sample * local, pdep, ps_cat);
+      copy[i] = host.step_input(i, s, step_end);
+      const ActivityId bottom = dense.forward(trainers[i], Layers::bottom_mlp, copy[i]);
+      const auto in = net.send_ingress(trainers[i].device, pooled_per_sample * local, pdep, ps_cat);
       const std::array<ActivityId, 2> received{in, ew_out};
-      ActivityId got = b.marker(received);
-      if (b.options().software.sync == SoftwareStack::HostSync::per_feature) {
+      ActivityId got = ctx.marker(received);
+      if (inputs.options.software.sync == SoftwareStack::HostSync::per_feature) {
         // Persia's trainer loop: the host takes the embeddings as they arrive and hands them to
         // the GPU feature by feature, waiting for the GPU after each (torch.cuda.synchronize).
-        b.host_wait(trainers[i], got);
+        host.host_wait(trainers[i], got);
         const std::array<ActivityId, 1> gdep{got};
-        got = b.feature_kernels(trainers[i], Seconds(0.0), features, features, gdep, cat.host_device_copy);
+        got = host.feature_kernels(trainers[i], Seconds(0.0), features, features, gdep, cat.host_device_copy);
       }
       const std::array<ActivityId, 2> join{bottom, got};
-      arrived[i] = b.marker(join);
-      ActivityId last = b.dense_forward(trainers[i], Layers::above_bottom, arrived[i]);
-      last = b.dense_backward(trainers[i], Layers::above_bottom, last, layer_bwd[i]);
+      arrived[i] = ctx.marker(join);
+      ActivityId last = dense.forward(trainers[i], Layers::above_bottom, arrived[i]);
+      last = dense.backward(trainers[i], Layers::above_bottom, last, layer_bwd[i]);
       inter_bwd[i] = last;
-      last = b.dense_backward(trainers[i], Layers::bottom_mlp, last, layer_bwd[i]);
+      last = dense.backward(trainers[i], Layers::bottom_mlp, last, layer_bwd[i]);
       last_bwd[i] = last;
     }
 
     // --- embedding pipeline, backward (asynchronous: nothing of the dense step waits for it) ---
     std::vector<ActivityId> grads_out;
     for (std::size_t i = 0; i < n; ++i) {
-      if (b.options().software.sync == SoftwareStack::HostSync::per_feature) b.host_wait(trainers[i], inter_bwd[i]);
-      grads_out.push_back(b.send_egress(trainers[i].device, gradient_per_sample * local,
+      if (inputs.options.software.sync == SoftwareStack::HostSync::per_feature) host.host_wait(trainers[i], inter_bwd[i]);
+      grads_out.push_back(net.send_egress(trainers[i].device, gradient_per_sample * local,
                                         std::span<const ActivityId>(&inter_bwd[i], 1), ps_cat));
     }
     const auto [scattered, push_out] = worker_stage(inter_bwd, grads_out, gradient_per_sample * samples_per_worker,
@@ -253,30 +259,30 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
     const std::array<ActivityId, 1> sdep{scattered};
     std::vector<ActivityId> updates;
     for (std::size_t p = 0; p < servers.size(); ++p) {
-      const OwnerWork& w = b.represented_work(servers[p]);
+      const OwnerWork& w = ctx.represented_work(servers[p]);
       const double share = server_share[p];
-      const auto push_in = b.send_ingress(ps[p].backward.front().device, avg_row * (w.lookups * share), sdep, ps_cat);
+      const auto push_in = net.send_ingress(ps[p].backward.front().device, avg_row * (w.lookups * share), sdep, ps_cat);
       const std::array<ActivityId, 2> udep{push_out, push_in};
       for (auto& sock : ps[p].backward) {
-        updates.push_back(b.compute(sock, w.backward_compute * share, udep, cat.embedding_lookup));
-        b.set_role(updates.back(), "embedding_update");
+        updates.push_back(ctx.compute(sock, w.backward_compute * share, udep, cat.embedding_lookup));
+        ctx.built.roles[updates.back().index] = "embedding_update";
       }
     }
-    ps_update.push_back(b.marker(updates));
+    ps_update.push_back(ctx.marker(updates));
 
     // --- dense all-reduce and optimiser (asynchronous: local optimiser, then every
     // averaging_period steps an all-reduce of the fp32 dense parameters) ---
     const std::vector<ActivityId> reduced = variant == PersiaVariant::asynchronous
                                                 ? std::vector<ActivityId>{}
-                                                : b.reduce_dense_gradients(layer_bwd, last_bwd, cat.all_reduce);
-    std::vector<ActivityId> ends = b.dense_optimizer(last_bwd, reduced);
+                                                : dense.reduce_gradients(layer_bwd, last_bwd, cat.all_reduce);
+    std::vector<ActivityId> ends = dense.optimizer(last_bwd, reduced);
     if (variant == PersiaVariant::asynchronous && (s + 1) % averaging_period == 0) {
-      ends = b.all_reduce(element_size(Precision::fp32) * model.dense_parameters(), ends, cat.all_reduce);
+      ends = b.collectives().all_reduce(element_size(Precision::fp32) * model.dense_parameters(), ends, cat.all_reduce);
     }
-    for (std::size_t i = 0; i < n; ++i) b.host_step_end(trainers[i], ends[i]);
-    step_end.push_back(b.marker(ends));
+    for (std::size_t i = 0; i < n; ++i) host.host_step_end(trainers[i], ends[i]);
+    step_end.push_back(ctx.marker(ends));
   }
-  b.built().step_end = step_end;
+  ctx.built.step_end = step_end;
 }
 
 }  // namespace

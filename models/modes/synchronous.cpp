@@ -24,6 +24,7 @@
 #include <map>
 #include <vector>
 
+#include "models/step_builder.hpp"
 #include "models/training_mode.hpp"
 
 namespace dlrmsim::models {
@@ -37,42 +38,47 @@ constexpr std::array kOwnerKinds{DeviceKind::gpu, DeviceKind::cpu_socket, Device
 
 /// Owner <-> trainer traffic: parameter-server traffic, host-device copies (host_dram tables
 /// looked up by CPU sockets for GPU trainers: ids down, pooled rows up over PCIe), or all-to-all.
-std::uint16_t traffic_category(const StepBuilder& b, DeviceKind kind) {
-  if (kind == DeviceKind::parameter_server) return b.categories().parameter_server_traffic;
-  if (kind == DeviceKind::cpu_socket && !b.trainers().empty() && b.trainers().front().is_gpu) {
-    return b.categories().host_device_copy;
+std::uint16_t traffic_category(const StepContext& ctx, DeviceKind kind) {
+  if (kind == DeviceKind::parameter_server) return ctx.cat.parameter_server_traffic;
+  if (kind == DeviceKind::cpu_socket && !ctx.trainers().empty() && ctx.trainers().front().is_gpu) {
+    return ctx.cat.host_device_copy;
   }
-  return b.categories().all_to_all;
+  return ctx.cat.all_to_all;
 }
 
 }  // namespace
 
 void build_synchronous_steps(StepBuilder& b, int steps) {
-  const auto& cat = b.categories();
-  const auto& trainers = b.trainers();
+  StepContext& ctx = b.context();
+  HostModel& host = b.host();
+  Collectives& coll = b.collectives();
+  EmbeddingWork& emb = b.embeddings();
+  DenseWork& dense = b.dense();
+  const auto& cat = ctx.cat;
+  const auto& trainers = ctx.trainers();
   const std::size_t n = trainers.size();
-  const auto& stack = b.options().software;
-  using Layers = StepBuilder::DenseLayers;
-  using Pass = StepBuilder::Pass;
+  const auto& stack = ctx.in.options.software;
+  using Layers = DenseWork::Layers;
+  using Pass = EmbeddingWork::Pass;
   std::vector<ActivityId> step_end;
   for (int s = 0; s < steps; ++s) {
-    b.begin_step(s);
+    ctx.begin_step(s);
     // 1. Loading (on the host's cores) and input copies; then the host's per-feature loop.
     std::vector<ActivityId> copy(n);
-    for (std::size_t i = 0; i < n; ++i) copy[i] = b.step_input(i, s, step_end);
+    for (std::size_t i = 0; i < n; ++i) copy[i] = host.step_input(i, s, step_end);
 
     // 2-3. Ids to the owners, then the forward lookups.
     std::map<DeviceKind, std::map<std::uint32_t, ActivityId>> lookup_done;
     for (DeviceKind kind : kOwnerKinds) {
-      if (b.simulated_owners(kind).empty()) continue;
-      for (const auto& [o, ids] : b.gradients_to_owners(kind, copy, traffic_category(b, kind), &OwnerWork::ids_in)) {
-        lookup_done[kind][o] = b.embedding_pass(o, Pass::forward, std::span(&ids, 1));
+      if (ctx.simulated_owners(kind).empty()) continue;
+      for (const auto& [o, ids] : coll.gradients_to_owners(kind, copy, traffic_category(ctx, kind), &OwnerWork::ids_in)) {
+        lookup_done[kind][o] = emb.embedding_pass(o, Pass::forward, std::span(&ids, 1));
       }
     }
 
     // 4. Bottom MLP forward (dense features only).
     std::vector<ActivityId> bottom_fwd(n), inter_bwd(n), last_bwd(n);
-    for (std::size_t i = 0; i < n; ++i) bottom_fwd[i] = b.dense_forward(trainers[i], Layers::bottom_mlp, copy[i]);
+    for (std::size_t i = 0; i < n; ++i) bottom_fwd[i] = dense.forward(trainers[i], Layers::bottom_mlp, copy[i]);
 
     // 5. Pooled embeddings to the trainers.
     std::vector<ActivityId> arrived(n);
@@ -80,47 +86,47 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
       std::vector<std::vector<ActivityId>> parts(n);
       for (std::size_t i = 0; i < n; ++i) parts[i].push_back(bottom_fwd[i]);
       for (auto& [kind, ready] : lookup_done) {
-        const auto a = b.pooled_to_trainers(kind, ready, copy, traffic_category(b, kind));
+        const auto a = coll.pooled_to_trainers(kind, ready, copy, traffic_category(ctx, kind));
         for (std::size_t i = 0; i < n; ++i) parts[i].push_back(a[i]);
       }
-      for (std::size_t i = 0; i < n; ++i) arrived[i] = b.marker(parts[i]);
+      for (std::size_t i = 0; i < n; ++i) arrived[i] = ctx.marker(parts[i]);
     }
 
     // 6. Interaction and top MLP forward, then backward down to the interaction.
-    const auto& costs = b.dense_costs(trainers.front());
+    const auto& costs = dense.costs(trainers.front());
     std::vector<std::vector<ActivityId>> layer_bwd(n, std::vector<ActivityId>(costs.size()));  // [trainer][layer]
     for (std::size_t i = 0; i < n; ++i) {
-      const ActivityId top = b.dense_forward(trainers[i], Layers::above_bottom, arrived[i]);
-      inter_bwd[i] = b.dense_backward(trainers[i], Layers::above_bottom, top, layer_bwd[i]);
+      const ActivityId top = dense.forward(trainers[i], Layers::above_bottom, arrived[i]);
+      inter_bwd[i] = dense.backward(trainers[i], Layers::above_bottom, top, layer_bwd[i]);
     }
     // 7. Gradients to the owners (launched as soon as the interaction backward is done;
     // under per-feature sync the host waits for it before handing them over).
     if (stack.sync == SoftwareStack::HostSync::per_feature) {
-      for (std::size_t i = 0; i < n; ++i) b.host_wait(trainers[i], inter_bwd[i]);
+      for (std::size_t i = 0; i < n; ++i) host.host_wait(trainers[i], inter_bwd[i]);
     }
     std::map<DeviceKind, std::map<std::uint32_t, ActivityId>> grads_in;
     for (DeviceKind kind : kOwnerKinds) {
       if (lookup_done.count(kind) == 0) continue;
-      grads_in[kind] = b.gradients_to_owners(kind, inter_bwd, traffic_category(b, kind));
+      grads_in[kind] = coll.gradients_to_owners(kind, inter_bwd, traffic_category(ctx, kind));
     }
     // 8. Bottom MLP backward.
     for (std::size_t i = 0; i < n; ++i) {
-      last_bwd[i] = b.dense_backward(trainers[i], Layers::bottom_mlp, inter_bwd[i], layer_bwd[i]);
+      last_bwd[i] = dense.backward(trainers[i], Layers::bottom_mlp, inter_bwd[i], layer_bwd[i]);
     }
     // 9. Embedding backward and update on the owners; each joins the step end below.
     for (auto& [kind, done] : grads_in) {
-      for (auto& [o, g] : done) last_bwd.push_back(b.embedding_pass(o, Pass::backward, std::span(&g, 1)));
+      for (auto& [o, g] : done) last_bwd.push_back(emb.embedding_pass(o, Pass::backward, std::span(&g, 1)));
     }
 
     // 10. All-reduce buckets in order, then the dense optimiser.
     const std::vector<ActivityId> reduced =
-        b.reduce_dense_gradients(layer_bwd, std::span(last_bwd).first(n), cat.all_reduce);
-    std::vector<ActivityId> ends = b.dense_optimizer(std::span(last_bwd).first(n), reduced);
-    for (std::size_t i = 0; i < n; ++i) b.host_step_end(trainers[i], ends[i]);
+        dense.reduce_gradients(layer_bwd, std::span(last_bwd).first(n), cat.all_reduce);
+    std::vector<ActivityId> ends = dense.optimizer(std::span(last_bwd).first(n), reduced);
+    for (std::size_t i = 0; i < n; ++i) host.host_step_end(trainers[i], ends[i]);
     ends.insert(ends.end(), last_bwd.begin() + static_cast<std::ptrdiff_t>(n), last_bwd.end());
-    step_end.push_back(b.marker(ends));
+    step_end.push_back(ctx.marker(ends));
   }
-  b.built().step_end = step_end;
+  ctx.built.step_end = step_end;
 }
 
 }  // namespace dlrmsim::models

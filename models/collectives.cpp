@@ -1,0 +1,222 @@
+#include "models/collectives.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+#include "models/fidelity.hpp"
+
+namespace dlrmsim::models {
+
+using placement::DeviceKind;
+using sim::ActivityId;
+
+std::vector<ActivityId> Collectives::collective_launch(std::span<const ActivityId> ready, std::uint16_t category) {
+  const Seconds delay = ctx_.in.options.software.collective_launch;
+  if (delay.value() <= 0.0) return {ready.begin(), ready.end()};
+  if (!launch_delay_) {
+    // Only zero-byte transfers cross it (they pay its latency); its capacity is any value in
+    // the native engine's incremental range (sim/native_engine.hpp).
+    launch_delay_ = ctx_.graph.add_resource("software.collective_launch", BytesPerSecond(1e12), delay, "collective_launch");
+  }
+  std::vector<ActivityId> out;
+  for (ActivityId r : ready) out.push_back(ctx_.graph.add_transfer(Bytes(0.0), std::span(&*launch_delay_, 1), std::span(&r, 1), category));
+  return out;
+}
+
+std::vector<ActivityId> Collectives::all_reduce(Bytes bytes, std::span<const ActivityId> ready, std::uint16_t category) {
+  const std::size_t n = ctx_.trainers().size();
+  std::vector<ActivityId> done(n);
+  if (ctx_.total_trainers() <= 1 || bytes.value() <= 0.0) {
+    for (std::size_t i = 0; i < n; ++i) done[i] = ctx_.marker(ready.subspan(i, 1));
+    return done;
+  }
+  const std::vector<ActivityId> launched = collective_launch(ready, category);
+  ready = launched;
+  const double g = static_cast<double>(ctx_.trainers_per_node());
+  const double nodes = static_cast<double>(ctx_.trainer_node_count());
+  // Group simulated trainers by node.
+  std::map<std::uint32_t, std::vector<std::size_t>> by_node;
+  for (std::size_t i = 0; i < n; ++i) by_node[ctx_.trainers()[i].node.index].push_back(i);
+
+  const Bytes shard = bytes / g;
+  const Bytes inter_node = ctx_.trainer_node_count() > 1 ? shard * ring_all_reduce_share(nodes) : Bytes(0.0);
+  // NCCL's kernel holds its SMs through both intra-node phases and the inter-node one.
+  for (std::size_t i = 0; i < n; ++i) {
+    nccl_kernel(ctx_.trainers()[i], shard * (2.0 * (g - 1.0)), Bytes(0.0), ready[i], category);
+    if (inter_node.value() > 0.0) nccl_kernel(ctx_.trainers()[i], Bytes(0.0), inter_node, ready[i], category);
+  }
+  // Inside each node every GPU sends S/g to each peer after `after`; per trainer, the
+  // marker of its own `after` and what it received.
+  auto intra_node = [&](std::span<const ActivityId> after) {
+    std::vector<std::vector<ActivityId>> inbound(n);
+    for (auto& [node, members] : by_node) {
+      for (auto i : members) {
+        for (auto j : members) {
+          if (i == j) continue;
+          const std::array<ActivityId, 1> dep{after[i]};
+          inbound[j].push_back(net_.send(ctx_.trainers()[i].device, ctx_.trainers()[j].device, shard, dep, category));
+        }
+      }
+    }
+    std::vector<ActivityId> out(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      inbound[i].push_back(after[i]);
+      out[i] = ctx_.marker(inbound[i]);
+    }
+    return out;
+  };
+  // Phase 1: reduce-scatter inside each node.
+  const std::vector<ActivityId> phase1 = intra_node(ready);
+  // Phase 2: all-reduce of S/g across nodes (ring byte count per GPU: 2 (N-1)/N x S/g).
+  const std::vector<ActivityId> phase2 =
+      ctx_.trainer_node_count() > 1 ? ctx_.fidelity().inter_node_all_reduce(*this, inter_node, phase1, category) : phase1;
+  // Phase 3: all-gather inside each node.
+  return intra_node(phase2);
+}
+
+void Collectives::owner_trainer_flows(
+    const SimDevice& od, Towards towards, Bytes bytes,
+    const std::function<std::vector<ActivityId>(std::span<const std::size_t>)>& ready,
+    const std::function<void(std::span<const std::size_t>, ActivityId)>& arrived, std::uint16_t category) {
+  const double share = 1.0 / static_cast<double>(std::max<std::size_t>(1, ctx_.total_trainers()));
+  std::size_t local = 0;
+  for (std::size_t i = 0; i < ctx_.trainers().size(); ++i) {
+    if (ctx_.trainers()[i].node != od.node) continue;
+    ++local;
+    const auto deps = ready(std::span(&i, 1));
+    const topo::DeviceId t = ctx_.trainers()[i].device;
+    arrived(std::span(&i, 1), towards == Towards::trainers ? net_.send(od.device, t, bytes * share, deps, category)
+                                                           : net_.send(t, od.device, bytes * share, deps, category));
+  }
+  ctx_.fidelity().owner_off_node(*this, od, towards, bytes, local, ready, arrived, category);
+}
+
+std::vector<ActivityId> Collectives::pooled_to_trainers(DeviceKind kind, const std::map<std::uint32_t, ActivityId>& owner_ready_in,
+                                                        std::span<const ActivityId> trainer_gate, std::uint16_t category,
+                                                        Bytes OwnerWork::*what) {
+  std::map<std::uint32_t, ActivityId> launched;
+  if (kind == DeviceKind::gpu && ctx_.total_trainers() > 1) {
+    for (const auto& [o, r] : owner_ready_in) launched[o] = collective_launch(std::span(&r, 1), category).front();
+  }
+  const auto& owner_ready = launched.empty() ? owner_ready_in : launched;
+  nccl_all_to_all(kind, what, owner_ready, category);
+  const std::size_t n = ctx_.trainers().size();
+  std::vector<std::vector<ActivityId>> inbound(n);
+  for (std::size_t i = 0; i < n; ++i) inbound[i].push_back(trainer_gate[i]);
+  for (const auto& [o, ready] : owner_ready) {
+    if (ctx_.in.problem.devices.at(o).kind != kind) continue;
+    const OwnerWork& w = ctx_.represented_work(o);
+    if ((w.*what).value() <= 0.0) continue;
+    const std::array<ActivityId, 1> dep{ready};
+    owner_trainer_flows(
+        *ctx_.owner_device(o), Towards::trainers, w.*what,
+        [&](std::span<const std::size_t>) { return std::vector<ActivityId>(dep.begin(), dep.end()); },
+        [&](std::span<const std::size_t> members, ActivityId a) {
+          for (auto i : members) inbound[i].push_back(a);
+        },
+        category);
+  }
+  // The traffic of the owners that are not simulated (the representative node's counterparts).
+  const auto counterparts = ctx_.fidelity().counterparts_to_trainers(*this, kind, what, owner_ready, category);
+  std::vector<ActivityId> arrived(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    inbound[i].insert(inbound[i].end(), counterparts[i].begin(), counterparts[i].end());
+    arrived[i] = ctx_.marker(inbound[i]);
+  }
+  return arrived;
+}
+
+std::map<std::uint32_t, ActivityId> Collectives::gradients_to_owners(DeviceKind kind, std::span<const ActivityId> trainer_ready,
+                                                                     std::uint16_t category, Bytes OwnerWork::*what) {
+  // The reverse of pooled_to_trainers: each trainer sends each owner its share of the pooled
+  // gradients (same bytes as the forward outputs).
+  std::vector<ActivityId> launched;
+  if (kind == DeviceKind::gpu && ctx_.total_trainers() > 1) {
+    launched = collective_launch(trainer_ready, category);
+    trainer_ready = launched;
+  }
+  // The simulated trainers' traffic towards the owners that are not simulated (the
+  // representative node's counterparts), joined into the arrival of the owner standing for them.
+  auto counterparts = ctx_.fidelity().counterparts_to_owners(*this, kind, what, trainer_ready, category);
+  if (kind == DeviceKind::gpu && ctx_.total_trainers() > 1) {
+    // NCCL's kernel on each GPU owner starts with its own trainer's part.
+    std::map<std::uint32_t, ActivityId> ready_on;  // by GPU device index
+    for (std::size_t i = 0; i < ctx_.trainers().size(); ++i) ready_on.emplace(ctx_.trainers()[i].device.index, trainer_ready[i]);
+    std::map<std::uint32_t, ActivityId> start;
+    for (std::uint32_t o : ctx_.simulated_owners(kind)) {
+      if (auto r = ready_on.find(ctx_.owner_device(o)->device.index); r != ready_on.end()) start.emplace(o, r->second);
+    }
+    nccl_all_to_all(kind, what, start, category);
+  }
+  std::map<std::uint32_t, ActivityId> done;
+  for (std::uint32_t o : ctx_.simulated_owners(kind)) {
+    const OwnerWork& w = ctx_.represented_work(o);
+    std::vector<ActivityId> inbound;
+    owner_trainer_flows(
+        *ctx_.owner_device(o), Towards::owner, w.*what,
+        [&](std::span<const std::size_t> members) {
+          std::vector<ActivityId> deps;
+          for (auto i : members) deps.push_back(trainer_ready[i]);
+          return deps;
+        },
+        [&](std::span<const std::size_t>, ActivityId a) { inbound.push_back(a); }, category);
+    const auto& extra = counterparts[o];
+    inbound.insert(inbound.end(), extra.begin(), extra.end());
+    if (inbound.empty()) inbound.assign(trainer_ready.begin(), trainer_ready.end());
+    done[o] = ctx_.marker(inbound);
+  }
+  return done;
+}
+
+void Collectives::nccl_kernel(const SimDevice& gpu, Bytes intra, Bytes inter, ActivityId start, std::uint16_t category) {
+  if (!gpu.is_gpu) return;
+  const auto sms = ctx_.resources.sms(gpu.device);
+  if (!sms) return;
+  const NcclView& view = nccl_view(gpu);
+  const int k = ctx_.in.options.software.nccl_sms(ctx_.in.platform.gpu_spec(gpu.device).sm_count,
+                                           view.nvlink && ctx_.in.options.software.peer_to_peer);  // NCCL_P2P_DISABLE hides NVLink
+  if (k <= 0) return;
+  Seconds solo{intra.value() * view.intra_seconds_per_byte};
+  if (inter.value() > 0.0) solo = std::max(solo, inter / net_.narrowest(net_.egress_route(gpu.device)));
+  if (solo.value() <= 0.0) return;
+  const double rate = k * sim::kWorkUnitsPerCoreSecond;
+  ctx_.graph.add_kernel(net_.side_stream(gpu, "nccl." + ctx_.graph.categories()[category]), solo.value() * rate, rate,
+                    std::span(&*sms, 1), std::span(&start, 1), category);
+}
+
+const Collectives::NcclView& Collectives::nccl_view(const SimDevice& gpu) {
+  auto it = nccl_views_.find(gpu.device.index);
+  if (it != nccl_views_.end()) return it->second;
+  // One byte spread evenly over the node's other GPUs along the platform's routes: the
+  // busiest link's share of it over that link's bandwidth is the time per byte alone.
+  NcclView v;
+  const auto peers = ctx_.in.platform.gpus(gpu.node);
+  std::map<std::uint32_t, double> load;  // bytes per directed link
+  for (const topo::DeviceId p : peers) {
+    if (p == gpu.device) continue;
+    for (const auto l : ctx_.in.platform.route(gpu.device, p)) {
+      load[l.index] += 1.0 / static_cast<double>(peers.size() - 1);
+      v.nvlink |= ctx_.in.platform.link(topo::link_of(l)).resource_class == "nvlink";
+    }
+  }
+  for (const auto& [l, bytes] : load) {
+    const double bandwidth = ctx_.in.platform.link(topo::link_of(topo::DirectedLinkId{l})).bandwidth.value();
+    v.intra_seconds_per_byte = std::max(v.intra_seconds_per_byte, bytes / bandwidth);
+  }
+  return nccl_views_.emplace(gpu.device.index, v).first->second;
+}
+
+void Collectives::nccl_all_to_all(DeviceKind kind, Bytes OwnerWork::*what,
+                                  const std::map<std::uint32_t, ActivityId>& start, std::uint16_t category) {
+  if (kind != DeviceKind::gpu || ctx_.total_trainers() <= 1) return;
+  const double total = static_cast<double>(ctx_.total_trainers());
+  const double local = static_cast<double>(ctx_.trainers_per_node());
+  for (const auto& [o, begin] : start) {
+    if (ctx_.in.problem.devices.at(o).kind != kind) continue;
+    const Bytes bytes = ctx_.represented_work(o).*what;
+    nccl_kernel(*ctx_.owner_device(o), bytes * ((local - 1.0) / total), bytes * ((total - local) / total), begin, category);
+  }
+}
+
+}  // namespace dlrmsim::models

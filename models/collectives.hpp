@@ -1,0 +1,107 @@
+// Collectives: the all-to-all between embedding owners and trainers and the trainers'
+// all-reduce, decomposed into phases (NCCL's hierarchical algorithms) on the step's transfers:
+//   all-to-all            (owners <-> trainers) pairwise flows inside the node, per-link
+//                         aggregated egress/ingress segments (or per-node flows) between nodes,
+//                         as the cluster fidelity emits them (models/fidelity.hpp)
+//   all-reduce of S bytes reduce-scatter inside the node ((g-1)/g S per GPU), all-reduce of
+//                         S/g across nodes over each GPU's NIC (ring: 2 (N-1)/N S/g), all-gather
+//                         inside the node; the byte counts of the bandwidth-optimal ring
+//                         algorithm (Patarasuk & Yuan, JPDC 2009).
+// NCCL's kernel of each collective holds software.collectives.sms SMs on a stream of its own
+// for the time the GPU's part takes alone (nccl_kernel), so a GEMM that overlaps a collective
+// runs on the other SMs meanwhile (NVIDIA/nccl issue 689: NCCL's CTAs never share an SM with
+// compute). A stack's launch delay (software.collectives.launch_delay) precedes each one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "common/units.hpp"
+#include "models/owner_work.hpp"
+#include "models/step_context.hpp"
+#include "models/transfers.hpp"
+#include "placement/placement.hpp"
+#include "sim/activity_graph.hpp"
+
+namespace dlrmsim::models {
+
+/// The share of S bytes each member sends (and receives) in a bandwidth-optimal ring
+/// all-reduce among `members`: 2 (N-1)/N (Patarasuk & Yuan, JPDC 2009).
+inline double ring_all_reduce_share(double members) { return 2.0 * (members - 1.0) / members; }
+
+class Collectives {
+ public:
+  Collectives(StepContext& ctx, Transfers& net) : ctx_(ctx), net_(net) {}
+
+  StepContext& context() { return ctx_; }
+  const StepContext& context() const { return ctx_; }
+  Transfers& transfers() { return net_; }
+
+  /// The time a collective takes to start once its inputs are ready on every simulated member
+  /// (software.collectives.launch_delay: a framework's negotiation, e.g. Horovod's background
+  /// cycle), as a zero-byte transfer over a resource whose latency is that delay; `ready` as
+  /// is when the stack has none.
+  std::vector<sim::ActivityId> collective_launch(std::span<const sim::ActivityId> ready, std::uint16_t category);
+  /// Hierarchical all-reduce of `bytes` among all trainers; returns per simulated trainer the
+  /// marker of its completion.
+  std::vector<sim::ActivityId> all_reduce(Bytes bytes, std::span<const sim::ActivityId> ready, std::uint16_t category);
+
+  /// The direction of a flow between an owner and trainers (the all-to-all's two halves).
+  enum class Towards { trainers, owner };
+  /// The all-to-all between embedding owners of one kind (GPUs for gpu_hbm and uvm shards, CPU
+  /// sockets for host_dram, parameter servers for remote_ps) and the trainers: forward, every
+  /// owner sends each trainer its share (local batch / global batch) of the pooled embeddings
+  /// it produced; backward, the trainers send the pooled gradients back (same bytes).
+  /// `owner_ready[o]` gates owner o's sends; `trainer_gate[i]` joins trainer i's arrival.
+  /// Returns per simulated trainer its arrival marker (forward), per simulated owner its
+  /// arrival marker (backward).
+  std::vector<sim::ActivityId> pooled_to_trainers(placement::DeviceKind kind, const std::map<std::uint32_t, sim::ActivityId>& owner_ready,
+                                                  std::span<const sim::ActivityId> trainer_gate, std::uint16_t category,
+                                                  Bytes OwnerWork::*what = &OwnerWork::pooled_out);
+  std::map<std::uint32_t, sim::ActivityId> gradients_to_owners(placement::DeviceKind kind,
+                                                               std::span<const sim::ActivityId> trainer_ready,
+                                                               std::uint16_t category,
+                                                               Bytes OwnerWork::*what = &OwnerWork::pooled_out);
+
+ private:
+  /// The flows between a simulated owner and the simulated trainers in one direction (the
+  /// mirrored halves of pooled_to_trainers and gradients_to_owners): to each trainer on the
+  /// owner's node, its share (1 / total trainers) of `bytes`; then the owner's off-node part,
+  /// as the fidelity emits it (ClusterFidelity::owner_off_node). `ready(members)` gives the
+  /// dependencies of a flow for those trainers, `arrived(members, flow)` records it.
+  void owner_trainer_flows(const SimDevice& owner, Towards towards, Bytes bytes,
+                           const std::function<std::vector<sim::ActivityId>(std::span<const std::size_t>)>& ready,
+                           const std::function<void(std::span<const std::size_t>, sim::ActivityId)>& arrived,
+                           std::uint16_t category);
+  /// NCCL's kernel of one collective on `gpu` (a GPU with an SM pool): it holds nccl_sms SMs
+  /// (software.collectives.sms) on the GPU's NCCL stream for the collective's category, for
+  /// the time the GPU's share takes alone (`intra` bytes inside the node at the GPU's
+  /// bandwidth to a node peer, `inter` bytes over its NIC, in parallel), from `start`.
+  /// Compute kernels running meanwhile get the other SMs. The hold is that solo time even when
+  /// contention stretches the collective (a first-order bound, not a measurement).
+  void nccl_kernel(const SimDevice& gpu, Bytes intra, Bytes inter, sim::ActivityId start, std::uint16_t category);
+  /// What NCCL sees of a GPU's node: whether the GPU reaches a peer over NVLink, and the time
+  /// per byte of traffic spread evenly over its node peers, alone (busiest link's share over
+  /// its bandwidth, along the platform's routes). Cached per GPU.
+  struct NcclView {
+    double intra_seconds_per_byte = 0.0;
+    bool nvlink = false;
+  };
+  const NcclView& nccl_view(const SimDevice& gpu);
+  /// nccl_kernel for each GPU owner of one all-to-all direction in `start` (owner -> when its
+  /// part starts): it exchanges its owner bytes w.*what with the other trainers, 1/T each.
+  void nccl_all_to_all(placement::DeviceKind kind, Bytes OwnerWork::*what,
+                       const std::map<std::uint32_t, sim::ActivityId>& start, std::uint16_t category);
+
+  StepContext& ctx_;
+  Transfers& net_;
+  std::optional<sim::ResourceId> launch_delay_;  // collective_launch's resource
+  std::map<std::uint32_t, NcclView> nccl_views_;
+};
+
+}  // namespace dlrmsim::models

@@ -1,0 +1,106 @@
+#include "models/dense_work.hpp"
+
+#include <array>
+#include <string>
+
+namespace dlrmsim::models {
+
+using sim::ActivityId;
+
+std::vector<ActivityId> DenseWork::reduce_gradients(const std::vector<std::vector<ActivityId>>& layer_done,
+                                                            std::span<const ActivityId> last_backward,
+                                                            std::uint16_t category) {
+  const std::size_t n = ctx_.trainers().size();
+  if (n == 0) return {};
+  const auto& ops = costs(ctx_.trainers().front());
+  const Bytes grad_elem = element_size(ctx_.in.model.communication_precision);
+  const bool overlap = ctx_.in.options.software.allreduce_overlaps_backward;
+  std::vector<ActivityId> prev;
+  auto reduce = [&](Bytes bytes, auto ready_of) {
+    std::vector<ActivityId> ready(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      std::vector<ActivityId> deps{ready_of(i)};
+      if (!prev.empty()) deps.push_back(prev[i]);
+      ready[i] = ctx_.marker(deps);
+    }
+    prev = collectives_.all_reduce(bytes, ready, category);
+  };
+  // Buckets close in backward order (top MLP's last layer first).
+  Bytes acc;
+  for (std::size_t l = ops.size(); l-- > 0;) {
+    acc += grad_elem * ops[l].parameters;
+    if ((acc >= ctx_.in.options.software.allreduce_bucket || l == 0) && acc.value() > 0.0) {
+      reduce(acc, [&](std::size_t i) { return overlap ? layer_done[i][l] : last_backward[i]; });
+      acc = Bytes(0.0);
+    }
+  }
+  if (ctx_.owner_work().dp_gradient_bytes.value() > 0.0) reduce(ctx_.owner_work().dp_gradient_bytes, [&](std::size_t i) { return last_backward[i]; });
+  return prev;
+}
+
+std::vector<ActivityId> DenseWork::optimizer(std::span<const ActivityId> last_backward,
+                                                     std::span<const ActivityId> reduced) {
+  const double parameters = ctx_.in.model.dense_parameters();
+  std::vector<ActivityId> done;
+  for (std::size_t i = 0; i < ctx_.trainers().size(); ++i) {
+    const SimDevice& t = ctx_.trainers()[i];
+    std::vector<ActivityId> deps{last_backward[i]};
+    if (!reduced.empty()) deps.push_back(reduced[i]);
+    const Seconds time = t.is_gpu ? gpu_dense_optimizer_time(ctx_.in.model, *t.profile, parameters)
+                                  : cpu_dense_optimizer_time(ctx_.in.model, *t.cpu, parameters);
+    // Memory bound: the master weights, gradients and optimiser state over HBM.
+    done.push_back(host_.kernels(t, time, 1, deps, ctx_.cat.dense_compute,
+                           KernelLoad::memory_bound(dense_optimizer_bytes_per_parameter(ctx_.in.model) * parameters)));
+  }
+  return done;
+}
+
+namespace {
+/// A dense operator's kernels load HBM alone when its traffic sets their time, else the SMs and HBM.
+KernelLoad dense_load(Bytes hbm, bool memory_bound) {
+  return memory_bound ? KernelLoad::memory_bound(hbm) : KernelLoad::sms_and_hbm(hbm);
+}
+
+bool in_layers(const DenseOperatorCost& c, DenseWork::Layers layers) {
+  const bool bottom = c.name.rfind("bottom_mlp", 0) == 0;
+  return bottom == (layers == DenseWork::Layers::bottom_mlp);
+}
+}  // namespace
+
+ActivityId DenseWork::forward(const SimDevice& trainer, Layers layers, ActivityId after) {
+  for (const auto& c : costs(trainer)) {
+    if (!in_layers(c, layers)) continue;
+    const std::array<ActivityId, 1> dep{after};
+    after = host_.kernels(trainer, c.forward, c.forward_kernels, dep, ctx_.cat.dense_compute,
+                    dense_load(c.forward_hbm, c.forward_memory_bound));
+  }
+  return after;
+}
+
+ActivityId DenseWork::backward(const SimDevice& trainer, Layers layers, ActivityId after,
+                                       std::span<ActivityId> layer_done) {
+  const auto& ops = costs(trainer);
+  for (std::size_t l = ops.size(); l-- > 0;) {
+    if (!in_layers(ops[l], layers)) continue;
+    const std::array<ActivityId, 1> dep{after};
+    after = host_.kernels(trainer, ops[l].backward, ops[l].backward_kernels, dep, ctx_.cat.dense_compute,
+                    dense_load(ops[l].backward_hbm, ops[l].backward_memory_bound));
+    layer_done[l] = after;
+  }
+  return after;
+}
+
+const std::vector<DenseOperatorCost>& DenseWork::costs(const SimDevice& trainer) {
+  const std::string key = trainer.is_gpu ? "gpu:" + trainer.profile->name : "cpu:" + trainer.cpu->model;
+  auto it = dense_cache_.find(key);
+  if (it != dense_cache_.end()) return it->second;
+  std::vector<DenseOperatorCost> out;
+  if (trainer.is_gpu) {
+    out = gpu_dense_costs(ctx_.in.model, *trainer.profile, ctx_.local_batch());
+  } else {
+    out = cpu_dense_costs(ctx_.in.model, *trainer.cpu, ctx_.in.options.cpu_dense_efficiency, ctx_.local_batch());
+  }
+  return dense_cache_.emplace(key, std::move(out)).first->second;
+}
+
+}  // namespace dlrmsim::models

@@ -1,0 +1,66 @@
+#include "models/embedding_work.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace dlrmsim::models {
+
+using placement::DeviceKind;
+using sim::ActivityId;
+
+SimDevice EmbeddingWork::embedding_device(const SimDevice& d) {
+  if (!d.is_gpu || ctx_.in.options.embedding_overlap == TrainingOptions::EmbeddingOverlap::serial) return d;
+  auto it = embedding_streams_.find(d.device.index);
+  if (it == embedding_streams_.end()) {
+    it = embedding_streams_
+             .emplace(d.device.index, ctx_.graph.add_stream(ctx_.resources.engine(d.device),
+                                                        ctx_.in.platform.device(d.device).name + ".embedding"))
+             .first;
+  }
+  SimDevice e = d;
+  e.stream = it->second;
+  return e;
+}
+
+ActivityId EmbeddingWork::embedding_pass(std::uint32_t o, Pass pass, std::span<const ActivityId> deps) {
+  const OwnerWork& w = ctx_.represented_work(o);
+  const bool backward = pass == Pass::backward;
+  const Seconds work = backward ? w.backward_compute : w.forward_compute;
+  std::vector<ActivityId> parts;
+  if (ctx_.in.problem.devices.at(o).kind == DeviceKind::parameter_server) {
+    for (SimDevice* sock : ctx_.sockets_of(topo::NodeId{ctx_.in.problem.devices[o].topology_id})) {
+      parts.push_back(ctx_.compute(*sock, work, deps, ctx_.cat.embedding_lookup));
+    }
+    return ctx_.marker(parts);
+  }
+  const SimDevice d = embedding_device(*ctx_.owner_device(o));
+  const int launches = embedding_kernels(w, backward);
+  const Seconds launch =
+      d.is_gpu ? d.profile->kernel_launch_overhead() * static_cast<double>(launches) : Seconds(0.0);
+  if (!backward) {
+    parts.push_back(host_.feature_kernels(d, work + launch, launches, std::max(w.gpu_tables, 1), deps, ctx_.cat.embedding_lookup,
+                                    KernelLoad::memory_bound(w.hbm_forward)));
+    if (w.uvm_bytes.value() > 0.0) {
+      const auto u = net_.host_dma(d, "uvm", *ctx_.in.platform.host_cpu(d.device), d.device, w.uvm_bytes, w.uvm_time, deps,
+                              ctx_.cat.embedding_lookup);
+      // The gather kernel holds the stream until its PCIe reads are done.
+      parts.push_back(ctx_.compute(d, Seconds(0.0), std::span(&u, 1), ctx_.cat.embedding_lookup));
+    }
+  } else {
+    const auto u = host_.kernels(d, work + launch, launches, deps, ctx_.cat.embedding_lookup, KernelLoad::memory_bound(w.hbm_backward));
+    parts.push_back(u);
+    if (w.uvm_bytes.value() > 0.0) {
+      parts.push_back(net_.host_dma(d, "uvm_write", d.device, *ctx_.in.platform.host_cpu(d.device), w.uvm_bytes, w.uvm_time,
+                               std::span(&u, 1), ctx_.cat.embedding_lookup));
+    }
+  }
+  return ctx_.marker(parts);
+}
+
+int EmbeddingWork::embedding_kernels(const OwnerWork& w, bool backward) const {
+  const bool batched = ctx_.in.options.software.embedding_kernel == SoftwareStack::EmbeddingKernel::table_batched;
+  const int pass = batched ? 1 : std::max(w.gpu_tables, 1);
+  return backward && !ctx_.in.options.software.fused_optimizer ? pass + std::max(w.gpu_tables, 1) : pass;
+}
+
+}  // namespace dlrmsim::models

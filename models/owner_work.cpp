@@ -1,0 +1,135 @@
+#include "models/owner_work.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "models/cost_models.hpp"
+#include "models/step_context.hpp"
+#include "placement/lookup_cost.hpp"
+
+namespace dlrmsim::models {
+
+using placement::DeviceKind;
+using placement::Tier;
+
+OwnerWorkTable compute_owner_work(const StepInputs& in) {
+  OwnerWorkTable table_out;
+  auto& owner_work = table_out.by_owner;
+  owner_work.assign(in.problem.devices.size(), OwnerWork{});
+  for (std::uint32_t i = 0; i < owner_work.size(); ++i) owner_work[i].owner = i;
+  const Bytes comm = element_size(in.model.communication_precision);
+  for (const auto& tp : in.plan.tables) {
+    const auto& table = in.problem.tables.at(tp.table);
+    if (tp.sharding == placement::Sharding::data_parallel) {
+      // TorchRec all-reduces the dense gradient of a replicated table (rows x dim).
+      table_out.dp_gradient_bytes += comm * (static_cast<double>(table.rows) * table.dim);
+    }
+    const double distinct_fraction =
+        tp.distinct_fraction ? *tp.distinct_fraction : placement::table_distinct_fraction(in.problem, table);
+    for (const auto& shard : tp.shards) {
+      const auto w = placement::shard_work(in.problem, table, shard, tp.sharding, distinct_fraction);
+      for (auto o : shard.owners) {
+        OwnerWork& ow = owner_work.at(o);
+        const auto& dev = in.problem.devices.at(o);
+        const Bytes row = table.element_size * static_cast<double>(w.columns);
+        const double lookups = w.lookups;
+        const double pooling = w.samples > 0.0 ? lookups / w.samples : 1.0;
+        const double distinct = lookups > 0.0 && in.options.software.deduplicated_backward
+                                    ? std::clamp(w.distinct_rows / lookups, 1e-12, 1.0)
+                                    : 1.0;
+        ow.any = true;
+        ow.lookups += lookups;
+        if (tp.sharding != placement::Sharding::data_parallel) {
+          ow.pooled_out += comm * (w.samples * w.columns);
+          ow.ids_in += placement::kIndexBytes * lookups;
+        }
+        Optimizer opt = in.model.embedding_optimizer;
+        switch (dev.kind) {
+          case DeviceKind::gpu: {
+            const topo::DeviceId gpu{dev.topology_id};
+            const topo::DeviceProfile& prof = in.profiles.get(in.platform.gpu_spec(gpu));
+            ++ow.gpu_tables;
+            if (!in.options.software.fused_optimizer) {
+              ow.backward_compute += gpu_embedding_separate_optimizer_time(prof, {lookups, row, pooling, w.columns});
+              ow.hbm_backward += row * (2.0 * lookups);  // the sparse gradient written and read back
+            }
+            // HBM bytes: the forward reads the rows found in HBM and writes the pooled bags; the
+            // backward reads the bags' gradients and reads and writes each updated row and its
+            // optimiser state (cost_models.hpp's update model).
+            const double in_hbm = shard.tier == Tier::uvm ? lookups * shard.expected_hit_rate : lookups;
+            const Bytes bags = comm * (w.samples * w.columns);
+            ow.hbm_forward += row * in_hbm + bags;
+            ow.hbm_backward += bags + (row + table.optimizer_state_per_row) * (2.0 * lookups * distinct);
+            if (shard.tier == Tier::uvm) {
+              const double hits = lookups * shard.expected_hit_rate;
+              const double misses = lookups - hits;
+              ow.forward_compute += gpu_embedding_forward_time(prof, {hits, row, pooling, w.columns});
+              // Updates happen in the HBM cache; evicted rows are written back over PCIe.
+              ow.backward_compute +=
+                  gpu_embedding_backward_time(prof, {lookups, row, pooling, w.columns, distinct}, opt);
+              if (misses > 0.0) {
+                const auto host = in.platform.host_cpu(gpu);
+                if (!host) throw std::invalid_argument("GPU '" + dev.name + "' holds a uvm shard but has no host CPU");
+                ow.uvm_bytes += row * misses;
+                ow.uvm_time += prof.uvm_gather_time(misses, row);
+              }
+            } else {
+              ow.forward_compute += gpu_embedding_forward_time(prof, {lookups, row, pooling, w.columns});
+              ow.backward_compute +=
+                  gpu_embedding_backward_time(prof, {lookups, row, pooling, w.columns, distinct}, opt);
+            }
+            break;
+          }
+          case DeviceKind::cpu_socket: {
+            const auto& spec = in.platform.cpu_spec(topo::DeviceId{dev.topology_id});
+            const auto cpu = cpu_row_access(in, spec);
+            if (w.serial_update_share > 0.0 && !(cpu.latency.value() > 0.0 && cpu.one_core.value() > 0.0)) {
+              throw std::invalid_argument("CPU '" + spec.model +
+                                          "' gives no dram_latency, which the software stack's striped host "
+                                          "updates (software.embeddings.host_update) need");
+            }
+            ow.forward_compute += topo::cpu_gather_time(cpu, lookups, row);
+            ow.backward_compute +=
+                topo::cpu_update_time(cpu, lookups, row, table.optimizer_state_per_row, w.serial_update_share);
+            break;
+          }
+          case DeviceKind::parameter_server: {
+            const topo::NodeId node{dev.topology_id};
+            const auto cpus = in.platform.cpus(node);
+            if (cpus.empty()) throw std::invalid_argument("parameter server '" + dev.name + "' has no CPU socket");
+            // The node's sockets share the work evenly; times are per socket.
+            const auto cpu = role_cpu_access(in, in.platform.cpu_spec(cpus.front()), node, true);
+            const double share = lookups / static_cast<double>(cpus.size());
+            ow.forward_compute += topo::cpu_gather_time(cpu, share, row);
+            ow.backward_compute += topo::cpu_update_time(cpu, share, row, table.optimizer_state_per_row);
+            break;
+          }
+        }
+      }
+    }
+  }
+  return table_out;
+}
+
+topo::CpuRowAccess cpu_row_access(const StepInputs& in, const topo::CpuSocketSpec& cpu) {
+  const auto access = topo::CpuRowAccess::of(cpu, in.options.cpu_access_granule);
+  if (!access.has_rate()) {
+    throw std::invalid_argument("CPU '" + cpu.model + "' has neither a DRAM bandwidth nor a per-core gather bandwidth");
+  }
+  return access;
+}
+
+topo::CpuRowAccess role_cpu_access(const StepInputs& in, const topo::CpuSocketSpec& cpu, topo::NodeId node, bool server) {
+  auto access = cpu_row_access(in, cpu);
+  access.keyed = server;  // a parameter server resolves ids through its hash map
+  const auto& pods = server ? in.options.server_pods : in.options.worker_pods;
+  if (pods) {
+    // Servers as the placement problem counts them (pod_share's other caller), workers by role.
+    const auto nodes = server ? in.problem.devices_of(DeviceKind::parameter_server).size()
+                              : nodes_with_role(in.platform, in.options.embedding_worker_role).size();
+    access.cores *= placement::pod_share(in.platform, node, *pods, nodes).cpu;
+  }
+  return access;
+}
+
+}  // namespace dlrmsim::models

@@ -1,0 +1,58 @@
+// Per-step embedding work of every owner of a placement plan: what the step builder's
+// embedding passes run and its all-to-alls carry, computed once per run from the plan.
+//
+// Each shard's owner adds the shard's work, by the kind of device that owns it:
+//   GPU (gpu_hbm, uvm)   the profile's forward gather and backward + optimiser times
+//                        (models/cost_models.hpp), HBM bytes of both passes, and for uvm the
+//                        cache misses' bytes and zero-copy time over PCIe
+//   CPU socket           topologies/cpu_row_cost.hpp's gather and update times (host_dram)
+//   parameter server     the same per socket, ids resolved through its hash map (remote_ps)
+// and its pooled outputs and ids in the communication precision. Replicated (data-parallel)
+// tables add their dense gradient to the bytes the trainers all-reduce.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/units.hpp"
+#include "models/step_inputs.hpp"
+#include "topologies/cpu_row_cost.hpp"
+
+namespace dlrmsim::models {
+
+/// Per-step embedding work of one placement owner (a GPU, CPU socket or server).
+struct OwnerWork {
+  std::uint32_t owner = 0;  // index into PlacementProblem::devices
+  Seconds forward_compute;  // GPU kernel / CPU task time, forward
+  Seconds backward_compute; // backward + optimiser update
+  Bytes uvm_bytes;          // rows read from host memory per step (UVM misses), written back after the update
+  Seconds uvm_time;         // the profile's time of those zero-copy reads alone (each way)
+  Bytes hbm_forward;        // GPU owners: HBM bytes of the forward kernel (rows read, bags written)
+  Bytes hbm_backward;       // GPU owners: HBM bytes of the backward and update (bag gradients, rows and state read and written)
+  Bytes pooled_out;         // pooled embeddings produced per step (communication precision)
+  Bytes ids_in;             // indices received per step
+  double lookups = 0.0;     // rows gathered per step
+  int gpu_tables = 0;       // table shards a GPU owner holds (kernels per pass without table batching)
+  bool any = false;
+};
+
+/// Every owner's work, and what the replicated tables add to the dense all-reduce.
+struct OwnerWorkTable {
+  std::vector<OwnerWork> by_owner;  // by placement problem device index
+  Bytes dp_gradient_bytes;          // gradients of data-parallel (replicated) tables
+};
+
+/// The work of every owner of in.plan.
+OwnerWorkTable compute_owner_work(const StepInputs& in);
+
+/// The row-access bounds of a CPU socket with the scenario's access granule (the one CPU
+/// gather and update model, topologies/cpu_row_cost.hpp). std::invalid_argument when the
+/// platform gives the socket neither a DRAM bandwidth nor a per-core gather bandwidth.
+topo::CpuRowAccess cpu_row_access(const StepInputs& in, const topo::CpuSocketSpec& cpu);
+/// The same for a socket of `node`, a parameter server (`server`: ids resolved through its
+/// hash map) or an embedding worker, its cores scaled by the share of the node its role's
+/// pods use (training.pods, placement::pod_share; the whole node without pods).
+topo::CpuRowAccess role_cpu_access(const StepInputs& in, const topo::CpuSocketSpec& cpu, topo::NodeId node, bool server);
+
+}  // namespace dlrmsim::models
