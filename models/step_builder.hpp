@@ -21,17 +21,11 @@
 // TrainingOptions::kEveryNodeUpTo trainer nodes (`nodes: auto`, the default), or when
 // `nodes: representative` asks for it, the RepresentativeNode strategy simulates one
 // trainer node: its GPUs, its NVLink/PCIe links and its NICs, with every flow that leaves or
-// enters the node cut into two segments that carry the correct per-link byte counts:
-//   egress   source -> ... -> its NIC -> leaf (the route prefix up to the first fabric link)
-//   ingress  leaf -> NIC -> ... -> destination (the route suffix from the last fabric link)
-// In a symmetric job every node sends and receives the same bytes, so the representative
-// node's links carry exactly what every node's links carry. The fabric core (leaf-spine
-// links): when a leaf's uplinks carry less than its host links (oversubscription), the part
-// of the traffic that leaves the leaf (uniform destinations) also crosses a resource per
-// direction standing for the node's share of its leaf's uplinks, in proportion to the bytes
-// it sends (receives) among the trainer nodes on the leaf (remote_bytes); collisions of the
-// deterministic spine routing are not represented (`nodes: all` simulates them). Shared
-// servers (parameter servers, embedding workers) are represented the same way: one of each,
+// enters the node cut into an egress and an ingress segment that carry the correct per-link
+// byte counts, and its share of an oversubscribed fabric core (transfers.hpp). In a symmetric
+// job every node sends and receives the same bytes, so the representative node's links carry
+// exactly what every node's links carry; collisions of the deterministic spine routing are
+// not represented (`nodes: all` simulates them). Shared servers (parameter servers, embedding workers) are represented the same way: one of each,
 // doing its share of the whole job's work and carrying the largest work of the servers it
 // stands for.
 // The representative trainer node is the one holding the most loaded embedding owner,
@@ -43,7 +37,6 @@
 // EveryNode (`nodes: all`) simulates every node, with one aggregated flow per (owner,
 // destination node) to the GPU of the owner's index there; `communication: per_pair` sends
 // one flow per pair of endpoints instead.
-//
 #pragma once
 
 #include "models/collectives.hpp"
