@@ -38,88 +38,15 @@ bool memory_bound(const topo::DeviceProfile& p, Seconds body, Bytes bytes) {
 
 std::vector<DenseOperatorCost> gpu_dense_costs(const ModelSpec& model, const topo::DeviceProfile& profile,
                                                std::int64_t local_batch) {
-  const topo::GemmDtype dt = gemm_dtype_for(model.compute_precision, profile);
-  const Bytes elem = topo::operand_bytes(dt);
+  const GpuCostInput in{model, profile, gemm_dtype_for(model.compute_precision, profile),
+                        std::max<std::int64_t>(local_batch, 1)};
   const Seconds launch = profile.kernel_launch_overhead();
-  const std::int64_t b = std::max<std::int64_t>(local_batch, 1);
   std::vector<DenseOperatorCost> out;
   for (const DenseLayer& l : model.dense_layers()) {
-    DenseOperatorCost c;
+    DenseOperatorCost c = l.op->gpu_cost(l, in);
     c.name = l.name;
+    c.before_embeddings = l.before_embeddings;
     c.parameters = l.parameters;
-    switch (l.kind) {
-      case DenseLayer::Kind::bottom_mlp:
-      case DenseLayer::Kind::top_mlp:
-        c.forward = profile.gemm_time(b, l.out, l.in, dt) + launch;
-        c.backward = profile.gemm_time(b, l.in, l.out, dt) + profile.gemm_time(l.in, l.out, b, dt) + launch * 2.0;
-        c.forward_hbm = topo::gemm_traffic(b, l.out, l.in, dt);
-        c.backward_hbm = topo::gemm_traffic(b, l.in, l.out, dt) + topo::gemm_traffic(l.in, l.out, b, dt);
-        c.forward_kernels = 1;
-        c.backward_kernels = 2;
-        break;
-      case DenseLayer::Kind::interaction: {
-        const Bytes activation_bytes = elem * (l.activation_elements_per_sample * static_cast<double>(b));
-        switch (model.interaction.kind) {
-          case Interaction::Kind::dot: {
-            const std::int64_t vectors = model.table_count() + 1;
-            const int d = model.common_embedding_dim();
-            const Seconds gemm = profile.batched_gemm_time(b, vectors, vectors, d, dt);
-            const Seconds floor = memory_time(profile, activation_bytes);
-            c.forward = std::max(gemm, floor) + launch;
-            c.backward = std::max(gemm * 2.0, floor * 2.0) + launch * 2.0;
-            c.forward_hbm = std::max(topo::gemm_traffic(vectors, vectors, d, dt, b), activation_bytes);
-            c.backward_hbm = c.forward_hbm * 2.0;
-            c.forward_kernels = 1;
-            c.backward_kernels = 2;
-            break;
-          }
-          case Interaction::Kind::concat:
-            c.forward = memory_time(profile, activation_bytes) + launch;
-            c.backward = memory_time(profile, activation_bytes) + launch;
-            c.forward_hbm = c.backward_hbm = activation_bytes;
-            c.forward_kernels = c.backward_kernels = 1;
-            break;
-          case Interaction::Kind::dcnv2: {
-            const std::int64_t w = l.in;
-            const std::int64_t r = model.interaction.low_rank;
-            const int layers = model.interaction.cross_layers;
-            Seconds fwd{0.0}, bwd{0.0};
-            const auto gemm = [&](std::int64_t m, std::int64_t n, std::int64_t k, Seconds& time, Bytes& bytes) {
-              time += profile.gemm_time(m, n, k, dt);
-              bytes += topo::gemm_traffic(m, n, k, dt);
-            };
-            for (int i = 0; i < layers; ++i) {
-              if (r > 0) {
-                gemm(b, r, w, fwd, c.forward_hbm);
-                gemm(b, w, r, fwd, c.forward_hbm);
-                gemm(b, w, r, bwd, c.backward_hbm);  // V: dX, dW
-                gemm(w, r, b, bwd, c.backward_hbm);
-                gemm(b, r, w, bwd, c.backward_hbm);  // U: dX, dW
-                gemm(r, w, b, bwd, c.backward_hbm);
-              } else {
-                gemm(b, w, w, fwd, c.forward_hbm);
-                gemm(b, w, w, bwd, c.backward_hbm);
-                gemm(w, w, b, bwd, c.backward_hbm);
-              }
-            }
-            // Elementwise x0 * (.) + b + x: read x0, the GEMM output and x, write x_{l+1}
-            // (4 w elements per sample per layer), twice as much backward.
-            const Bytes elementwise = elem * (4.0 * static_cast<double>(w) * static_cast<double>(b) * layers);
-            fwd += memory_time(profile, elementwise);
-            bwd += memory_time(profile, elementwise * 2.0);
-            c.forward_hbm += elementwise;
-            c.backward_hbm += elementwise * 2.0;
-            const int gemms_per_layer = r > 0 ? 2 : 1;
-            c.forward_kernels = layers * (gemms_per_layer + 1);
-            c.backward_kernels = layers * (2 * gemms_per_layer + 1);
-            c.forward = fwd + launch * static_cast<double>(c.forward_kernels);
-            c.backward = bwd + launch * static_cast<double>(c.backward_kernels);
-            break;
-          }
-        }
-        break;
-      }
-    }
     c.forward_memory_bound = memory_bound(profile, c.forward - launch * static_cast<double>(c.forward_kernels), c.forward_hbm);
     c.backward_memory_bound =
         memory_bound(profile, c.backward - launch * static_cast<double>(c.backward_kernels), c.backward_hbm);
@@ -206,30 +133,16 @@ std::vector<DenseOperatorCost> cpu_dense_costs(const ModelSpec& model, const top
                                 "' runs dense layers but its platform entry names no CPU profile (key `profile`): give "
                                 "training.cpu.dense_efficiency (fraction of the socket's peak FLOP/s its GEMMs reach)");
   }
-  const std::int64_t b = std::max<std::int64_t>(local_batch, 1);
-  const FlopsPerSecond peak = cpu_peak(cpu, model.compute_precision);
-  const auto gemm = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
-    const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-    return Flops(flops) / (peak * profile->gemm_efficiency(m, n, k)) + profile->gemm_all_cores.call_overhead;
-  };
   // Layers that are not one GEMM of known shape: the large-GEMM fraction (every extent saturated).
   const double large = profile ? profile->large_gemm_efficiency() : *efficiency;
-  const double batch = static_cast<double>(b);
+  const CpuCostInput in{model, cpu, profile, large, cpu_peak(cpu, model.compute_precision),
+                        std::max<std::int64_t>(local_batch, 1)};
   std::vector<DenseOperatorCost> costs;
   for (const DenseLayer& l : model.dense_layers()) {
-    DenseOperatorCost c;
+    DenseOperatorCost c = l.op->cpu_cost(l, in);
     c.name = l.name;
+    c.before_embeddings = l.before_embeddings;
     c.parameters = l.parameters;
-    const bool mlp = l.kind != DenseLayer::Kind::interaction && l.gemms == 1 && l.in > 0 && l.out > 0;
-    if (profile && mlp) {
-      c.forward = gemm(b, l.out, l.in);
-      c.backward = gemm(b, l.in, l.out) + gemm(l.in, l.out, b);
-    } else {
-      c.forward = cpu_dense_time(cpu, l.forward_flops_per_sample * batch, model.compute_precision, large);
-      c.backward = cpu_dense_time(cpu, l.backward_flops_per_sample * batch, model.compute_precision, large);
-    }
-    c.forward_kernels = l.gemms;
-    c.backward_kernels = 2 * l.gemms;
     costs.push_back(c);
   }
   return costs;

@@ -5,20 +5,17 @@
 // DRAM bandwidth, per-core gather bandwidth, peak FLOP/s), never from constants here. The
 // formulas, following ../shared/DESIGN.md "Cost models and calibration":
 //
-//  Dense layers on a GPU, local batch b (FLOPs and shapes from ModelSpec::dense_layers):
-//    linear forward          gemm(m=b, n=out, k=in)
-//    linear backward         gemm(b, in, out) [input gradient] + gemm(in, out, b) [weight gradient]
-//    dot interaction         the batched X X^T: batched_gemm(b; F+1, F+1, d), backward twice
-//                            that (dX = (dZ + dZ^T) X); floored by its activation traffic over
-//                            achievable HBM bandwidth
-//    DCNv2 cross layer       gemm(b, r, w) + gemm(b, w, r) forward, four GEMMs backward, plus the
-//                            elementwise x0 * (.) + x traffic over achievable HBM bandwidth
-//    concat interaction      a copy: activation bytes over achievable HBM bandwidth
-//  where gemm() is DeviceProfile::gemm_time (peak x efficiency(m, n, k), floored by operand
-//  traffic) and each kernel adds the profile's launch overhead.
+//  Dense layers (ModelSpec::dense_layers): each kind is a dense operator (dense_operator.hpp)
+//  whose file documents its formulas; gpu_dense_costs and cpu_dense_costs ask each layer's
+//  operator for its time:
+//    linear                  models/operators/linear.cpp (MLP layers: GEMMs)
+//    dot interaction         models/operators/dot_interaction.cpp (batched X X^T)
+//    concat interaction      models/operators/concat_interaction.cpp (a copy)
+//    DCNv2 cross layer       models/operators/dcnv2_cross.cpp (low-rank GEMMs + elementwise)
 //    dense optimiser update  memory bound: fp32 master weights read + written, gradient read,
 //                            optimiser state read + written, over achievable HBM bandwidth
 //                            (a fused multi-tensor kernel: one launch).
+//  Each GPU kernel adds the profile's launch overhead.
 //
 //  Embeddings on a GPU (FBGEMM-style table-batched kernel: one launch per pass per GPU):
 //    forward                 DeviceProfile::embedding_forward_time(lookups, row bytes, pooling)
@@ -41,9 +38,9 @@
 //  Embeddings on a CPU socket (host_dram tier, parameter servers, CPU trainers): gathers and
 //  updates (read-modify-write) are topologies/cpu_row_cost.hpp, the model the placement
 //  planner reads too.
-//    dense layers on a CPU   FLOPs / (socket peak at the compute precision x dense efficiency);
-//                            the dense efficiency is a scenario input (training.cpu.dense_efficiency)
-//                            because no CPU calibration profile exists yet.
+//    dense layers on a CPU   the socket's CPU profile (platform key `profile`) gives each GEMM's
+//                            efficiency (models/operators/linear.cpp), or FLOPs / (socket peak at
+//                            the compute precision x training.cpu.dense_efficiency).
 //
 // Validity: the GEMM and gather forms hold within the ranges their profile was fitted on
 // (device_profile.hpp); operators below a few microseconds are dominated by launch overhead.
@@ -56,6 +53,7 @@
 
 #include "common/units.hpp"
 #include "topologies/device_profile.hpp"
+#include "models/dense_operator.hpp"
 #include "models/model_spec.hpp"
 #include "topologies/devices.hpp"
 
@@ -64,23 +62,6 @@ namespace dlrmsim::models {
 /// The GEMM dtype a compute precision runs in; int8 has no dense GEMM here. Throws
 /// std::invalid_argument naming the device when its profile lacks the dtype.
 topo::GemmDtype gemm_dtype_for(Precision compute, const topo::DeviceProfile& profile);
-
-/// Time of one dense operator (forward, backward) for a local batch, and its gradient size.
-struct DenseOperatorCost {
-  std::string name;
-  Seconds forward;
-  Seconds backward;
-  double parameters = 0.0;  // trainable parameters (their gradients are all-reduced)
-  int forward_kernels = 0;
-  int backward_kernels = 0;
-  /// HBM bytes its kernels move (GEMM operands read once and outputs written once, activations
-  /// of the memory-bound parts), and whether that traffic is what sets their time (no GEMM
-  /// above its memory floor): a memory-bound operator loads HBM alone, another its SMs and HBM.
-  Bytes forward_hbm{0.0};
-  Bytes backward_hbm{0.0};
-  bool forward_memory_bound = false;
-  bool backward_memory_bound = false;
-};
 
 /// Costs of the dense operators in forward order on one GPU (launch overheads included).
 std::vector<DenseOperatorCost> gpu_dense_costs(const ModelSpec& model, const topo::DeviceProfile& profile,
@@ -119,15 +100,9 @@ Seconds gpu_embedding_separate_optimizer_time(const topo::DeviceProfile& profile
 FlopsPerSecond cpu_peak(const topo::CpuSocketSpec& cpu, Precision compute);
 Seconds cpu_dense_time(const topo::CpuSocketSpec& cpu, Flops flops, Precision compute, double efficiency);
 
-/// Costs of the dense operators in forward order on one CPU socket, each GEMM on all its cores.
-/// With `efficiency` (training.cpu.dense_efficiency): FLOPs / (peak x efficiency) per layer.
-/// Without it, the socket's CPU profile (platform key `profile`) gives the efficiency:
-///   an MLP layer's GEMMs (forward b x out x in; backward b x in x out and in x out x b) take
-///     2 m n k / (peak x e(m, n, k)) + the profile's all-core call overhead,
-///   e(m, n, k) = CpuProfile::gemm_efficiency: the measured machine's achieved fraction of its
-///   peak at that shape, carried over to this socket's datasheet peak (an assumption: the same
-///   fraction on another core and GEMM library);
-///   other layers (the interaction) take FLOPs / (peak x the profile's large-GEMM efficiency).
+/// Costs of the dense operators in forward order on one CPU socket, each GEMM on all its cores:
+/// with `efficiency` (training.cpu.dense_efficiency) FLOPs / (peak x efficiency) per layer,
+/// without it the socket's CPU profile (platform key `profile`) gives each operator's efficiency.
 /// std::invalid_argument naming training.cpu.dense_efficiency when there is neither.
 std::vector<DenseOperatorCost> cpu_dense_costs(const ModelSpec& model, const topo::CpuSocketSpec& cpu,
                                                std::optional<double> efficiency, std::int64_t local_batch);

@@ -62,8 +62,7 @@ KernelLoad dense_load(Bytes hbm, bool memory_bound) {
 }
 
 bool in_layers(const DenseOperatorCost& c, DenseWork::Layers layers) {
-  const bool bottom = c.name.rfind("bottom_mlp", 0) == 0;
-  return bottom == (layers == DenseWork::Layers::bottom_mlp);
+  return c.before_embeddings == (layers == DenseWork::Layers::bottom_mlp);
 }
 }  // namespace
 

@@ -25,7 +25,8 @@ class DenseWork {
   const std::vector<DenseOperatorCost>& costs(const SimDevice& trainer);
 
   /// The dense layers a chain of kernels covers: the bottom MLP (dense features only, which
-  /// can run before the embeddings arrive) or every layer above it (interaction, top MLP).
+  /// can run before the embeddings arrive: DenseLayer::before_embeddings) or every layer above
+  /// it (interaction, top MLP).
   enum class Layers { bottom_mlp, above_bottom };
   /// Chains the forward kernels of `layers` on the trainer's stream after `after`; returns the
   /// last one (`after` when there is none).

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <string_view>
+#include <utility>
+
+#include "models/dense_operator.hpp"
 
 namespace dlrmsim::models {
 
@@ -151,6 +155,15 @@ std::string Interaction::describe() const {
   return "?";
 }
 
+std::string_view Interaction::operator_name() const {
+  switch (kind) {
+    case Kind::dot: return "dot_interaction";
+    case Kind::concat: return "concat_interaction";
+    case Kind::dcnv2: return "dcnv2_cross";
+  }
+  return "?";
+}
+
 // ---- derived sizes ---------------------------------------------------------------------------
 
 std::int64_t ModelSpec::table_count() const {
@@ -205,86 +218,38 @@ std::int64_t ModelSpec::interaction_input_width() const {
   return bottom_out + pooled_embedding_width();
 }
 
-std::int64_t ModelSpec::interaction_output_width() const {
-  const std::int64_t bottom_out = bottom_mlp.empty() ? dense_features : bottom_mlp.back();
-  switch (interaction.kind) {
-    case Interaction::Kind::dot: {
-      const std::int64_t vectors = table_count() + 1;
-      return bottom_out + vectors * (vectors - 1) / 2;
-    }
-    case Interaction::Kind::concat:
-    case Interaction::Kind::dcnv2: return interaction_input_width();
-  }
-  return interaction_input_width();
-}
-
 namespace {
 
-DenseLayer linear_layer(DenseLayer::Kind kind, std::string name, std::int64_t in, std::int64_t out) {
-  DenseLayer l;
-  l.kind = kind;
+/// The layer that operator `op` declares at `site`, named and placed in the step.
+DenseLayer place(std::string_view op, std::string name, bool before_embeddings, const DenseOperatorSite& site) {
+  const DenseOperator& o = dense_operator(op);
+  DenseLayer l = o.declare(site);
+  l.op = &o;
   l.name = std::move(name);
-  l.in = in;
-  l.out = out;
-  l.parameters = static_cast<double>(in) * static_cast<double>(out) + static_cast<double>(out);
-  l.forward_flops_per_sample = Flops(2.0 * static_cast<double>(in) * static_cast<double>(out));
-  l.backward_flops_per_sample = l.forward_flops_per_sample * 2.0;
-  l.activation_elements_per_sample = static_cast<double>(in + out);
-  l.gemms = 1;
+  l.before_embeddings = before_embeddings;
   return l;
 }
 
+DenseLayer interaction_layer(const ModelSpec& m) {
+  return place(m.interaction.operator_name(), "interaction." + m.interaction.describe(), false,
+               {m, m.interaction_input_width(), 0});
+}
+
 }  // namespace
+
+std::int64_t ModelSpec::interaction_output_width() const { return interaction_layer(*this).out; }
 
 std::vector<DenseLayer> ModelSpec::dense_layers() const {
   std::vector<DenseLayer> layers;
   std::int64_t width = dense_features;
   for (std::size_t i = 0; i < bottom_mlp.size(); ++i) {
-    layers.push_back(linear_layer(DenseLayer::Kind::bottom_mlp, "bottom_mlp." + std::to_string(i), width, bottom_mlp[i]));
+    layers.push_back(place("linear", "bottom_mlp." + std::to_string(i), true, {*this, width, bottom_mlp[i]}));
     width = bottom_mlp[i];
   }
-  DenseLayer inter;
-  inter.kind = DenseLayer::Kind::interaction;
-  inter.name = "interaction." + interaction.describe();
-  inter.in = interaction_input_width();
-  inter.out = interaction_output_width();
-  const double w = static_cast<double>(inter.in);
-  switch (interaction.kind) {
-    case Interaction::Kind::dot: {
-      // Batched GEMM Z = X X^T of the (F+1) x d matrix per sample: (F+1)^2 d multiply-adds;
-      // backward computes dX = (dZ + dZ^T) X: the same count again twice.
-      const double vectors = static_cast<double>(table_count() + 1);
-      const int d = common_embedding_dim();
-      inter.forward_flops_per_sample = Flops(2.0 * vectors * vectors * d);
-      inter.backward_flops_per_sample = inter.forward_flops_per_sample * 2.0;
-      inter.activation_elements_per_sample = w + static_cast<double>(inter.out);
-      inter.gemms = 1;
-      break;
-    }
-    case Interaction::Kind::concat:
-      inter.forward_flops_per_sample = Flops(0.0);
-      inter.backward_flops_per_sample = Flops(0.0);
-      inter.activation_elements_per_sample = 2.0 * w;  // a copy into the concatenated buffer
-      inter.gemms = 0;
-      break;
-    case Interaction::Kind::dcnv2: {
-      // Per layer: V^T x (w -> r), U (r -> w): 2 x 2wr FLOP with low rank, 2w^2 with full rank,
-      // plus the elementwise x0 * (.) + x (3w, negligible but counted).
-      const double r = static_cast<double>(interaction.low_rank);
-      const double gemm_flops = interaction.low_rank > 0 ? 4.0 * w * r : 2.0 * w * w;
-      const double params_per_layer = (interaction.low_rank > 0 ? 2.0 * w * r : w * w) + w;
-      inter.forward_flops_per_sample = Flops(interaction.cross_layers * (gemm_flops + 3.0 * w));
-      inter.backward_flops_per_sample = Flops(interaction.cross_layers * (2.0 * gemm_flops + 6.0 * w));
-      inter.parameters = interaction.cross_layers * params_per_layer;
-      inter.activation_elements_per_sample = interaction.cross_layers * (4.0 * w + 2.0 * r);
-      inter.gemms = interaction.cross_layers * (interaction.low_rank > 0 ? 2 : 1);
-      break;
-    }
-  }
-  layers.push_back(inter);
-  width = inter.out;
+  layers.push_back(interaction_layer(*this));
+  width = layers.back().out;
   for (std::size_t i = 0; i < top_mlp.size(); ++i) {
-    layers.push_back(linear_layer(DenseLayer::Kind::top_mlp, "top_mlp." + std::to_string(i), width, top_mlp[i]));
+    layers.push_back(place("linear", "top_mlp." + std::to_string(i), false, {*this, width, top_mlp[i]}));
     width = top_mlp[i];
   }
   return layers;

@@ -11,7 +11,7 @@
 // This header only describes the model and derives sizes from it (bytes of a table's weights
 // and optimiser state, parameter counts, lookups per sample, dense FLOPs per sample). Where
 // the tables live is placement's business (placement/), what each operator costs is the cost
-// models' (models/cost_models.hpp).
+// models' (models/cost_models.hpp, one file per dense operator: models/dense_operator.hpp).
 //
 // YAML form (a model file is this mapping; a scenario may inline it under `model:`):
 //
@@ -65,6 +65,7 @@
 #include "common/config.hpp"
 #include "common/parameters.hpp"
 #include "common/units.hpp"
+#include "models/dense_layer.hpp"
 
 namespace dlrmsim::models {
 
@@ -156,24 +157,8 @@ struct Interaction {
   int low_rank = 0;      // dcnv2: rank r of U, V (0 = full rank: one w x w matrix per layer)
 
   [[nodiscard]] std::string describe() const;
-};
-
-/// One dense operator of the forward pass for a single sample, in execution order: a linear
-/// layer (GEMM of [batch x in] by [in x out]) or the interaction. Cost models turn it into
-/// time for a given batch (GEMM shapes m = batch, n = out, k = in).
-struct DenseLayer {
-  enum class Kind { bottom_mlp, interaction, top_mlp };
-  Kind kind = Kind::bottom_mlp;
-  std::string name;
-  std::int64_t in = 0;   // input width (k)
-  std::int64_t out = 0;  // output width (n)
-  double parameters = 0.0;           // trainable parameters (weights + biases)
-  Flops forward_flops_per_sample;    // multiply-add = 2 FLOP
-  Flops backward_flops_per_sample;   // input + weight gradients
-  /// Activation elements read + written per sample in the forward pass (memory-bound floor).
-  double activation_elements_per_sample = 0.0;
-  /// Number of GEMMs this operator is made of (kernel launches per pass).
-  int gemms = 1;
+  /// The dense operator that computes it (an entry of dense_operators(): dense_operator.hpp).
+  [[nodiscard]] std::string_view operator_name() const;
 };
 
 struct ModelSpec {
@@ -209,7 +194,8 @@ struct ModelSpec {
   [[nodiscard]] Bytes embedding_optimizer_state_bytes() const;
   [[nodiscard]] double embedding_parameters() const;
 
-  /// The dense operators in forward order (bottom MLP layers, interaction, top MLP layers).
+  /// The dense operators in forward order (bottom MLP layers, interaction, top MLP layers),
+  /// each with its operator's per-sample figures (models/operators/*.cpp).
   [[nodiscard]] std::vector<DenseLayer> dense_layers() const;
   [[nodiscard]] double dense_parameters() const;
   /// Dense weights stored in fp32 (master copy) + optimiser state: what one data-parallel

@@ -342,7 +342,7 @@ TEST_CASE("a sync point per feature serialises host and GPU") {
   // first operator above it in forward order (the concat).
   Seconds interaction_bwd;
   for (const auto& c : costs) {
-    if (c.name.rfind("bottom_mlp", 0) != 0) {
+    if (!c.before_embeddings) {
       interaction_bwd = c.backward;
       break;
     }
