@@ -368,7 +368,7 @@ TEST_CASE("all-reduce across nodes: a ring with every node, egress and ingress w
     std::vector<sim::ActivityId> ready;
     for (std::size_t i = 0; i < e.b.context().trainers().size(); ++i) ready.push_back(e.b.context().marker({}));
     const std::size_t first = e.graph.activity_count();
-    const auto done = e.b.context().fidelity().inter_node_all_reduce(e.b, Bytes(4e6), ready, 0);
+    const auto done = e.b.context().fidelity().inter_node_all_reduce(e.b.collectives(), Bytes(4e6), ready, 0);
     CHECK(done.size() == e.b.context().trainers().size());
     const auto flows = e.transfers_since(first);
     CHECK(flows.size() == (representative ? 4u : 8u));

@@ -118,40 +118,36 @@ ActivityGraph compute_ring(int engines, int rounds) {
   return g;
 }
 
-ActivityGraph all_to_all(int endpoints) {
+/// Every endpoint has an uplink and a downlink of `bandwidth` (1 us latency each) and one
+/// flow to every other endpoint, of bytes(i, j).
+template <class BytesOf>
+ActivityGraph all_to_all(int endpoints, BytesPerSecond bandwidth, BytesOf bytes) {
   ActivityGraph g;
   std::vector<ResourceId> up, down;
   for (int i = 0; i < endpoints; ++i) {
-    up.push_back(g.add_resource("up" + std::to_string(i), BytesPerSecond(25e9), Seconds(1e-6), "nic"));
-    down.push_back(g.add_resource("down" + std::to_string(i), BytesPerSecond(25e9), Seconds(1e-6), "nic"));
+    up.push_back(g.add_resource("up" + std::to_string(i), bandwidth, Seconds(1e-6), "nic"));
+    down.push_back(g.add_resource("down" + std::to_string(i), bandwidth, Seconds(1e-6), "nic"));
   }
   g.reserve(static_cast<std::size_t>(endpoints) * endpoints, 0);
   for (int i = 0; i < endpoints; ++i) {
     for (int j = 0; j < endpoints; ++j) {
-      if (i != j) g.add_transfer(Bytes(1048576.0), std::vector{up[i], down[j]});
+      if (i != j) g.add_transfer(bytes(i, j), std::vector{up[i], down[j]});
     }
   }
   return g;
 }
 
-/// The staggered all-to-all of the engine tests (tests/engine_fixtures.hpp): every endpoint
-/// has a 50 GB/s uplink and downlink (1 us latency each) and flow i->j carries
-/// 1 MB x (1 + ((7i + 13j) mod 17) / 16), so 17 size classes finish at ~250 different
-/// instants and the sharing changes at each of them.
+/// 25 GB/s links, 1 MiB flows.
+ActivityGraph all_to_all(int endpoints) {
+  return all_to_all(endpoints, BytesPerSecond(25e9), [](int, int) { return Bytes(1048576.0); });
+}
+
+/// The staggered all-to-all of the engine tests (tests/engine_fixtures.hpp): 50 GB/s links and
+/// flow i->j carries 1 MB x (1 + ((7i + 13j) mod 17) / 16), so 17 size classes finish at
+/// ~250 different instants and the sharing changes at each of them.
 ActivityGraph staggered_all_to_all(int endpoints) {
-  ActivityGraph g;
-  std::vector<ResourceId> up, down;
-  for (int i = 0; i < endpoints; ++i) {
-    up.push_back(g.add_resource("up" + std::to_string(i), BytesPerSecond(50e9), Seconds(1e-6), "nic"));
-    down.push_back(g.add_resource("down" + std::to_string(i), BytesPerSecond(50e9), Seconds(1e-6), "nic"));
-  }
-  g.reserve(static_cast<std::size_t>(endpoints) * endpoints, 0);
-  for (int i = 0; i < endpoints; ++i) {
-    for (int j = 0; j < endpoints; ++j) {
-      if (i != j) g.add_transfer(Bytes(1e6 * (1.0 + ((7 * i + 13 * j) % 17) / 16.0)), std::vector{up[i], down[j]});
-    }
-  }
-  return g;
+  return all_to_all(endpoints, BytesPerSecond(50e9),
+                    [](int i, int j) { return Bytes(1e6 * (1.0 + ((7 * i + 13 * j) % 17) / 16.0)); });
 }
 
 ActivityGraph transfer_ring(int endpoints, int rounds) {
