@@ -1,8 +1,10 @@
-// Activity graphs shared by the engine tests (native engine and SimGrid backend).
+// Activity graphs and helpers shared by the engine tests (native engine, SimGrid backend,
+// shared resources).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -10,6 +12,45 @@
 #include "sim/activity_graph.hpp"
 
 namespace dlrmsim::sim::testing {
+
+inline constexpr double kGBps = 1e9;  // 1 GB/s, in bytes per second
+
+/// When activity `a` ended, in seconds.
+inline double end_s(const SimResult& r, ActivityId a) { return r.end[a.index].seconds().value(); }
+
+/// Three transfers of 1, 2 and 3 MB started together on one link of 1 GB/s without latency.
+/// Max-min sharing gives each a third of the link until the 1 MB one ends (3 ms); the other
+/// two then have 1 and 2 MB left at half the link each, so the 2 MB one ends 2 ms later
+/// (5 ms); the last 1 MB runs alone at the full 1 GB/s and ends at 6 ms.
+struct ThreeFlows {
+  ActivityGraph graph;
+  ResourceId link;
+  ActivityId a, b, c;  // 1, 2 and 3 MB
+};
+inline ThreeFlows three_flows_on_one_link() {
+  ThreeFlows t;
+  t.link = t.graph.add_resource("link", BytesPerSecond(kGBps), Seconds(0));
+  t.a = t.graph.add_transfer(Bytes(1e6), std::vector{t.link});
+  t.b = t.graph.add_transfer(Bytes(2e6), std::vector{t.link});
+  t.c = t.graph.add_transfer(Bytes(3e6), std::vector{t.link});
+  return t;
+}
+
+/// A parking lot started at once: one long flow of 1 MB over `links` links of 1 GB/s, each of
+/// latency `latency`, and on link i one short flow of short_bytes(i) bytes.
+struct ParkingLot {
+  ActivityGraph graph;
+  std::vector<ResourceId> links;
+  ActivityId long_flow;
+  std::vector<ActivityId> shorts;  // the short flow of link i at index i
+};
+inline ParkingLot parking_lot(int links, Seconds latency, const std::function<double(int)>& short_bytes) {
+  ParkingLot p;
+  for (int i = 0; i < links; ++i) p.links.push_back(p.graph.add_resource("l" + std::to_string(i), BytesPerSecond(kGBps), latency));
+  p.long_flow = p.graph.add_transfer(Bytes(1e6), p.links);
+  for (int i = 0; i < links; ++i) p.shorts.push_back(p.graph.add_transfer(Bytes(short_bytes(i)), std::vector{p.links[i]}));
+  return p;
+}
 
 /// `activities` activities drawn with a fixed seed: computes of 1-50 us on 8 streams of 4
 /// engines, markers, and transfers of 1-1000 kB over 1-3 distinct links among 12 (1-10 GB/s,

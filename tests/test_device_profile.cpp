@@ -18,6 +18,7 @@
 #include "topologies/device_profile.hpp"
 #include "topologies/platform_loader.hpp"
 #include "paths.hpp"
+#include "file_fixtures.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::topo;
@@ -43,12 +44,7 @@ std::string h100_text_replacing(const std::string& from, const std::string& to) 
 }
 
 std::string error_of(const std::string& text) {
-  try {
-    parse_device_profile(ConfigNode::load_string(text, "edited.yaml"));
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
+  return dlrmsim::testing::config_error_of([&] { parse_device_profile(ConfigNode::load_string(text, "edited.yaml")); });
 }
 
 int line_of(const std::string& text, const std::string& needle) {

@@ -12,6 +12,7 @@
 #include "models/scenario.hpp"
 #include "models/simulation.hpp"
 #include "paths.hpp"
+#include "file_fixtures.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
@@ -26,12 +27,7 @@ Hertz rate_of(const std::string& text) {
 }
 
 std::string rate_error(const std::string& text) {
-  try {
-    rate_of(text);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
+  return dlrmsim::testing::config_error_of([&] { rate_of(text); });
 }
 
 GoodputInputs simple_inputs(double throughput, double gpus) {

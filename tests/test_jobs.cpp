@@ -11,13 +11,15 @@
 #include "models/jobs.hpp"
 #include "models/scenario.hpp"
 #include "models/simulation.hpp"
+#include "file_fixtures.hpp"
+#include "paths.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
 
 namespace {
 
-const std::string kRoot = DLRMSIM_SOURCE_DIR;
+using dlrmsim::testing::kRoot;
 const std::string kTwoJobs = kRoot + "/tests/data/two_jobs_oversubscribed.yaml";
 
 // Every inter-node hop of the small fat tree (NIC, host link, leaf uplink) at `bandwidth`.
@@ -28,12 +30,7 @@ std::vector<std::string> fabric_at(const std::string& bandwidth) {
 }
 
 std::string load_error(const std::string& text) {
-  try {
-    load_scenario_text(text, "jobs.yaml", kRoot + "/tests/data");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
+  return dlrmsim::testing::config_error_of([&] { load_scenario_text(text, "jobs.yaml", kRoot + "/tests/data"); });
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "models/model_spec.hpp"
 #include "paths.hpp"
+#include "file_fixtures.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
@@ -18,12 +19,7 @@ const std::string kConfigs = dlrmsim::testing::kRoot + "/configs/models/";
 ModelSpec from_text(const std::string& text) { return load_model(ConfigNode::load_string(text, "test.yaml")); }
 
 std::string error_of(const std::string& text) {
-  try {
-    from_text(text);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
+  return dlrmsim::testing::config_error_of([&] { from_text(text); });
 }
 
 const char* kSmall = R"(

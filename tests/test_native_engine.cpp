@@ -16,9 +16,10 @@
 using namespace dlrmsim;
 using namespace dlrmsim::sim;
 
+using dlrmsim::sim::testing::end_s;
+using dlrmsim::sim::testing::kGBps;
+
 namespace {
-constexpr double kGBps = 1e9;
-double end_s(const SimResult& r, ActivityId a) { return r.end[a.index].seconds().value(); }
 // Flow completions are rounded up to the next picosecond.
 constexpr double kPs = 1.001e-12;
 }  // namespace
@@ -58,31 +59,21 @@ TEST_CASE("three flows of 1, 2 and 3 MB share a link and finish at 3, 5 and 6 ms
   // 1 GB/s. All three at 1/3 GB/s until the 1 MB flow ends (3 ms); the other two then have
   // 1 and 2 MB left at 1/2 GB/s: the second ends 2 ms later (5 ms); the last has 1 MB at
   // the full 1 GB/s: 6 ms.
-  ActivityGraph g;
-  const ResourceId link = g.add_resource("link", BytesPerSecond(kGBps), Seconds(0));
-  const ActivityId a = g.add_transfer(Bytes(1e6), std::vector{link});
-  const ActivityId b = g.add_transfer(Bytes(2e6), std::vector{link});
-  const ActivityId c = g.add_transfer(Bytes(3e6), std::vector{link});
-  const SimResult r = simulate_native(g);
-  CHECK(end_s(r, a) == dlrmsim::rel(3e-3).epsilon(1e-9));
-  CHECK(end_s(r, b) == dlrmsim::rel(5e-3).epsilon(1e-9));
-  CHECK(end_s(r, c) == dlrmsim::rel(6e-3).epsilon(1e-9));
+  const auto t = testing::three_flows_on_one_link();
+  const SimResult r = simulate_native(t.graph);
+  CHECK(end_s(r, t.a) == dlrmsim::rel(3e-3).epsilon(1e-9));
+  CHECK(end_s(r, t.b) == dlrmsim::rel(5e-3).epsilon(1e-9));
+  CHECK(end_s(r, t.c) == dlrmsim::rel(6e-3).epsilon(1e-9));
 }
 
 TEST_CASE("parking lot: one long flow over k links and one short flow per link") {
   // k = 4 links of 1 GB/s. Every link carries two flows, so all run at 0.5 GB/s. The short
   // flows (0.5 MB) end at 1 ms; the long flow (1 MB) has 0.5 MB left and then runs alone at
   // 1 GB/s: it ends at 1.5 ms.
-  const int k = 4;
-  ActivityGraph g;
-  std::vector<ResourceId> links;
-  for (int i = 0; i < k; ++i) links.push_back(g.add_resource("l" + std::to_string(i), BytesPerSecond(kGBps), Seconds(0)));
-  const ActivityId long_flow = g.add_transfer(Bytes(1e6), links);
-  std::vector<ActivityId> shorts;
-  for (int i = 0; i < k; ++i) shorts.push_back(g.add_transfer(Bytes(0.5e6), std::vector{links[i]}));
-  const SimResult r = simulate_native(g);
-  for (ActivityId s : shorts) CHECK(end_s(r, s) == dlrmsim::rel(1e-3).epsilon(1e-9));
-  CHECK(end_s(r, long_flow) == dlrmsim::rel(1.5e-3).epsilon(1e-9));
+  const auto p = testing::parking_lot(4, Seconds(0), [](int) { return 0.5e6; });
+  const SimResult r = simulate_native(p.graph);
+  for (ActivityId s : p.shorts) CHECK(end_s(r, s) == dlrmsim::rel(1e-3).epsilon(1e-9));
+  CHECK(end_s(r, p.long_flow) == dlrmsim::rel(1.5e-3).epsilon(1e-9));
 }
 
 TEST_CASE("flows whose bottlenecks differ get max-min fair rates") {

@@ -88,21 +88,6 @@ PlacementProblem mixed_problem() {
 
 }  // namespace
 
-// Every policy must be registered (a policy missing from the table would silently be
-// unavailable), with a description.
-TEST_CASE("the policy registry lists all nine policies") {
-  std::set<std::string> names;
-  for (const auto& p : placement_policies()) {
-    names.emplace(p.name);
-    CHECK(!p.description.empty());
-    CHECK((p.plan != nullptr));
-  }
-  CHECK(names == std::set<std::string>{"all_gpu", "all_host", "all_uvm", "all_remote", "hashed_servers", "size_greedy",
-                                       "cost_greedy", "memory_balanced", "search"});
-  CHECK(placement_policies().size() == 9);
-  CHECK_THROWS_WITH_AS(placement_policy("cost_gredy"), doctest::Contains("cost_greedy"), std::invalid_argument);
-}
-
 // TorchRec's communication per sharding: table-wise all-to-all both ways; row-wise
 // reduce-scatter forward and all-gather backward; table-row-wise reduce-scatter within the
 // node then all-to-all across nodes; data-parallel only an all-reduce of weight gradients.

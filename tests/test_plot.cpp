@@ -8,14 +8,15 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "common/config.hpp"
 #include "common/files.hpp"
 #include "tools/plot.hpp"
+#include "file_fixtures.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::tools;
+using dlrmsim::testing::read_text;
 
 namespace {
 std::size_t count(const std::string& text, const std::string& what) {
@@ -26,26 +27,11 @@ std::size_t count(const std::string& text, const std::string& what) {
 
 // A scratch directory that is also the working directory while it lives (a shell command
 // embedded in a file name would create its marker file there).
-struct ScratchCwd {
-  std::filesystem::path dir, old;
-  ScratchCwd() : old(std::filesystem::current_path()) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "dlrmsim_plot_XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    dir = pattern;
-    std::filesystem::current_path(dir);
-  }
-  ~ScratchCwd() {
-    std::filesystem::current_path(old);
-    std::filesystem::remove_all(dir);
-  }
+struct ScratchCwd : dlrmsim::testing::ScratchDir {
+  std::filesystem::path old;
+  ScratchCwd() : ScratchDir("dlrmsim_plot"), old(std::filesystem::current_path()) { std::filesystem::current_path(dir); }
+  ~ScratchCwd() { std::filesystem::current_path(old); }
 };
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 }  // namespace
 
 TEST_CASE("leading numbers of values with units") {
@@ -95,10 +81,10 @@ TEST_CASE("a PNG whose name holds shell syntax is written as named, and nothing 
   }
   write_chart(chart, name);
   CHECK_FALSE(std::filesystem::exists("X"));
-  const std::string png = slurp(name);
+  const std::string png = read_text(name);
   REQUIRE(png.size() > 8);
   CHECK(png.substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
-  CHECK(slurp(name + ".svg") == "keep me");
+  CHECK(read_text(name + ".svg") == "keep me");
   // Only the two files: no temporary file is left behind.
   CHECK(std::distance(std::filesystem::directory_iterator("."), std::filesystem::directory_iterator()) == 2);
 }

@@ -5,6 +5,7 @@
 
 #include "models/scenario.hpp"
 #include "paths.hpp"
+#include "file_fixtures.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
@@ -26,12 +27,7 @@ Scenario from(const std::string& text, const std::vector<std::string>& overrides
 }
 
 std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
-  try {
-    from(text, overrides);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
+  return dlrmsim::testing::config_error_of([&] { from(text, overrides); });
 }
 }  // namespace
 

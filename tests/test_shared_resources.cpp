@@ -10,17 +10,17 @@
 #include <string>
 
 #include "sim/backend.hpp"
+#include "engine_fixtures.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::sim;
+using dlrmsim::sim::testing::end_s;
 
 namespace {
 
 constexpr double kUnits = kWorkUnitsPerCoreSecond;  // work units per SM-second
 // SimGrid's clock has a 1 ns event precision and its solver works to 1e-5 of a capacity.
 constexpr double kEpsilon = 1e-6;
-
-double end_s(const SimResult& r, ActivityId a) { return r.end[a.index].seconds().value(); }
 
 }  // namespace
 

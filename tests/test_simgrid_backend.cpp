@@ -17,14 +17,14 @@
 using namespace dlrmsim;
 using namespace dlrmsim::sim;
 
+using dlrmsim::sim::testing::end_s;
+using dlrmsim::sim::testing::kGBps;
+
 namespace {
 
-constexpr double kGBps = 1e9;
 // SimGrid's clock is a double with a 1 ns event precision (surf/precision), and its
 // max-min solver works to 1e-5 of a link's capacity: closed forms hold to 1e-6 relative.
 constexpr double kClosedFormEpsilon = 1e-6;
-
-double end_s(const SimResult& r, ActivityId a) { return r.end[a.index].seconds().value(); }
 
 /// Every activity ends at the same time on both backends, within 1 % + 10 ns.
 void check_backends_agree(const ActivityGraph& g) {
@@ -133,50 +133,30 @@ TEST_CASE("simgrid: three flows of 1, 2 and 3 MB share a link and finish at 3, 5
   // 1 GB/s: all three at 1/3 GB/s until the 1 MB flow ends (3 ms); the others have 1 and
   // 2 MB left at 1/2 GB/s: 5 ms; the last 1 MB alone at 1 GB/s: 6 ms. The link is busy the
   // whole 6 ms and fully used (utilisation 1).
-  ActivityGraph g;
-  const ResourceId link = g.add_resource("link", BytesPerSecond(kGBps), Seconds(0));
-  const ActivityId a = g.add_transfer(Bytes(1e6), std::vector{link});
-  const ActivityId b = g.add_transfer(Bytes(2e6), std::vector{link});
-  const ActivityId c = g.add_transfer(Bytes(3e6), std::vector{link});
-  const SimResult r = simulate_simgrid(g);
-  CHECK(end_s(r, a) == dlrmsim::rel(3e-3).epsilon(kClosedFormEpsilon));
-  CHECK(end_s(r, b) == dlrmsim::rel(5e-3).epsilon(kClosedFormEpsilon));
-  CHECK(end_s(r, c) == dlrmsim::rel(6e-3).epsilon(kClosedFormEpsilon));
-  CHECK(r.resources[link.index].busy.value() == dlrmsim::rel(6e-3).epsilon(kClosedFormEpsilon));
-  CHECK(r.resources[link.index].utilization == dlrmsim::rel(1.0).epsilon(1e-5));
-  check_backends_agree(g);
+  const auto t = testing::three_flows_on_one_link();
+  const SimResult r = simulate_simgrid(t.graph);
+  CHECK(end_s(r, t.a) == dlrmsim::rel(3e-3).epsilon(kClosedFormEpsilon));
+  CHECK(end_s(r, t.b) == dlrmsim::rel(5e-3).epsilon(kClosedFormEpsilon));
+  CHECK(end_s(r, t.c) == dlrmsim::rel(6e-3).epsilon(kClosedFormEpsilon));
+  CHECK(r.resources[t.link.index].busy.value() == dlrmsim::rel(6e-3).epsilon(kClosedFormEpsilon));
+  CHECK(r.resources[t.link.index].utilization == dlrmsim::rel(1.0).epsilon(1e-5));
+  check_backends_agree(t.graph);
 }
 
 TEST_CASE("simgrid: parking lot, one long flow over 4 links and one short flow per link") {
   // 4 links of 1 GB/s, each carrying the long flow and its short flow: all at 0.5 GB/s.
   // Short flows (0.5 MB) end at 1 ms; the long flow (1 MB) then runs alone: 1.5 ms.
-  const int k = 4;
-  ActivityGraph g;
-  std::vector<ResourceId> links;
-  for (int i = 0; i < k; ++i) {
-    links.push_back(g.add_resource("l" + std::to_string(i), BytesPerSecond(kGBps), Seconds(0)));
-  }
-  const ActivityId long_flow = g.add_transfer(Bytes(1e6), links);
-  std::vector<ActivityId> shorts;
-  for (int i = 0; i < k; ++i) shorts.push_back(g.add_transfer(Bytes(0.5e6), std::vector{links[i]}));
-  const SimResult r = simulate_simgrid(g);
-  for (ActivityId s : shorts) CHECK(end_s(r, s) == dlrmsim::rel(1e-3).epsilon(kClosedFormEpsilon));
-  CHECK(end_s(r, long_flow) == dlrmsim::rel(1.5e-3).epsilon(kClosedFormEpsilon));
-  check_backends_agree(g);
+  const auto p = testing::parking_lot(4, Seconds(0), [](int) { return 0.5e6; });
+  const SimResult r = simulate_simgrid(p.graph);
+  for (ActivityId s : p.shorts) CHECK(end_s(r, s) == dlrmsim::rel(1e-3).epsilon(kClosedFormEpsilon));
+  CHECK(end_s(r, p.long_flow) == dlrmsim::rel(1.5e-3).epsilon(kClosedFormEpsilon));
+  check_backends_agree(p.graph);
 }
 
 TEST_CASE("simgrid: parking lot with per-link latencies agrees with the native engine") {
   // As above but each link has 1 us latency (the long flow waits 4 us, short ones 1 us) and
   // short flows of 0.3, 0.5, 0.7, 0.9 MB: the long flow's rate changes at every finish.
-  const int k = 4;
-  ActivityGraph g;
-  std::vector<ResourceId> links;
-  for (int i = 0; i < k; ++i) {
-    links.push_back(g.add_resource("l" + std::to_string(i), BytesPerSecond(kGBps), Seconds(1e-6)));
-  }
-  g.add_transfer(Bytes(1e6), links);
-  for (int i = 0; i < k; ++i) g.add_transfer(Bytes(0.3e6 + 0.2e6 * i), std::vector{links[i]});
-  check_backends_agree(g);
+  check_backends_agree(testing::parking_lot(4, Seconds(1e-6), [](int i) { return 0.3e6 + 0.2e6 * i; }).graph);
 }
 
 TEST_CASE("simgrid: flows whose bottlenecks differ get max-min fair rates") {

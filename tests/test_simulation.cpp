@@ -23,26 +23,9 @@ using namespace dlrmsim::models::testing;
 
 namespace {
 
-
 Scenario scenario_text(const std::string& text, const std::vector<std::string>& overrides = {}) {
   return load_scenario_text(text + "\nrun: {warmup_steps: 2, steps: 3, calibration: " + kCalibration + "}\n",
                             "test-scenario.yaml", kRoot + "/configs/scenarios", overrides);
-}
-
-
-// Four nodes of two H100s (NVLink between them, PCIe gen5 to one CPU socket and one NIC),
-// one non-blocking Ethernet switch (or the given fabric). `nic` is the NIC bandwidth.
-std::string mini_cluster(const std::string& nic,
-                         const std::string& fabric = "{kind: single_switch, link_kind: ethernet}") {
-  return R"(
-platform:
-  name: mini
-  node_templates:
-)" + mini_server_template(nic) + R"(  cluster:
-    groups: [{name: n, template: server, count: 4, role: trainer}]
-    fabric: )" + fabric + R"(
-placement: {policy: cost_greedy, tiers: [gpu_hbm]}
-)";
 }
 
 // Communication bound: 32 wide tables (32 KB of pooled embeddings per sample) and a tiny
@@ -61,23 +44,6 @@ model:
 training: {mode: hybrid_parallel_sync}
 )";
 
-// Compute bound: one narrow table and a wide top MLP at 262,144 samples per GPU, gradients
-// all-reduced in 4 MiB buckets so that they overlap the backward pass.
-const char* kWideMlp = R"(
-name: compute-bound
-model:
-  name: mlp
-  global_batch_size: 4194304
-  dense_features: 16
-  embedding_tables: [{name: t, rows: 1000, dim: 4, lookups_per_sample: 1}]
-  interaction: concat
-  top_mlp: [2048, 2048, 2048, 1]
-  optimizer: sgd
-  precision: {compute: bf16, communication: bf16}
-training: {mode: hybrid_parallel_sync}
-software: {name: small-buckets, collectives: {allreduce_bucket: 4 MiB}}
-)";
-
 }  // namespace
 
 // System: one H200 (h200-server.yaml), all tables in its HBM, so no communication at all.
@@ -89,21 +55,7 @@ software: {name: small-buckets, collectives: {allreduce_bucket: 4 MiB}}
 // bandwidth, launch overhead): the input copy is prefetched and hidden, all-to-all and
 // all-reduce are empty with one GPU, and every kernel runs on the one in-order stream.
 TEST_CASE("single GPU, all in HBM: step time is the sum of the operator costs") {
-  const auto sc = scenario_text("name: single\nplatform: " + kRoot + R"(/configs/platforms/h200-server.yaml
-model:
-  name: tiny
-  global_batch_size: 4096
-  dense_features: 13
-  embedding_tables: [{name: t, count: 4, rows: 100000, dim: 64, lookups_per_sample: 2}]
-  bottom_mlp: [128, 64]
-  interaction: concat
-  top_mlp: [256, 1]
-  optimizer: {embedding: rowwise_adagrad, dense: adagrad}
-  precision: {compute: bf16, communication: bf16}
-training: {mode: hybrid_parallel_sync}
-placement: {policy: cost_greedy, tiers: [gpu_hbm]}
-software: {host: {dispatch: 0 us}}
-)");
+  const auto sc = scenario_text(single_h200_job() + "software: {host: {dispatch: 0 us}}\n");
   // No framework cost per kernel: the host thread pays only cudaLaunchKernel, as the GPU does,
   // so it stays ahead and the step is the GPU's (with PyTorch's 5.3 us per kernel this small
   // step is host-bound: tests/test_software_stack.cpp covers that case).
@@ -181,8 +133,8 @@ TEST_CASE("the critical path names what the step waited for") {
 TEST_CASE("doubling NIC bandwidth speeds up a communication-bound job, not a compute-bound one") {
   const auto comm_slow = run_scenario(scenario_text(kWideTables + mini_cluster("100 Gbit/s")));
   const auto comm_fast = run_scenario(scenario_text(kWideTables + mini_cluster("200 Gbit/s")));
-  const auto dense_slow = run_scenario(scenario_text(kWideMlp + mini_cluster("100 Gbit/s")));
-  const auto dense_fast = run_scenario(scenario_text(kWideMlp + mini_cluster("200 Gbit/s")));
+  const auto dense_slow = run_scenario(scenario_text(kComputeBoundJob + mini_cluster("100 Gbit/s")));
+  const auto dense_fast = run_scenario(scenario_text(kComputeBoundJob + mini_cluster("200 Gbit/s")));
   CAPTURE(comm_slow.step_time.value());
   CAPTURE(comm_fast.step_time.value());
   CAPTURE(dense_slow.step_time.value());

@@ -13,6 +13,8 @@
 #include "models/software_stack.hpp"
 #include "topologies/platform_loader.hpp"
 #include "paths.hpp"
+#include "file_fixtures.hpp"
+#include "scenario_fixtures.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
@@ -23,20 +25,15 @@ using dlrmsim::topo::on_platform_gpu;
 
 namespace {
 
+using dlrmsim::testing::kCalibration;
 using dlrmsim::testing::kRoot;
-const std::string kCalibration = kRoot + "/configs/calibration";
 
 SoftwareStack stack_text(const std::string& text) {
   return SoftwareStack::from_config(ConfigNode::load_string(text, "stack.yaml"));
 }
 
 std::string error_of(const std::string& text) {
-  try {
-    stack_text(text);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "no error";
+  return dlrmsim::testing::config_error_of([&] { stack_text(text); });
 }
 
 // The settings that keep the host ahead of the GPU in the small test steps below (no
@@ -53,20 +50,8 @@ std::string set_list(const std::vector<std::string>& sets) {
 
 // One H200 with every table in its HBM (no communication): the step is the GPU's one stream.
 Scenario single_gpu(const std::string& software, const std::vector<std::string>& sets = {kHostAhead}) {
-  return load_scenario_text("name: single\nplatform: " + kRoot + R"(/configs/platforms/h200-server.yaml
-model:
-  name: tiny
-  global_batch_size: 4096
-  dense_features: 13
-  embedding_tables: [{name: t, count: 4, rows: 100000, dim: 64, lookups_per_sample: 2}]
-  bottom_mlp: [128, 64]
-  interaction: concat
-  top_mlp: [256, 1]
-  optimizer: {embedding: rowwise_adagrad, dense: adagrad}
-  precision: {compute: bf16, communication: bf16}
-training: {mode: hybrid_parallel_sync}
-placement: {policy: cost_greedy, tiers: [gpu_hbm]}
-)" + software + set_list(sets) + "run: {warmup_steps: 2, steps: 3, calibration: " + kCalibration + "}\n",
+  return load_scenario_text(dlrmsim::models::testing::single_h200_job() + software + set_list(sets) +
+                                "run: {warmup_steps: 2, steps: 3, calibration: " + kCalibration + "}\n",
                             "test-scenario.yaml", kRoot + "/configs/scenarios");
 }
 

@@ -11,54 +11,28 @@
 #include "models/stragglers.hpp"
 #include "topologies/platform_loader.hpp"
 #include "paths.hpp"
+#include "file_fixtures.hpp"
 #include "scenario_fixtures.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
-using dlrmsim::models::testing::mini_server_template;
+using namespace dlrmsim::models::testing;
 
 namespace {
-
-using dlrmsim::testing::kRoot;
-const std::string kCalibration = kRoot + "/configs/calibration";
 
 // Four nodes of two H100s (NVLink between them, PCIe gen5 to one CPU socket and a 400 Gbit/s
 // NIC) on one non-blocking switch, running a compute-bound model: one narrow table and a wide
 // top MLP at 524,288 samples per GPU (the GEMMs take tens of milliseconds, the all-reduce of
 // 17 MB of bf16 gradients about a millisecond and overlaps the backward pass in 4 MiB buckets).
-const std::string kComputeBound = R"(
-name: compute-bound
-platform:
-  name: mini
-  node_templates:
-)" + mini_server_template("400 Gbit/s") + R"(  cluster:
-    groups: [{name: n, template: server, count: 4, role: trainer}]
-    fabric: {kind: single_switch, link_kind: ethernet}
-placement: {policy: cost_greedy, tiers: [gpu_hbm]}
-model:
-  name: mlp
-  global_batch_size: 4194304
-  dense_features: 16
-  embedding_tables: [{name: t, rows: 1000, dim: 4, lookups_per_sample: 1}]
-  interaction: concat
-  top_mlp: [2048, 2048, 2048, 1]
-  optimizer: sgd
-  precision: {compute: bf16, communication: bf16}
-training: {mode: hybrid_parallel_sync}
-software: {name: small-buckets, collectives: {allreduce_bucket: 4 MiB}}
-run: {warmup_steps: 2, steps: 4, calibration: )" + kCalibration + "}\n";
+const std::string kComputeBound = mini_cluster("400 Gbit/s") + kComputeBoundJob +
+                                  "run: {warmup_steps: 2, steps: 4, calibration: " + kCalibration + "}\n";
 
 Scenario scenario(const std::vector<std::string>& overrides) {
   return load_scenario_text(kComputeBound, "test-scenario.yaml", kRoot + "/configs/scenarios", overrides);
 }
 
 std::string error_of(const std::vector<std::string>& overrides) {
-  try {
-    scenario(overrides);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
+  return dlrmsim::testing::config_error_of([&] { scenario(overrides); });
 }
 
 }  // namespace

@@ -17,34 +17,15 @@
 #include "common/files.hpp"
 #include "tools/scenario_runner.hpp"
 #include "tools/sweep.hpp"
+#include "file_fixtures.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::tools;
 namespace fs = std::filesystem;
+using dlrmsim::testing::read_text;
+using dlrmsim::testing::ScratchDir;
 
 namespace {
-
-// A scratch directory per test case, removed at the end.
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    std::string pattern = (fs::temp_directory_path() / "dlrmsim_sweep_XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    dir = pattern;
-  }
-  ~Scratch() { fs::remove_all(dir); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(dir / name) << text;
-    return (dir / name).string();
-  }
-};
-
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 const char* kBase = "platform:\n  nic: 100 Gbit/s\nmodel:\n  batch: 1024\n";
 
@@ -67,7 +48,7 @@ const std::vector<std::string> kOutputs{"throughput_samples_per_s"};
 
 TEST_CASE("grid expansion is the cartesian product with the last axis fastest") {
   // 2 NIC speeds x 3 batch sizes = 6 points: (100,1024) (100,2048) (100,3000) (400,1024) ...
-  Scratch s;
+  ScratchDir s;
   s.write("base.yaml", kBase);
   const std::string sweep_file = s.write("sweep.yaml",
       "base: base.yaml\naxes:\n  - key: platform.nic\n    values: [100 Gbit/s, 400 Gbit/s]\n"
@@ -81,7 +62,7 @@ TEST_CASE("grid expansion is the cartesian product with the last axis fastest") 
 
 TEST_CASE("zip expansion pairs values and range axes generate numbers with units") {
   // range 100..400 step 100 with unit Gbit/s -> 4 values, zipped with 4 batch values.
-  Scratch s;
+  ScratchDir s;
   s.write("base.yaml", kBase);
   const std::string sweep_file = s.write("sweep.yaml",
       "base: base.yaml\ncombine: zip\naxes:\n  - key: platform.nic\n    range: {from: 100, to: 400, step: 100, unit: Gbit/s}\n"
@@ -93,7 +74,7 @@ TEST_CASE("zip expansion pairs values and range axes generate numbers with units
 }
 
 TEST_CASE("a failing point becomes a row and the others still run; -j gives the same file as -j 1") {
-  Scratch s;
+  ScratchDir s;
   s.write("base.yaml", kBase);
   const std::string sweep_file = s.write("sweep.yaml",
       "base: base.yaml\naxes:\n  - key: platform.nic\n    values: [100 Gbit/s, 400 Gbit/s]\n"
@@ -103,8 +84,8 @@ TEST_CASE("a failing point becomes a row and the others still run; -j gives the 
   SweepOptions four{(s.dir / "four.csv").string(), 4, false, false, {}};
   CHECK(run_sweep(sweep, fake_runner, kOutputs, one) == 2);
   CHECK(run_sweep(sweep, fake_runner, kOutputs, four) == 2);
-  const std::string csv = read(one.output_path);
-  CHECK(csv == read(four.output_path));
+  const std::string csv = read_text(one.output_path);
+  CHECK(csv == read_text(four.output_path));
   CHECK(csv.find("point,label,platform.nic,model.batch,status,error,throughput_samples_per_s\n") == 0);
   CHECK(csv.find("\n1,platform.nic=100 Gbit/s;model.batch=3000,100 Gbit/s,3000,error,batch 3000 is refused,\n") !=
         std::string::npos);
@@ -114,7 +95,7 @@ TEST_CASE("a failing point becomes a row and the others still run; -j gives the 
 TEST_CASE("resume after a sweep killed half way gives the same CSV as an uninterrupted one") {
   // The child process ends abruptly (_Exit) after 5 of 12 rows, as a kill would; a torn
   // last line is appended too. --resume then runs only the 7 missing points.
-  Scratch s;
+  ScratchDir s;
   s.write("base.yaml", kBase);
   const std::string sweep_file = s.write("sweep.yaml",
       "base: base.yaml\naxes:\n  - key: platform.nic\n    values: [100 Gbit/s, 200 Gbit/s, 400 Gbit/s]\n"
@@ -142,12 +123,12 @@ TEST_CASE("resume after a sweep killed half way gives the same CSV as an uninter
   };
   run_sweep(sweep, counting, kOutputs, SweepOptions{resumed, 1, true, false, {}});
   CHECK(ran == 7);
-  CHECK(read(resumed) == read(full));
+  CHECK(read_text(resumed) == read_text(full));
 }
 
 TEST_CASE("linked keys vary together inside a grid") {
   // 2 NIC speeds x 2 linked (batch, nic-name) pairs = 4 points; batch and name always match.
-  Scratch s;
+  ScratchDir s;
   s.write("base.yaml", kBase);
   const Sweep sweep = load_sweep(s.write("sweep.yaml",
       "base: base.yaml\naxes:\n  - key: platform.nic\n    values: [100 Gbit/s, 400 Gbit/s]\n"
@@ -159,7 +140,7 @@ TEST_CASE("linked keys vary together inside a grid") {
 }
 
 TEST_CASE("a list of scenario files is a sweep too") {
-  Scratch s;
+  ScratchDir s;
   s.write("a.yaml", kBase);
   s.write("b.yaml", "platform:\n  nic: 200 Gbit/s\nmodel:\n  batch: 10\n");
   const Sweep sweep = load_sweep(s.write("sweep.yaml", "points: [a.yaml, b.yaml]\n"));
@@ -169,7 +150,7 @@ TEST_CASE("a list of scenario files is a sweep too") {
 }
 
 TEST_CASE("malformed sweeps are located errors") {
-  Scratch s;
+  ScratchDir s;
   s.write("base.yaml", kBase);
   const std::string empty_axis = s.write("e.yaml", "base: base.yaml\naxes:\n  - key: model.batch\n    values: []\n");
   CHECK_THROWS_WITH_AS(load_sweep(empty_axis), doctest::Contains("e.yaml:4:13: axes.0.values: the axis has no values"),
@@ -200,7 +181,7 @@ TEST_CASE("CSV quoting round-trips") {
 namespace {
 // A finished 2 x 3 sweep (6 points, point 1 and 4 fail with batch 3000) and its CSV text.
 struct Finished {
-  Scratch s;
+  ScratchDir s;
   std::string csv;
   std::string sweep_file;
   std::string full;
@@ -211,7 +192,7 @@ struct Finished {
         "  - key: model.batch\n    values: [1024, 3000, 2048]\n");
     full = (s.dir / "full.csv").string();
     run_sweep(load_sweep(sweep_file), fake_runner, kOutputs, SweepOptions{full, 1, false, false, {}});
-    csv = read(full);
+    csv = read_text(full);
   }
   // Resumes `text` as the result file; returns the points run and the stderr text.
   std::pair<std::vector<std::size_t>, std::string> resume(const std::string& text) const {
@@ -248,7 +229,7 @@ TEST_CASE("resume reruns a row whose axis values are not those of its point") {
   REQUIRE(edited != f.csv);
   const auto [ran, err] = f.resume(edited);
   CHECK(ran == std::vector<std::size_t>{3});
-  CHECK(read((f.s.dir / "resumed.csv").string()) == f.csv);
+  CHECK(read_text((f.s.dir / "resumed.csv").string()) == f.csv);
   CHECK(err == "1 row of " + (f.s.dir / "resumed.csv").string() + " does not match this sweep and is rerun: first at "
                "line 5: column 'platform.nic' of point 3 is '200 Gbit/s'; this sweep has '400 Gbit/s'\n");
 }
@@ -259,7 +240,7 @@ TEST_CASE("resume reruns a truncated row in the middle of the file") {
   Finished f;
   const auto [ran, err] = f.resume(replace_line(f.csv, 3, "1,platform.nic=100 Gbit/s;model.batch=3000,100 Gbit/s,3000,error"));
   CHECK(ran == std::vector<std::size_t>{1});
-  CHECK(read((f.s.dir / "resumed.csv").string()) == f.csv);
+  CHECK(read_text((f.s.dir / "resumed.csv").string()) == f.csv);
   CHECK(err.find("first at line 3: it has 5 fields; the header has 7") != std::string::npos);
 }
 
@@ -270,7 +251,7 @@ TEST_CASE("resume drops rows numbered beyond the sweep, including numbers too la
   const auto [ran, err] =
       f.resume(f.csv + "6,platform.nic=400 Gbit/s;model.batch=9,400 Gbit/s,9,ok,,1\n100000000000000000000000,a,b,c,ok,,1\n");
   CHECK(ran.empty());
-  CHECK(read((f.s.dir / "resumed.csv").string()) == f.csv);
+  CHECK(read_text((f.s.dir / "resumed.csv").string()) == f.csv);
   CHECK(err.find("2 rows of") != std::string::npos);
   CHECK(err.find("first at line 8: point 6 is not a point of this sweep (it has 6 points)") != std::string::npos);
 }
@@ -283,7 +264,7 @@ TEST_CASE("resume drops rows with malformed CSV quoting and unknown statuses") {
   text = replace_line(text, 4, "2,platform.nic=100 Gbit/s;model.batch=2048,100 Gbit/s,2048,done,,204800");
   const auto [ran, err] = f.resume(text);
   CHECK(ran == std::vector<std::size_t>{0, 2});
-  CHECK(read((f.s.dir / "resumed.csv").string()) == f.csv);
+  CHECK(read_text((f.s.dir / "resumed.csv").string()) == f.csv);
   CHECK(err.find("first at line 2: the CSV quoting is malformed") != std::string::npos);
   CHECK(csv_split_strict("a,\"b \"\"c\"\"\",d") == std::vector<std::string>{"a", "b \"c\"", "d"});
   CHECK_FALSE(csv_split_strict("a,b\"c").has_value());
@@ -318,7 +299,7 @@ TEST_CASE("the summary of a sweep counts statuses and names the first failure") 
 TEST_CASE("one key on two axes, and a base that is the sweep file, are located errors") {
   // model.batch is on axis 0 (line 3, column 10) and, linked, on axis 1 (line 5): the
   // message is located at the second and names the first.
-  Scratch s;
+  ScratchDir s;
   s.write("base.yaml", kBase);
   const std::string dup = s.write("d.yaml", "base: base.yaml\naxes:\n  - key: model.batch\n    values: [1, 2]\n"
                                             "  - keys: [platform.nic, model.batch]\n    values: [[1 Gbit/s, 3]]\n");
@@ -332,7 +313,7 @@ TEST_CASE("one key on two axes, and a base that is the sweep file, are located e
 
 TEST_CASE("a sweep names the files it reads, so that -o cannot overwrite them") {
   // The sweep file, its base scenario and the platform and model files the base names.
-  Scratch s;
+  ScratchDir s;
   s.write("base.yaml", "platform: p.yaml\nmodel: m.yaml\n");
   const std::string file = s.write("sweep.yaml", "base: base.yaml\naxes:\n  - key: a\n    values: [1]\n");
   const Sweep sweep = load_sweep(file);
@@ -352,7 +333,7 @@ TEST_CASE("goodput and straggler columns appear when the sweep's scenarios have 
   // (fixed factors: every measured step alike), more than 1.5x longer at slowdown 2 than at 1
   // (most of DCNv2's step on one DGX H200 is the node's kernels, which take twice as long;
   // the host-device copies and NVLink transfers are not slowed: measured 1.88x).
-  Scratch s;
+  ScratchDir s;
   const std::string scenarios = std::string(DLRMSIM_SOURCE_DIR) + "/configs/scenarios/";
   const Sweep goodput = load_sweep(s.write("g.yaml", "base: " + scenarios + "goodput_dcnv2_512gpu.yaml\naxes:\n"
                                                     "  - key: run.steps\n    values: [1]\n"));

@@ -6,20 +6,16 @@
 
 #include "approx.hpp"
 
-#include <stdlib.h>
-
-#include <filesystem>
-#include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "common/config.hpp"
 #include "tools/validate.hpp"
+#include "file_fixtures.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::tools;
 using namespace dlrmsim::validation;
-namespace fs = std::filesystem;
+using dlrmsim::testing::ScratchDir;
 
 namespace {
 // Stand-in metric: the scenario's `speed` key, or infeasible when `fits: false`.
@@ -34,44 +30,30 @@ std::optional<double> fake_metric(const YAML::Node& base, const std::string&, co
   if (metric != "throughput_samples_per_s") return scenario[metric].as<double>();
   return scenario["speed"].as<double>();
 }
-
-struct Dir {
-  fs::path path;
-  Dir() {
-    std::string pattern = (fs::temp_directory_path() / "dlrmsim_validate_XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~Dir() { fs::remove_all(path); }
-  void write(const std::string& name, const std::string& text) const {
-    fs::create_directories((path / name).parent_path());
-    std::ofstream(path / name) << text;
-  }
-};
 }  // namespace
 
 TEST_CASE("validate --match picks case files by shell pattern and --set overrides after each case's own") {
   // Case b sets speed=95 itself; an extra speed=120 comes after it, so b predicts 120 (+20 %),
   // as does a (110 without it). The pattern 'b*' keeps b alone; 'z*' matches nothing.
-  Dir d;
+  ScratchDir d;
   d.write("scen/s.yaml", "speed: 110\n");
   d.write("a.yaml", "case: A\nsource: paper\nkind: value\nscenario: scen/s.yaml\npublished: 100\ntolerance: 0.25\n");
   d.write("b.yaml", "case: B\nsource: paper\nkind: value\nscenario: scen/s.yaml\nset: [speed=95]\npublished: 100\ntolerance: 0.25\n");
-  const auto only_b = run_validation_dir(d.path.string(), fake_metric, {}, "b*");
+  const auto only_b = run_validation_dir(d.dir.string(), fake_metric, {}, "b*");
   REQUIRE(only_b.size() == 1);
   CHECK(*only_b[0].error == dlrmsim::rel(-0.05));
-  const auto moved = run_validation_dir(d.path.string(), with_overrides(fake_metric, {"speed=120"}));
+  const auto moved = run_validation_dir(d.dir.string(), with_overrides(fake_metric, {"speed=120"}));
   REQUIRE(moved.size() == 2);
   CHECK(*moved[0].error == dlrmsim::rel(0.20));
   CHECK(*moved[1].error == dlrmsim::rel(0.20));
-  CHECK_THROWS_WITH_AS(run_validation_dir(d.path.string(), fake_metric, {}, "z*"),
-                       (d.path.string() + ": no *.yaml validation cases match 'z*'").c_str(), ConfigError);
+  CHECK_THROWS_WITH_AS(run_validation_dir(d.dir.string(), fake_metric, {}, "z*"),
+                       (d.dir.string() + ": no *.yaml validation cases match 'z*'").c_str(), ConfigError);
 }
 
 TEST_CASE("value, ratio and best cases with a summary of absolute errors") {
   // Predicted 110 vs 100 (+10 %), 95 vs 100 (-5 %), ratio 110/55 = 2 vs 2.5 (-20 %, tolerance
   // 10 %: fails). Median |error| of 10, 5, 20 % is 10 %, worst 20 %.
-  Dir d;
+  ScratchDir d;
   d.write("scen/s.yaml", "speed: 110\n");
   d.write("scen/t.yaml", "speed: 95\n");
   d.write("scen/u.yaml", "speed: 55\n");
@@ -82,7 +64,7 @@ TEST_CASE("value, ratio and best cases with a summary of absolute errors") {
                     "published: 2.5\ntolerance: 0.1\n");
   d.write("d.yaml", "case: D\nsource: paper\nkind: best\ncandidates:\n  hbm: {scenario: scen/big.yaml}\n  remote: {scenario: scen/u.yaml}\n"
                     "  host: {scenario: scen/t.yaml}\nexpect: host\n");
-  const auto results = run_validation_dir(d.path.string(), fake_metric);
+  const auto results = run_validation_dir(d.dir.string(), fake_metric);
   REQUIRE(results.size() == 4);
   CHECK(*results[0].error == dlrmsim::rel(0.10));
   CHECK(*results[1].error == dlrmsim::rel(-0.05));
@@ -114,22 +96,22 @@ TEST_CASE("value, ratio and best cases with a summary of absolute errors") {
 
 TEST_CASE("a largest case names the metric that dominates one scenario") {
   // lookup 3 > dense 2 > comm 1: the expected 'lookup' is the largest.
-  Dir d;
+  ScratchDir d;
   d.write("scen/m.yaml", "speed: 1\nlookup: 3\ndense: 2\ncomm: 1\n");
   d.write("l.yaml", "case: L\nsource: paper\nkind: largest\nscenario: scen/m.yaml\nmetrics: [dense, lookup, comm]\n"
                     "expect: lookup\n");
-  const auto r = run_validation_case((d.path / "l.yaml").string(), fake_metric);
+  const auto r = run_validation_case((d.dir / "l.yaml").string(), fake_metric);
   CHECK(r.passed);
   CHECK(r.predicted == "lookup (dense 2, lookup 3, comm 1)");
 }
 
 TEST_CASE("a malformed case is a located error") {
-  Dir d;
+  ScratchDir d;
   d.write("scen/s.yaml", "speed: 1\n");
   d.write("x.yaml", "case: X\nsource: s\nkind: valu\nscenario: scen/s.yaml\npublished: 1\ntolerance: 0.1\n");
-  CHECK_THROWS_WITH_AS(run_validation_case((d.path / "x.yaml").string(), fake_metric),
+  CHECK_THROWS_WITH_AS(run_validation_case((d.dir / "x.yaml").string(), fake_metric),
                        doctest::Contains("x.yaml:3:7: kind: 'valu' is not one of"), ConfigError);
   d.write("y.yaml", "case: Y\nsource: s\nkind: value\nscenario: scen/s.yaml\npublished: 1\ntolerence: 0.1\n");
-  CHECK_THROWS_WITH_AS(run_validation_case((d.path / "y.yaml").string(), fake_metric),
+  CHECK_THROWS_WITH_AS(run_validation_case((d.dir / "y.yaml").string(), fake_metric),
                        doctest::Contains("missing required key 'tolerance'"), ConfigError);
 }
