@@ -33,7 +33,7 @@
 //                            alone and shares DRAM and PCIe with copies and CPU gathers.
 //
 //  Host-device copies: the input batch's real bytes from DRAM over PCIe on the GPU's copy
-//  queue, capped at the profile's measured copy bandwidth (StepBuilder::host_dma).
+//  queue, capped at the profile's measured copy bandwidth (Transfers::host_dma).
 //
 //  Embeddings on a CPU socket (host_dram tier, parameter servers, CPU trainers): gathers and
 //  updates (read-modify-write) are topologies/cpu_row_cost.hpp, the model the placement

@@ -18,7 +18,7 @@ double seconds_for(double bytes, BytesPerSecond bandwidth, double efficiency) {
 }
 
 // Forward gather, then the backward's read-modify-write of the same rows and their optimiser
-// state (what the simulation's CPU owners do, models/step_builder.cpp), `serial_share` of the
+// state (what the simulation's CPU owners do, models/owner_work.cpp), `serial_share` of the
 // updates one after another under a lock.
 double cpu_lookup_seconds(const PlacementDevice& d, const TableDemand& table, const LookupWork& w, Bytes row,
                           double serial_share) {

@@ -1,6 +1,6 @@
 // Embedding rows read and updated by a CPU in its DRAM: the one cost model of CPU gathers and
 // updates, read by the placement planner (placement/lookup_cost.cpp: host_dram and remote_ps
-// estimates) and by the simulation (models/step_builder.cpp: CPU-socket and parameter-server
+// estimates) and by the simulation (models/owner_work.cpp: CPU-socket and parameter-server
 // owners; models/modes/persia_hybrid.cpp: pooling on embedding workers).
 //
 // Following ../shared/DESIGN.md ("Lookups on CPU: bounded by DRAM bandwidth and by per-core
