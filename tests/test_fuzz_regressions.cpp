@@ -7,9 +7,10 @@
 // is one libFuzzer reads.
 #include <doctest/doctest.h>
 
+#include "regex.hpp"
+
 #include <algorithm>
 #include <filesystem>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>

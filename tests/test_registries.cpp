@@ -11,23 +11,14 @@
 
 #include <algorithm>
 #include <filesystem>
-// GCC 12's std::regex, built with -O2 and AddressSanitizer, warns that a std::function inside
-// the compiled automaton "may be used uninitialized" (a known false positive of GCC 12,
-// gcc.gnu.org bug 105562); -Werror would make it fail the sanitizer build.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <regex>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 #include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "regex.hpp"
 
 #include "models/training_mode.hpp"
 #include "placement/placement.hpp"
