@@ -28,7 +28,7 @@
 // but loads its NIC most); owners off the trainer nodes (parameter servers, other node
 // templates) are grouped by (kind, position in their node, node template), the first of a
 // group simulated carrying the largest work of the group. Its measured error against every
-// node is in README "Cluster fidelity".
+// node is in docs/engine.md, "Cluster fidelity".
 #pragma once
 
 #include <cstdint>

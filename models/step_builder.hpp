@@ -31,7 +31,7 @@
 // The representative trainer node is the one holding the most loaded embedding owner,
 // counting its NIC traffic (synchronous steps wait for the slowest). Traffic from the other
 // nodes' owners reaches it when the owner at the same position on the representative node is
-// ready. Measured against `nodes: all` (README "Cluster fidelity"): -2.8 %, -3.1 %, -0.2 % at
+// ready. Measured against `nodes: all` (docs/engine.md, "Cluster fidelity"): -2.8 %, -3.1 %, -0.2 % at
 // 8, 16, 64 nodes of the non-blocking rail-optimised SuperPOD; +6.9 % and +11.3 % at 16 and 64
 // nodes of a 2:1 fat tree.
 // EveryNode (`nodes: all`) simulates every node, with one aggregated flow per (owner,

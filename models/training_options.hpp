@@ -24,7 +24,7 @@ struct TrainingOptions {
   /// automatic (`auto`, the default): every node up to kEveryNodeUpTo trainer nodes, where
   /// simulating them all costs at most a few seconds, else the representative node.
   enum class NodeFidelity { automatic, representative, all } nodes = NodeFidelity::automatic;
-  /// Measured (dlrmsim-bench `dcnv2_64node_all_s`, README "Engine"): DCNv2 on 64 DGX H100,
+  /// Measured (dlrmsim-bench `dcnv2_64node_all_s`, docs/engine.md): DCNv2 on 64 DGX H100,
   /// every node, 1.5 s on the 2-core reference machine; 512 nodes take 16 s.
   static constexpr std::size_t kEveryNodeUpTo = 64;
   /// aggregated: one flow per destination node; per_pair: one flow per pair of endpoints.

@@ -1,12 +1,12 @@
 // The shipped validation table cannot drift: the cases of validation/cases/ are run in process
 // (validation/case_runner.hpp and tools/validate.hpp, the same runner and metric as `dlrmsim
-// validate`) and their JSON is compared with validation/expected.json, the table the README shows. A prediction that moves
+// validate`) and their JSON is compared with validation/expected.json, the table docs/validation.md shows. A prediction that moves
 // by more than kTolerance, a verdict that flips, a different winner of a qualitative case, a
 // case that now fails to evaluate, or a case added or removed without updating the file fails
 // the test with a table of what moved.
 //
 // A change that moves accuracy is a deliberate, reviewed update of that file. To re-record it
-// (then check the diff and the README's validation table):
+// (then check the diff and docs/validation.md's table):
 //   build/dlrmsim validate validation/cases --json validation/expected.json
 // (exit status 1 while some cases are outside their tolerance; the file is written anyway).
 #include <doctest/doctest.h>
@@ -146,7 +146,7 @@ std::string format_changes(const std::vector<Change>& changes) {
   return out +
          "If the change is intended, re-record the table and review its diff:\n"
          "  build/dlrmsim validate validation/cases --json validation/expected.json\n"
-         "and update README.md's validation table.\n";
+         "and update the table in docs/validation.md.\n";
 }
 
 }  // namespace
