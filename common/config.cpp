@@ -155,31 +155,47 @@ void check_tree(const YAML::Node& root, const std::string& source) {
 // kMaxAliasExpansion nodes larger than its text.
 constexpr std::uint64_t kMaxAliasExpansion = 1'000'000;
 
-std::uint64_t expanded_size(const YAML::Node& n, std::map<std::pair<std::size_t, int>, std::uint64_t>& memo,
-                            std::uint64_t& distinct) {
-  if (!n.IsMap() && !n.IsSequence()) {
-    ++distinct;
-    return 1;
-  }
-  const YAML::Mark mark = n.Mark();
-  const std::pair<std::size_t, int> key{static_cast<std::size_t>(std::max(mark.pos, 0)), static_cast<int>(n.Type())};
-  if (mark.pos >= 0) {
-    if (const auto it = memo.find(key); it != memo.end()) return it->second;
-  }
-  ++distinct;
-  std::uint64_t total = 1;
-  const auto add = [&](std::uint64_t v) { total = std::min<std::uint64_t>(total + v, std::uint64_t{1} << 62); };
-  if (n.IsSequence()) {
-    for (std::size_t i = 0; i < n.size(); ++i) add(expanded_size(n[i], memo, distinct));
-  } else {
-    for (auto it = n.begin(); it != n.end(); ++it) {
-      add(expanded_size(it->first, memo, distinct));
-      add(expanded_size(it->second, memo, distinct));
+// An alias inside its own anchor's node (`a: &a [*a]`) makes the tree a cycle: its expanded
+// size is infinite and every reader that walks it would recurse forever. A container is
+// marked while its children are counted; meeting a marked container again is that cycle.
+constexpr std::uint64_t kExpanding = std::numeric_limits<std::uint64_t>::max();
+
+struct ExpansionWalk {
+  const std::string& source;
+  std::map<std::pair<std::size_t, int>, std::uint64_t> memo;  // (text position, type) -> size
+  std::uint64_t distinct = 0;
+
+  std::uint64_t size_of(const YAML::Node& n) {
+    if (!n.IsMap() && !n.IsSequence()) {
+      ++distinct;
+      return 1;
     }
+    const YAML::Mark mark = n.Mark();
+    const std::pair<std::size_t, int> key{static_cast<std::size_t>(std::max(mark.pos, 0)), static_cast<int>(n.Type())};
+    if (mark.pos >= 0) {
+      const auto [it, fresh] = memo.emplace(key, kExpanding);
+      if (!fresh && it->second == kExpanding) {
+        throw ConfigError(location(source, mark) +
+                          ": alias cycle: an alias (*name) inside the node its anchor (&name) names repeats that node "
+                          "within itself without end; expected an alias after its anchor's node, not inside it");
+      }
+      if (!fresh) return it->second;
+    }
+    ++distinct;
+    std::uint64_t total = 1;
+    const auto add = [&](std::uint64_t v) { total = std::min<std::uint64_t>(total + v, std::uint64_t{1} << 62); };
+    if (n.IsSequence()) {
+      for (std::size_t i = 0; i < n.size(); ++i) add(size_of(n[i]));
+    } else {
+      for (auto it = n.begin(); it != n.end(); ++it) {
+        add(size_of(it->first));
+        add(size_of(it->second));
+      }
+    }
+    if (mark.pos >= 0) memo[key] = total;
+    return total;
   }
-  if (mark.pos >= 0) memo[key] = total;
-  return total;
-}
+};
 
 }  // namespace
 
@@ -193,10 +209,10 @@ YAML::Node parse_yaml(const std::string& text, const std::string& source_name) {
   } catch (const YAML::Exception& e) {
     throw ConfigError(location(source_name, e.mark) + ": YAML syntax error: " + e.msg);
   }
-  check_tree(root, source_name);  // bounds the depth, so expanded_size may recurse
-  std::map<std::pair<std::size_t, int>, std::uint64_t> memo;
-  std::uint64_t distinct = 0;
-  const std::uint64_t expanded = expanded_size(root, memo, distinct);
+  check_tree(root, source_name);  // bounds the depth, so the expansion walk may recurse
+  ExpansionWalk walk{source_name, {}, 0};
+  const std::uint64_t expanded = walk.size_of(root);
+  const std::uint64_t distinct = walk.distinct;
   if (expanded > distinct + kMaxAliasExpansion) {
     throw ConfigError(source_name + ": aliases (*name) repeat " + std::to_string(distinct) + " nodes into " +
                       std::to_string(expanded) + "; at most " + std::to_string(kMaxAliasExpansion) +

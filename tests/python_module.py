@@ -113,6 +113,12 @@ try:
 except dlrmsim.BadInput as e:
     check(bad.returncode == e.exit_status == 2, "bad input: exit %d, Python %d" % (bad.returncode, e.exit_status))
     check(bad.stderr == "error: %s\n" % e, "bad input message: CLI %r, Python %r" % (bad.stderr, str(e)))
+# An alias inside its own anchor's node once recursed without end and killed the interpreter.
+try:
+    dlrmsim.run(default, set=["run.steps=&a [*a]"])
+    check(False, "an alias cycle did not raise")
+except dlrmsim.BadInput as e:
+    check("alias cycle" in str(e), "an alias cycle's message says so: %s" % e)
 infeasible_file = os.path.join(src, "tests", "errors", "scenario_infeasible.yaml")
 infeasible = cli_run("run", infeasible_file)
 try:

@@ -164,6 +164,22 @@ TEST_CASE("a value set by an override is located at the override, not at a line 
   CHECK(node.child("run").child("backend").where() == "s.yaml:1:26: run.backend");
 }
 
+// System: YAML whose alias lies inside the node its anchor names, in a sequence, in a mapping,
+// two levels down, and as a --set value. Expected: a located ConfigError saying "alias
+// cycle" (the tree would contain itself: it once recursed without end and crashed every
+// command); an alias after its anchor's node is no cycle and loads.
+TEST_CASE("an alias inside its own anchor's node is refused as an alias cycle, located") {
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string("a: &a [*a]\n", "c.yaml"), doctest::Contains("c.yaml:1:4: alias cycle"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string("a: &m {k: *m}\n", "c.yaml"), doctest::Contains("alias cycle"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string("a: &o\n  b: [1, {c: *o}]\n", "c.yaml"),
+                       doctest::Contains("alias cycle"), ConfigError);
+  CHECK_THROWS_WITH_AS(parse_override("run.steps=&a [*a]"), doctest::Contains("--set 'run.steps=&a [*a]':1:1: alias cycle"),
+                       ConfigError);
+  CHECK_NOTHROW(ConfigNode::load_string("a: &a [1]\nb: [*a, *a]\n", "c.yaml"));
+}
+
 TEST_CASE("aliases that multiply a small text into a huge tree are refused") {
   // a0 holds 10 scalars; each a(i) holds 10 aliases of a(i-1): a7 stands for 10^8 scalars from
   // under 400 bytes. Expected: refused while loading; a few aliases (the linear case) pass.

@@ -82,8 +82,9 @@ std::size_t files_listed(const fs::path& root) {
 
 }  // namespace
 
-// System: the committed corpus, tests/fuzz/regressions/ (three reproducers when this was
-// written: platform, profile and sweep). Expected: no problem with the corpus, every file of
+// System: the committed corpus, tests/fuzz/regressions/ (five reproducers when this was
+// written: platform, profile and sweep crashes, and alias cycles, `a: &a [*a]`, in a scenario
+// and a model). Expected: no problem with the corpus, every file of
 // the directory listing replayed, and each handled as an input error. It fails when the
 // corpus is missing or empty, when a file sits where no loader reads it, and when a
 // reproducer makes its loader crash or throw anything but an input error.
