@@ -1,5 +1,7 @@
-// Cluster fidelity: how much of a multi-node job the step builder simulates (DESIGN.md
-// "Fidelity is a strategy, chosen per run and reported with the result").
+// Cluster fidelity: how much of a multi-node job the step builder simulates. Fidelity is a
+// strategy, chosen per run and reported with the result: every node simulated wherever it is
+// affordable; a representative node stands for a large symmetric job only with its measured
+// error against every-node simulation stated.
 //
 // The step builder (step_builder.hpp) emits what every fidelity shares: each simulated
 // device's kernels, the flows inside a node, the all-reduce's intra-node phases. A

@@ -20,7 +20,8 @@
 //  - GPU embedding and UVM gather costs: the GPU's device profile when one is found; without
 //    one, peak HBM and PCIe bandwidth (efficiency 1) and a note in the plan;
 //  - backward multiple of a GPU without a profile: 2, TorchRec's planner constant
-//    (../shared/references/PUBLISHED.md; a peer's assumption; the simulation refuses such a
+//    (BWD_COMPUTE_MULTIPLIER, meta-pytorch/torchrec@5772fc8e
+//    torchrec/distributed/planner/constants.py; a peer's assumption; the simulation refuses such a
 //    GPU, so only the planner's estimates use it); CPU lookups have no multiple: their update
 //    is the read-modify-write of topologies/cpu_row_cost.hpp;
 //  - activations per GPU: local batch x (activation elements of every dense layer + twice

@@ -16,7 +16,9 @@
 // report's fidelity sentence; the builder asks it wherever those differ and emits the rest
 // (kernels, flows inside a node, the all-reduce's intra-node phases) the same way for both.
 //
-// Large symmetric clusters (ASTRA-sim's and DESIGN.md's "no N^2 flows" rule). When every
+// Large symmetric clusters (the rule that a large symmetric cluster must not explode into N^2
+// flows: collectives in intra- and inter-node phases, flows aggregated per link where the
+// pattern is symmetric, per-pair flows as a fidelity option; ASTRA-sim's lesson). When every
 // trainer node is an instance of the same node template and the job has more than
 // TrainingOptions::kEveryNodeUpTo trainer nodes (`nodes: auto`, the default), or when
 // `nodes: representative` asks for it, the RepresentativeNode strategy simulates one

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The include graph against the layer table of ../shared/DESIGN.md ("Layers"): every
+# The include graph against the project's layer table (below): every
 # `#include "FOLDER/..."` in a library folder must name the folder itself, common/ (which
 # every layer sits on) or a folder that the table's "may use" column lists for it. A
 # violation is printed as FILE:LINE: the include and the rule it breaks; exit 1.
@@ -8,8 +8,9 @@
 set -uo pipefail
 root=${1:?usage: layering.sh SOURCE_DIR}
 
-# A literal copy of the table's "folder | may use" columns (DESIGN.md, section Layers);
-# the folder names in backquotes are what counts.
+# The layer rule, as "folder | may use" columns: data flows one way (YAML -> specs -> platform
+# and placement -> step graph -> engine -> statistics -> report), and no library folder
+# includes from a folder above it. The folder names in backquotes are what counts.
 table='
 | `common/` | nothing |
 | `sim/` | `common/` |

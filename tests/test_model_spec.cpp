@@ -37,7 +37,9 @@ optimizer: {embedding: rowwise_adagrad, dense: adam}
 
 }  // namespace
 
-// MLPerf DLRM-DCNv2 (PUBLISHED.md): 26 tables of dim 128; the multi-hot sizes sum to
+// MLPerf DLRM-DCNv2 (mlcommons/training_results_v3.0@63e326c4
+// NVIDIA/benchmarks/dlrm_dcnv2/implementations/hugectr/train.py; validation/sources.md): 26
+// tables of dim 128; the multi-hot sizes sum to
 // 3+2+1+2+6+1+1+1+1+7+3+8+1+6+9+5+1+1+1+12+100+27+10+3+1+1 = 214 lookups per sample; the rows
 // of the published list sum to 204,184,588 (5 tables at the 40M cap + the rest); the interaction
 // input is 128 (bottom MLP) + 26 x 128 = 3456 wide.

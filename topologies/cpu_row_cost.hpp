@@ -3,8 +3,8 @@
 // estimates) and by the simulation (models/owner_work.cpp: CPU-socket and parameter-server
 // owners; models/modes/persia_hybrid.cpp: pooling on embedding workers).
 //
-// Following ../shared/DESIGN.md ("Lookups on CPU: bounded by DRAM bandwidth and by per-core
-// gather rate x cores"), n rows of R bytes on c cores take
+// The project's rule for lookups on a CPU: bounded by DRAM bandwidth and by the per-core
+// gather rate x cores, whichever binds. So n rows of R bytes on c cores take
 //   n x max(t(R) / c, traffic(R) / DRAM bandwidth)
 // where t(R) is one core's time per row while it keeps its other misses in flight and traffic
 // the bytes DRAM moves per row: whole granules g (a random read moves cache lines), max(R, g)
