@@ -15,12 +15,12 @@
 #include <sstream>
 
 #include "common/files.hpp"
-#include "tools/scenario_runner.hpp"
-#include "tools/sweep.hpp"
+#include "app/scenario_runner.hpp"
+#include "app/sweep.hpp"
 #include "file_fixtures.hpp"
 
 using namespace dlrmsim;
-using namespace dlrmsim::tools;
+using namespace dlrmsim::app;
 namespace fs = std::filesystem;
 using dlrmsim::testing::read_text;
 using dlrmsim::testing::ScratchDir;

@@ -2,7 +2,7 @@
 // target, searched over a sweep file's space, and the Pareto front of cost against time to
 // train.
 //
-// The search space is a sweep file (tools/sweep.hpp: a base scenario and axes such as node
+// The search space is a sweep file (app/sweep.hpp: a base scenario and axes such as node
 // templates, node counts, fabric oversubscription, placement policies, software stacks).
 // Every point is run by run_plan_point:
 //   1. pruning: the scenario is loaded and its embedding placement planned without
@@ -26,9 +26,9 @@
 #include <string>
 #include <vector>
 
-#include "tools/sweep.hpp"
+#include "app/sweep.hpp"
 
-namespace dlrmsim::tools {
+namespace dlrmsim::app {
 
 enum class PlanObjective { cost, energy };
 
@@ -71,4 +71,4 @@ PlanResult select_plan(const std::map<std::size_t, std::string>& rows, const std
 /// without an objective are left out. Sorted by time to train, then objective.
 std::vector<PlanPoint> pareto_front(const std::vector<PlanPoint>& points);
 
-}  // namespace dlrmsim::tools
+}  // namespace dlrmsim::app

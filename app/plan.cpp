@@ -1,4 +1,4 @@
-#include "tools/plan.hpp"
+#include "app/plan.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -9,9 +9,9 @@
 #include "models/training_mode.hpp"
 #include "placement/placement.hpp"
 #include "models/placement_problem.hpp"
-#include "tools/scenario_runner.hpp"
+#include "app/scenario_runner.hpp"
 
-namespace dlrmsim::tools {
+namespace dlrmsim::app {
 
 PointOutcome run_plan_point(const SweepPoint& point) {
   YAML::Emitter text;
@@ -117,4 +117,4 @@ PlanResult select_plan(const std::map<std::size_t, std::string>& rows, const std
   return r;
 }
 
-}  // namespace dlrmsim::tools
+}  // namespace dlrmsim::app
