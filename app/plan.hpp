@@ -6,9 +6,9 @@
 // templates, node counts, fabric oversubscription, placement policies, software stacks).
 // Every point is run by run_plan_point:
 //   1. pruning: the scenario is loaded and its embedding placement planned without
-//      simulation (placement::place with the scenario's policy); a point whose tables do not
-//      fit in memory becomes status "infeasible" with an error starting "pruned" and is never
-//      simulated. (The `search` policy needs simulations to plan, so its points are not
+//      simulation (models::place_scenario with the scenario's policy); a point whose tables
+//      do not fit in memory becomes status "infeasible" with an error starting "pruned" and
+//      is never simulated. (The `search` policy needs simulations to plan, so its points are not
 //      pruned; they are simulated and may still come out infeasible.)
 //   2. simulation: the scenario is run as `dlrmsim run` does, and its sweep columns recorded.
 // The points' rows go to a result CSV through the sweep machinery (threads, resume), then

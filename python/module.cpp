@@ -46,7 +46,7 @@ models::Scenario load(const std::string& path_or_text, bool is_text, const std::
   return models::load_scenario(path_or_text, overrides);
 }
 
-/// As `dlrmsim run --json` (tools/cmd_run.cpp).
+/// As `dlrmsim run --json` (app/run_report.hpp lists the keys).
 std::string run_json(const std::string& scenario, bool is_text, const std::vector<std::string>& overrides) {
   py::gil_scoped_release release;
   return app::run_report_json(load(scenario, is_text, overrides));
