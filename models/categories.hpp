@@ -4,7 +4,7 @@
 //   Categories ids = Categories::add_to(graph);   // every category, in table order
 //   graph.add_compute(stream, t, deps, ids.dense_compute);
 //   kReportedCategories: the breakdown's order (exposed time is charged in this order, see
-//   models/simulation.hpp); kSweepColumnCategories: the CSV's order (tools/scenario_runner.hpp).
+//   models/simulation.hpp); kSweepColumnCategories: the CSV's order (app/scenario_runner.hpp).
 //
 // The orders differ for history's sake only: the report, the CSV header and the graph's
 // category ids (traces) keep the order they were first published in.

@@ -76,14 +76,10 @@ JobsReport run_jobs(const Scenario& sc) {
   for (std::size_t j = 0; j < n; ++j) {
     const Scenario& js = alone_scenarios[j];
     const auto& mode = training_mode(js.training.mode);
-    problems.push_back(placement::make_placement_problem(js, profiles));
-    placement::PlacementOptions popt = js.placement;
-    if (popt.tiers.empty()) popt.tiers.assign(mode.default_tiers.begin(), mode.default_tiers.end());
+    PlacedScenario placed = place_scenario(js, profiles);
+    problems.push_back(std::move(placed.problem));
+    plans.push_back(std::move(placed.plan));
     const placement::PlacementProblem& problem = problems.back();
-    const placement::StepTimeEvaluator evaluator = [&](const placement::PlacementPlan& candidate) {
-      return simulate_plan_step_time(js, problem, candidate, profiles, 1, 1);
-    };
-    plans.push_back(placement::place(problem, popt, evaluator));
     StepBuilder builder({js.model, sc.platform, problem, plans.back(), profiles, js.training}, graph, resources);
     builder.select_trainers(mode.cpu_trainers);
     mode.build(builder, steps[j]);

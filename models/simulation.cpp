@@ -16,12 +16,6 @@
 namespace dlrmsim::models {
 namespace {
 
-placement::PlacementOptions options_for_mode(const Scenario& sc, const TrainingModeInfo& mode) {
-  placement::PlacementOptions o = sc.placement;
-  if (o.tiers.empty()) o.tiers.assign(mode.default_tiers.begin(), mode.default_tiers.end());
-  return o;
-}
-
 struct Built {
   std::shared_ptr<sim::ActivityGraph> graph;
   BuiltSteps steps;
@@ -71,6 +65,18 @@ Seconds simulate_plan_step_time(const Scenario& sc, const placement::PlacementPr
   return steady_step_time(r, b.steps, warmup_steps, steps);
 }
 
+PlacedScenario place_scenario(const Scenario& sc, const topo::DeviceProfileSet& profiles) {
+  placement::PlacementOptions options = sc.placement;
+  const auto& mode = training_mode(sc.training.mode);
+  if (options.tiers.empty()) options.tiers.assign(mode.default_tiers.begin(), mode.default_tiers.end());
+  PlacedScenario placed{placement::make_placement_problem(sc, profiles), {}};
+  const placement::StepTimeEvaluator evaluator = [&](const placement::PlacementPlan& candidate) {
+    return simulate_plan_step_time(sc, placed.problem, candidate, profiles, 1, 1);
+  };
+  placed.plan = placement::place(placed.problem, options, evaluator);
+  return placed;
+}
+
 RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
   if (!sc.jobs.empty()) {
     throw std::invalid_argument("scenario '" + sc.name + "' lists jobs; it runs with `dlrmsim run` (models/jobs.hpp), "
@@ -78,13 +84,10 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
   }
   const auto wall_start = std::chrono::steady_clock::now();
   const auto& mode = training_mode(sc.training.mode);
-  const auto popt = options_for_mode(sc, mode);
   const topo::DeviceProfileSet profiles(sc.calibration_dir, options.profile_files);
-  const auto problem = placement::make_placement_problem(sc, profiles);
-  const placement::StepTimeEvaluator evaluator = [&](const placement::PlacementPlan& candidate) {
-    return simulate_plan_step_time(sc, problem, candidate, profiles, 1, 1);
-  };
-  const auto plan = placement::place(problem, popt, evaluator);
+  const PlacedScenario placed = place_scenario(sc, profiles);
+  const placement::PlacementProblem& problem = placed.problem;
+  const placement::PlacementPlan& plan = placed.plan;
 
   const int total_steps = sc.warmup_steps + sc.steps + kCooldownSteps;
   Built b = build(sc, mode, problem, plan, profiles, total_steps);

@@ -166,6 +166,18 @@ struct RunOptions {
 /// scenario with `jobs:`: models/jobs.hpp runs those).
 RunReport run_scenario(const Scenario& scenario, const RunOptions& options = {});
 
+/// A scenario's placement problem and plan, as run_scenario makes them.
+struct PlacedScenario {
+  placement::PlacementProblem problem;
+  placement::PlacementPlan plan;
+};
+
+/// Plans a scenario's placement as `dlrmsim run` does: its `placement:` options with, when
+/// they name no tiers, the training mode's default tiers; the search policy evaluates
+/// candidate plans by simulating one warm-up and one measured step of each. `profiles` is
+/// the run's profile cache. Throws placement::InfeasiblePlacement when the tables do not fit.
+PlacedScenario place_scenario(const Scenario& scenario, const topo::DeviceProfileSet& profiles);
+
 /// Simulates `steps` steps of a given plan and returns the steady-state step time (used as
 /// the placement search's evaluator and by tests). `profiles`: the run's one profile cache,
 /// the one its placement problem was made with.

@@ -17,7 +17,7 @@
 //  - A plan that does not fit throws InfeasiblePlacement (device, bytes over capacity).
 //  - placement_policies() lists every policy with a one-line description.
 //  - place_tables(model, platform, options, evaluator, profiles) (models/placement_problem.hpp) is
-//    make_placement_problem + place; print_plan / plan_json (tools/plan_report.hpp) write it.
+//    make_placement_problem + place; print_plan / plan_json (app/plan_report.hpp) write it.
 #pragma once
 
 #include <cstdint>

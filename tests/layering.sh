@@ -10,13 +10,17 @@ root=${1:?usage: layering.sh SOURCE_DIR}
 
 # The layer rule, as "folder | may use" columns: data flows one way (YAML -> specs -> platform
 # and placement -> step graph -> engine -> statistics -> report), and no library folder
-# includes from a folder above it. The folder names in backquotes are what counts.
+# includes from a folder above it. app/ may use everything below tools/; the Python module
+# reaches the simulator through app/ (and models/ for scenarios) only, and neither app/ nor
+# python/ may include tools/. The folder names in backquotes are what counts.
 table='
 | `common/` | nothing |
 | `sim/` | `common/` |
 | `topologies/` | `sim/` types only for ids |
 | `models/` | `sim/`, `topologies/`, `placement/` |
 | `placement/` | `topologies/` |
+| `app/` | `sim/`, `topologies/`, `models/`, `placement/`, `validation/` |
+| `python/` | `app/`, `models/` |
 '
 
 declare -A allowed
@@ -32,7 +36,7 @@ while IFS='|' read -r _ folder uses _; do
   done
   allowed[$folder]=$list
 done <<<"$table"
-[ "${#folders[@]}" -eq 5 ] || { echo "layering.sh: the table has ${#folders[@]} rows, expected 5"; exit 1; }
+[ "${#folders[@]}" -eq 7 ] || { echo "layering.sh: the table has ${#folders[@]} rows, expected 7"; exit 1; }
 
 status=0
 scanned=0

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Write failures are never ignored: every command, with its output on a full disk (/dev/full,
 # where every write fails with ENOSPC) or in a directory that does not exist, must end with
-# exit status 4 ("an output could not be written", tools/commands.hpp) and a message on
+# exit status 4 ("an output could not be written", app/failure.hpp) and a message on
 # standard error that names the output (the path given, or "standard output"). Both kinds
 # of output are tried: a file option pointing at the full disk, and standard output
 # redirected to it. A command that exits 0 here has silently lost its result.

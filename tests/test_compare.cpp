@@ -1,4 +1,4 @@
-// Tests of the side-by-side comparison (tools/compare.hpp).
+// Tests of the side-by-side comparison (app/compare.hpp).
 #include <doctest/doctest.h>
 
 #include "approx.hpp"
@@ -8,11 +8,11 @@
 
 #include "models/scenario.hpp"
 #include "models/simulation.hpp"
-#include "tools/compare.hpp"
+#include "app/compare.hpp"
 #include "paths.hpp"
 
 using namespace dlrmsim;
-using namespace dlrmsim::tools;
+using namespace dlrmsim::app;
 
 namespace {
 

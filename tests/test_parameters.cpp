@@ -14,7 +14,7 @@
 #include "models/software_stack.hpp"
 #include "topologies/platform_loader.hpp"
 #include "tools/parameter_registry.hpp"
-#include "tools/sweep.hpp"
+#include "app/sweep.hpp"
 
 namespace dlrmsim::tools {
 namespace {
@@ -71,8 +71,8 @@ ShippedKeys record_shipped_keys() {
     models::SoftwareStack::from_config(ConfigNode::load_file(f).recording_into(keys.scenario, "software."));
   }
   for (const auto& f : yaml_files("sweeps")) {
-    const Sweep sweep = load_sweep(f, keys.sweep);
-    const SweepPoint p = sweep.point(0);
+    const app::Sweep sweep = app::load_sweep(f, keys.sweep);
+    const app::SweepPoint p = sweep.point(0);
     YAML::Emitter text;
     text << p.scenario;
     models::load_scenario_text(text.c_str(), p.scenario_source, fs::path(p.scenario_source).parent_path().string(),

@@ -2,7 +2,7 @@
 // (embeddings asynchronous within training.staleness, dense synchronous), persia_sync and
 // persia_async (dense parameters averaged every training.averaging_period steps). Whole
 // scenarios are loaded, built and run on the native engine; the traces are the ones
-// `dlrmsim run --trace` writes (tools/run_report.hpp), whose events carry their step and, for
+// `dlrmsim run --trace` writes (app/run_report.hpp), whose events carry their step and, for
 // Persia's embedding fetch and update, their role.
 // (Staleness 0 = persia_sync exactly: tests/test_simulation.cpp, "persia_sync, persia_hybrid
 // and persia_async".)
@@ -19,7 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "models/simulation.hpp"
-#include "tools/run_report.hpp"
+#include "app/run_report.hpp"
+#include "app/trace.hpp"
 #include "scenario_fixtures.hpp"
 
 using namespace dlrmsim;
@@ -108,7 +109,7 @@ struct TraceEvent {
 
 /// The complete events of the run's trace (as `dlrmsim run --trace` writes it).
 std::vector<TraceEvent> trace_events(const RunReport& r) {
-  const auto doc = nlohmann::json::parse(tools::trace_json(r));
+  const auto doc = nlohmann::json::parse(app::trace_json(r));
   std::vector<TraceEvent> out;
   for (const auto& e : doc.at("traceEvents")) {
     if (e.at("ph") != "X") continue;

@@ -1,4 +1,4 @@
-// Tests of `dlrmsim plan`'s search (tools/plan.hpp): the optimum against exhaustive
+// Tests of `dlrmsim plan`'s search (app/plan.hpp): the optimum against exhaustive
 // enumeration, pruning by memory, and the Pareto front.
 #include <doctest/doctest.h>
 
@@ -11,13 +11,13 @@
 
 #include "models/scenario.hpp"
 #include "models/simulation.hpp"
-#include "tools/plan.hpp"
-#include "tools/scenario_runner.hpp"
-#include "tools/sweep.hpp"
+#include "app/plan.hpp"
+#include "app/scenario_runner.hpp"
+#include "app/sweep.hpp"
 #include "paths.hpp"
 
 using namespace dlrmsim;
-using namespace dlrmsim::tools;
+using namespace dlrmsim::app;
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Writing plans (tools/plan_report.hpp): the JSON is valid (read back with nlohmann::json)
+// Writing plans (app/plan_report.hpp): the JSON is valid (read back with nlohmann::json)
 // and carries the plan's numbers under the documented keys; the text names every table and
 // device.
 #include <doctest/doctest.h>
@@ -9,12 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tools/plan_report.hpp"
+#include "app/plan_report.hpp"
 #include "placement_fixtures.hpp"
 
 using namespace dlrmsim;
 using namespace dlrmsim::placement;
-using namespace dlrmsim::tools;
+using namespace dlrmsim::app;
 using namespace dlrmsim::placement::testing;
 
 // Two GPUs and a socket; one table in HBM and one through UVM "with a \"quote\"" in its name

@@ -1,4 +1,4 @@
-// The platform as JSON (tools/platform_report.hpp), as `dlrmsim platform --json` and the
+// The platform as JSON (app/platform_report.hpp), as `dlrmsim platform --json` and the
 // Python module's platform() write it.
 #include <doctest/doctest.h>
 
@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tools/platform_report.hpp"
+#include "app/platform_report.hpp"
 #include "topologies/platform_loader.hpp"
 #include "paths.hpp"
 
@@ -21,7 +21,7 @@ using dlrmsim::testing::kRoot;
 // sums over the 8 GPUs (640 GB of HBM), and one entry per device of its template.
 TEST_CASE("the DGX H100 as JSON: counts, devices and per-node figures") {
   const topo::Platform p = topo::load_platform(kRoot + "/configs/platforms/dgx-h100.yaml");
-  const auto doc = nlohmann::json::parse(tools::platform_json(p));
+  const auto doc = nlohmann::json::parse(app::platform_json(p));
   CHECK(doc["name"] == "dgx-h100");
   CHECK(doc["nodes"] == 1);
   CHECK(doc["gpus"] == 8);

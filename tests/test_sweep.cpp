@@ -15,12 +15,12 @@
 #include <sstream>
 
 #include "common/files.hpp"
-#include "tools/scenario_runner.hpp"
-#include "tools/sweep.hpp"
+#include "app/scenario_runner.hpp"
+#include "app/sweep.hpp"
 #include "file_fixtures.hpp"
 
 using namespace dlrmsim;
-using namespace dlrmsim::tools;
+using namespace dlrmsim::app;
 namespace fs = std::filesystem;
 using dlrmsim::testing::read_text;
 using dlrmsim::testing::ScratchDir;
@@ -80,8 +80,8 @@ TEST_CASE("a failing point becomes a row and the others still run; -j gives the 
       "base: base.yaml\naxes:\n  - key: platform.nic\n    values: [100 Gbit/s, 400 Gbit/s]\n"
       "  - key: model.batch\n    values: [1024, 3000, 2048]\n");
   const Sweep sweep = load_sweep(sweep_file);
-  SweepOptions one{(s.dir / "one.csv").string(), 1, false, false, {}};
-  SweepOptions four{(s.dir / "four.csv").string(), 4, false, false, {}};
+  SweepOptions one{(s.dir / "one.csv").string(), 1, false, {}, {}};
+  SweepOptions four{(s.dir / "four.csv").string(), 4, false, {}, {}};
   CHECK(run_sweep(sweep, fake_runner, kOutputs, one) == 2);
   CHECK(run_sweep(sweep, fake_runner, kOutputs, four) == 2);
   const std::string csv = read_text(one.output_path);
@@ -103,12 +103,12 @@ TEST_CASE("resume after a sweep killed half way gives the same CSV as an uninter
   const Sweep sweep = load_sweep(sweep_file);
   REQUIRE(sweep.size() == 12);
   const std::string full = (s.dir / "full.csv").string();
-  run_sweep(sweep, fake_runner, kOutputs, SweepOptions{full, 1, false, false, {}});
+  run_sweep(sweep, fake_runner, kOutputs, SweepOptions{full, 1, false, {}, {}});
 
   const std::string resumed = (s.dir / "resumed.csv").string();
   const pid_t pid = fork();
   if (pid == 0) {
-    run_sweep(sweep, fake_runner, kOutputs, SweepOptions{resumed, 2, false, false, 5});
+    run_sweep(sweep, fake_runner, kOutputs, SweepOptions{resumed, 2, false, {}, 5});
     std::_Exit(0);
   }
   int status = 0;
@@ -121,7 +121,7 @@ TEST_CASE("resume after a sweep killed half way gives the same CSV as an uninter
     ++ran;
     return fake_runner(p);
   };
-  run_sweep(sweep, counting, kOutputs, SweepOptions{resumed, 1, true, false, {}});
+  run_sweep(sweep, counting, kOutputs, SweepOptions{resumed, 1, true, {}, {}});
   CHECK(ran == 7);
   CHECK(read_text(resumed) == read_text(full));
 }
@@ -191,7 +191,7 @@ struct Finished {
         "base: base.yaml\naxes:\n  - key: platform.nic\n    values: [100 Gbit/s, 400 Gbit/s]\n"
         "  - key: model.batch\n    values: [1024, 3000, 2048]\n");
     full = (s.dir / "full.csv").string();
-    run_sweep(load_sweep(sweep_file), fake_runner, kOutputs, SweepOptions{full, 1, false, false, {}});
+    run_sweep(load_sweep(sweep_file), fake_runner, kOutputs, SweepOptions{full, 1, false, {}, {}});
     csv = read_text(full);
   }
   // Resumes `text` as the result file; returns the points run and the stderr text.
@@ -207,7 +207,7 @@ struct Finished {
       std::streambuf* old;
       ~Restore() { std::cerr.rdbuf(old); }
     } restore{std::cerr.rdbuf(err.rdbuf())};
-    run_sweep(load_sweep(sweep_file), recording, kOutputs, SweepOptions{path, 1, true, false, {}});
+    run_sweep(load_sweep(sweep_file), recording, kOutputs, SweepOptions{path, 1, true, {}, {}});
     return {ran, err.str()};
   }
 };
@@ -278,7 +278,7 @@ TEST_CASE("resume refuses a result file that is not a regular file, and a file o
   const Sweep sweep = load_sweep(f.sweep_file);
   CHECK_THROWS_WITH_AS(read_result_rows("/dev/zero", sweep, kOutputs), doctest::Contains("/dev/zero: a device"), ConfigError);
   CHECK_THROWS_WITH_AS(read_result_rows(f.s.dir.string(), sweep, kOutputs), doctest::Contains("a directory"), ConfigError);
-  CHECK_THROWS_AS(run_sweep(sweep, fake_runner, kOutputs, SweepOptions{f.s.dir.string(), 1, true, false, {}}), OutputError);
+  CHECK_THROWS_AS(run_sweep(sweep, fake_runner, kOutputs, SweepOptions{f.s.dir.string(), 1, true, {}, {}}), OutputError);
   CHECK_THROWS_WITH_AS(f.resume("point,label,x,status,error\n"), doctest::Contains("other columns than this sweep"),
                        ConfigError);
 }
@@ -287,7 +287,7 @@ TEST_CASE("the summary of a sweep counts statuses and names the first failure") 
   // The 6-point sweep: 4 ok, points 1 and 4 refused (batch 3000): 2 errors, first point 1.
   Finished f;
   SweepSummary summary;
-  run_sweep(load_sweep(f.sweep_file), fake_runner, kOutputs, SweepOptions{f.full, 1, false, false, {}}, &summary);
+  run_sweep(load_sweep(f.sweep_file), fake_runner, kOutputs, SweepOptions{f.full, 1, false, {}, {}}, &summary);
   CHECK(summary.rows == 6);
   CHECK(summary.ok == 4);
   CHECK(summary.errors == 2);

@@ -1,4 +1,4 @@
-// Validation cases (validation/case_runner.hpp, and the JSON of tools/validate.hpp): value,
+// Validation cases (validation/case_runner.hpp, and the JSON of app/validate.hpp): value,
 // ratio and best-of cases against a stand-in metric, the summary
 // (median and worst absolute error), failures outside tolerance and infeasible candidates, and
 // the JSON table (read back with nlohmann::json).
@@ -9,11 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include "common/config.hpp"
-#include "tools/validate.hpp"
+#include "app/validate.hpp"
 #include "file_fixtures.hpp"
 
 using namespace dlrmsim;
-using namespace dlrmsim::tools;
+using namespace dlrmsim::app;
 using namespace dlrmsim::validation;
 using dlrmsim::testing::ScratchDir;
 

@@ -1,5 +1,5 @@
 // The shipped validation table cannot drift: the cases of validation/cases/ are run in process
-// (validation/case_runner.hpp and tools/validate.hpp, the same runner and metric as `dlrmsim
+// (validation/case_runner.hpp and app/validate.hpp, the same runner and metric as `dlrmsim
 // validate`) and their JSON is compared with validation/expected.json, the table docs/validation.md shows. A prediction that moves
 // by more than kTolerance, a verdict that flips, a different winner of a qualitative case, a
 // case that now fails to evaluate, or a case added or removed without updating the file fails
@@ -21,7 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/files.hpp"
-#include "tools/validate.hpp"
+#include "app/validate.hpp"
 #include "paths.hpp"
 
 using namespace dlrmsim;
@@ -34,7 +34,7 @@ using dlrmsim::testing::kRoot;
 // 0.5 %: the simulation is deterministic (integer picosecond clock, ties broken by insertion
 // order), so the same code gives the same predictions bit for bit; the tolerance only absorbs
 // floating-point differences between compilers and flags (the sanitizer build, -O0, another
-// libm). The metrics reach the table with 6 significant digits (tools/scenario_runner.cpp),
+// libm). The metrics reach the table with 6 significant digits (app/scenario_runner.cpp),
 // far finer than 0.5 %. When the table was recorded, every verdict was more than 10 % from
 // flipping (the closest: finding 1, HBM 549k against UVM 496k samples/s; finding 4's ratio
 // 12 points inside its tolerance), so none can flip within this tolerance; a flip is reported
@@ -155,8 +155,8 @@ std::string format_changes(const std::vector<Change>& changes) {
 // against validation/expected.json: no change at all is expected (see kTolerance).
 TEST_CASE("the shipped validation cases give the recorded table") {
   const json expected = json::parse(read_input_file(kRoot + "/validation/expected.json"));
-  const auto results = validation::run_validation_dir(kRoot + "/validation/cases", tools::scenario_metric);
-  const json now = json::parse(tools::validation_json(results));
+  const auto results = validation::run_validation_dir(kRoot + "/validation/cases", app::scenario_metric);
+  const json now = json::parse(app::validation_json(results));
   const std::vector<Change> changes = compare_tables(expected, now);
   if (!changes.empty()) FAIL_CHECK(format_changes(changes));
 }

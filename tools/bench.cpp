@@ -54,9 +54,9 @@
 #include "sim/backend.hpp"
 #include "sim/native_engine.hpp"
 #include "sim/simgrid_backend.hpp"
-#include "tools/scenario_runner.hpp"
-#include "tools/plan.hpp"
-#include "tools/sweep.hpp"
+#include "app/scenario_runner.hpp"
+#include "app/plan.hpp"
+#include "app/sweep.hpp"
 
 namespace po = boost::program_options;
 using namespace dlrmsim;
@@ -308,13 +308,13 @@ int main(int argc, char** argv) {
   }
   if (selected("place")) figures.add("place_5000_tables_s", cost_greedy_planning_seconds(5000, 8, 8));
   if (selected("sweep") && !vm.count("no-sweep")) {
-    const tools::Sweep sweep = tools::load_sweep(configs + "/sweeps/hbm_bandwidth_x_batch.yaml");
+    const app::Sweep sweep = app::load_sweep(configs + "/sweeps/hbm_bandwidth_x_batch.yaml");
     const std::string csv = "/tmp/dlrmsim_bench_sweep_" + std::to_string(::getpid()) + ".csv";
     double sweep_s = 0.0;
     const std::size_t failed = timed(
         [&] {
-          return tools::run_sweep(sweep, tools::run_scenario_point, tools::scenario_output_columns(),
-                                  tools::SweepOptions{csv, 2, false, false, {}});
+          return app::run_sweep(sweep, app::run_scenario_point, app::scenario_output_columns(),
+                                  app::SweepOptions{csv, 2, false, {}, {}});
         },
         sweep_s);
     std::remove(csv.c_str());
@@ -323,19 +323,19 @@ int main(int argc, char** argv) {
     figures.add("sweep_10000_points_s", sweep_s);
   }
   if (selected("plan")) {
-    const tools::Sweep space = tools::load_sweep(configs + "/sweeps/plan_1000_points.yaml");
+    const app::Sweep space = app::load_sweep(configs + "/sweeps/plan_1000_points.yaml");
     const std::string csv = "/tmp/dlrmsim_bench_plan_" + std::to_string(::getpid()) + ".csv";
     double plan_s = 0.0;
     std::size_t simulated = 0;
     timed(
         [&] {
-          const auto& outputs = tools::scenario_output_columns();
-          tools::run_sweep(space, tools::run_plan_point, outputs, tools::SweepOptions{csv, 2, false, false, {}});
-          tools::PlanOptions po;
+          const auto& outputs = app::scenario_output_columns();
+          app::run_sweep(space, app::run_plan_point, outputs, app::SweepOptions{csv, 2, false, {}, {}});
+          app::PlanOptions po;
           po.target_samples_per_s = 50e6;
           po.training_samples = models::kDefaultTrainingSamples;
-          const auto rows = tools::read_result_rows(csv, space, outputs);
-          simulated = tools::select_plan(rows.rows, tools::sweep_columns(space, outputs), po).simulated;
+          const auto rows = app::read_result_rows(csv, space, outputs);
+          simulated = app::select_plan(rows.rows, app::sweep_columns(space, outputs), po).simulated;
           return simulated;
         },
         plan_s);

@@ -1,7 +1,7 @@
 // `dlrmsim compare A.yaml B.yaml [--set key=value]... [--set-a ...] [--set-b ...] [--json PATH|-]`
 //
 // Runs the same job on two scenarios (two platforms, stacks or placements) and prints them side
-// by side with B - A and B / A (tools/compare.hpp defines every row) and a one-line verdict.
+// by side with B - A and B / A (app/compare.hpp defines every row) and a one-line verdict.
 // `--set` applies to both, `--set-a` / `--set-b` to one. An infeasible scenario ends the
 // command with exit status 1 naming which one (A or B).
 #include <iostream>
@@ -13,10 +13,16 @@
 #include "models/scenario.hpp"
 #include "models/simulation.hpp"
 #include "tools/commands.hpp"
-#include "tools/compare.hpp"
+#include "app/compare.hpp"
+#include "app/scenario_run.hpp"
 #include "tools/scenario_command.hpp"
 
 namespace dlrmsim::tools {
+
+using app::compare_runs;
+using app::Comparison;
+using app::comparison_json;
+using app::comparison_text;
 
 int cmd_compare(const std::vector<std::string>& args) {
   namespace po = boost::program_options;
@@ -45,11 +51,7 @@ int cmd_compare(const std::vector<std::string>& args) {
                 const char* which) {
     overrides.insert(overrides.end(), extra.begin(), extra.end());
     const models::Scenario sc = models::load_scenario(path, overrides);
-    try {
-      return std::pair{models::run_scenario(sc), sc.platform.nodes().size()};
-    } catch (const placement::InfeasiblePlacement& e) {
-      throw InfeasibleJob(infeasible_placement_message(e, std::string("scenario ") + which + " does not fit"));
-    }
+    return std::pair{app::run_job(sc, {}, std::string("scenario ") + which + " does not fit"), sc.platform.nodes().size()};
   };
   const auto [a, nodes_a] = run(files[0], both, only_a, "A");
   const auto [b, nodes_b] = run(files[1], both, only_b, "B");

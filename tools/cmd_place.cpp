@@ -4,7 +4,7 @@
 // `placement:` section; when it names no tiers, the training mode's default tiers; the
 // `search` policy evaluates candidates with the simulator) and prints it: per table the
 // tier, sharding and devices, per device memory used against capacity and estimated load.
-// --json writes the plan as JSON (tools/plan_report.hpp lists the keys), whole or not at
+// --json writes the plan as JSON (app/plan_report.hpp lists the keys), whole or not at
 // all (common/files.hpp); '-' is standard output, which then carries the JSON alone.
 #include <iomanip>
 #include <iostream>
@@ -12,13 +12,11 @@
 
 #include <boost/program_options.hpp>
 
+#include "app/plan_report.hpp"
+#include "app/scenario_run.hpp"
 #include "common/files.hpp"
 #include "models/scenario.hpp"
-#include "models/simulation.hpp"
-#include "models/training_mode.hpp"
 #include "placement/placement.hpp"
-#include "tools/plan_report.hpp"
-#include "models/placement_problem.hpp"
 #include "tools/commands.hpp"
 #include "tools/scenario_command.hpp"
 
@@ -38,30 +36,14 @@ int cmd_place(const std::vector<std::string>& args) {
   }
 
   const auto sc = models::load_scenario(cli.scenario, cli.overrides);
-  if (!sc.jobs.empty()) {
-    throw ConfigError(cli.scenario + ": the scenario lists jobs; `dlrmsim run` places each job on its own nodes");
-  }
-  const auto& mode = models::training_mode(sc.training.mode);
-  placement::PlacementOptions options = sc.placement;
-  if (options.tiers.empty()) options.tiers.assign(mode.default_tiers.begin(), mode.default_tiers.end());
-  const topo::DeviceProfileSet profiles(sc.calibration_dir);
-  const auto problem = placement::make_placement_problem(sc, profiles);
-  const placement::StepTimeEvaluator evaluator = [&](const placement::PlacementPlan& candidate) {
-    return models::simulate_plan_step_time(sc, problem, candidate, profiles, 1, 1);
-  };
-  placement::PlacementPlan plan;
-  try {
-    plan = placement::place(problem, options, evaluator);
-  } catch (const placement::InfeasiblePlacement& e) {
-    throw InfeasibleJob(infeasible_placement_message(e, "the tables do not fit"));
-  }
+  const auto [problem, plan] = app::place_job(sc, cli.scenario);
   // Standard output carries the readable plan, unless the JSON goes there instead.
   if (json_path != "-") {
     std::cout << "scenario " << sc.name << ": model " << sc.model.name << " on " << sc.platform.name() << ", mode "
               << sc.training.mode << "\n";
-    print_plan(std::cout, problem, plan);
+    app::print_plan(std::cout, problem, plan);
   }
-  if (!json_path.empty()) write_output_file(json_path, plan_json(problem, plan));
+  if (!json_path.empty()) write_output_file(json_path, app::plan_json(problem, plan));
   return kExitOk;
 }
 

@@ -2,7 +2,7 @@
 //      -o points.csv [--front front.csv] [--chart front.svg|png] [--objective cost|energy] [-j N] [--resume]`
 //
 // Searches a sweep file's space for the cheapest (or least-energy) configuration meeting a
-// throughput target (tools/plan.hpp). Every point goes to points.csv (the sweep's columns;
+// throughput target (app/plan.hpp). Every point goes to points.csv (the sweep's columns;
 // points pruned by memory are status "infeasible" with an error starting "pruned"); the
 // Pareto front of cost (or energy) per training run against time to train goes to --front
 // and --chart. A target no point meets: exit 1 naming the fastest point and how far it
@@ -25,14 +25,32 @@
 #include "models/cost.hpp"
 #include "tools/commands.hpp"
 #include "tools/distributed_sweep.hpp"
-#include "tools/plan.hpp"
+#include "app/plan.hpp"
 #include "tools/progress.hpp"
 #include "tools/plot.hpp"
-#include "tools/power_report.hpp"
-#include "tools/scenario_runner.hpp"
-#include "tools/sweep.hpp"
+#include "app/power_report.hpp"
+#include "app/scenario_runner.hpp"
+#include "app/sweep.hpp"
 
 namespace dlrmsim::tools {
+
+using app::csv_field;
+using app::format_duration;
+using app::kMaxSweepThreads;
+using app::load_sweep;
+using app::PlanObjective;
+using app::PlanOptions;
+using app::PlanPoint;
+using app::PlanResult;
+using app::read_result_rows;
+using app::ResultRows;
+using app::run_plan_point;
+using app::run_sweep;
+using app::scenario_output_columns;
+using app::select_plan;
+using app::Sweep;
+using app::sweep_columns;
+using app::SweepOptions;
 namespace {
 
 std::string rate_text(double v) {
@@ -109,7 +127,9 @@ int cmd_plan(const std::vector<std::string>& args) {
   refuse_output_over_inputs(sweep.output_path, inputs, "the points file (-o)");
   sweep.threads = static_cast<unsigned>(jobs);
   sweep.resume = vm.count("resume") > 0;
-  sweep.progress = progress_wanted(vm.count("quiet") > 0);
+  std::optional<ProgressLine> progress;
+  progress.emplace(0, "points", progress_wanted(vm.count("quiet") > 0));
+  sweep.on_point = progress_callback(progress);
   const auto& outputs = scenario_output_columns();
   if (under_mpi()) {
     const DistributedSweep d = run_sweep_distributed(space, run_plan_point, outputs, sweep);

@@ -1,5 +1,5 @@
 // dlrmsim platform FILE [--dot OUT|-] [--json OUT|-]: describe a hardware platform. The graph
-// and the JSON document (tools/platform_report.hpp) are written whole or not at all
+// and the JSON document (app/platform_report.hpp) are written whole or not at all
 // (common/files.hpp); '-' is standard output, which then carries that output alone.
 #include <boost/program_options.hpp>
 
@@ -13,9 +13,13 @@
 #include "topologies/platform_data.hpp"
 #include "topologies/platform_loader.hpp"
 #include "tools/commands.hpp"
-#include "tools/platform_report.hpp"
+#include "app/platform_report.hpp"
 
 namespace dlrmsim::tools {
+
+using app::describe_device;
+using app::describe_peak;
+using app::platform_json;
 
 namespace {
 

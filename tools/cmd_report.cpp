@@ -15,7 +15,8 @@
 #include "placement/placement.hpp"
 #include "tools/commands.hpp"
 #include "tools/report.hpp"
-#include "tools/run_report.hpp"
+#include "app/run_report.hpp"
+#include "app/scenario_run.hpp"
 #include "tools/scenario_command.hpp"
 
 namespace dlrmsim::tools {
@@ -61,11 +62,7 @@ int cmd_report(const std::vector<std::string>& args) {
     }
   } else {
     const auto sc = models::load_scenario(cli.scenario, cli.overrides);
-    try {
-      run = nlohmann::json::parse(run_json(models::run_scenario(sc)));
-    } catch (const placement::InfeasiblePlacement& e) {
-      throw InfeasibleJob(infeasible_placement_message(e, "the job does not fit"));
-    }
+    run = nlohmann::json::parse(app::run_json(app::run_job(sc)));
   }
   write_output_file(output, report_html(run, cli.scenario));
   return kExitOk;

@@ -4,9 +4,9 @@
 // Simulates a scenario and prints the report (models/simulation.hpp defines every number):
 // throughput, step time, breakdown (busy, exposed and critical-path time per category), utilisation per resource
 // class, memory against capacity per device, and the placement. --json writes the same with
-// the stable keys throughput_samples_per_s, step_time_s, breakdown, utilization, memory,
-// placement, power and cost (tools/power_report.hpp), device_profiles (each GPU profile the costs
-// came from and whether it was measured); --trace writes a Chrome / Perfetto trace (traceEvents) of the simulated steps.
+// the stable keys of app/run_report.hpp (throughput_samples_per_s, step_time_s, breakdown,
+// utilization, memory, placement, power and cost, device_profiles, ...); --trace writes a
+// Chrome / Perfetto trace (traceEvents, app/trace.hpp) of the simulated steps.
 // With a `goodput:` section in the scenario the report gains a goodput part (text and the
 // JSON key `goodput`; models/goodput.hpp) and --goodput-csv writes goodput against
 // checkpoint interval. With a `stragglers:` section it gains the step-time distribution and
@@ -15,9 +15,7 @@
 // carries that JSON document alone (no text summary).
 // With `jobs:` (several jobs sharing the platform, models/jobs.hpp) the report is per job: its
 // nodes, step time and throughput sharing the platform and alone, and the slowdown; --json
-// writes it as {"scenario", "platform", "jobs": [{"name", "nodes", "step_time_s",
-// "throughput_samples_per_s", "alone_step_time_s", "alone_throughput_samples_per_s",
-// "slowdown", "contended_throughout", ...}]}; --trace and the CSV outputs are single-job only.
+// writes it (app/run_report.hpp, jobs_json); --trace and the CSV outputs are single-job only.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -28,266 +26,25 @@
 
 #include <boost/program_options.hpp>
 
-#include "models/jobs.hpp"
-#include "models/simulation.hpp"
+#include "app/power_report.hpp"
+#include "app/run_report.hpp"
+#include "app/scenario_run.hpp"
+#include "app/trace.hpp"
 #include "common/config.hpp"
 #include "common/files.hpp"
-#include "common/json.hpp"
 #include "common/text.hpp"
-#include "placement/placement.hpp"
+#include "models/jobs.hpp"
+#include "models/simulation.hpp"
 #include "tools/commands.hpp"
 #include "tools/progress.hpp"
-#include "tools/run_report.hpp"
-#include "tools/power_report.hpp"
 #include "tools/scenario_command.hpp"
 
 namespace dlrmsim::tools {
 namespace {
 
 namespace po = boost::program_options;
+using app::print_power_and_cost;
 using models::RunReport;
-
-/// Numbers in the report carry 10 significant digits (more than any input is known to).
-Json num(double v) { return json_number(v, 10); }
-
-Json goodput_point_json(const models::GoodputPoint& p) {
-  return {{"checkpoint_interval_s", num(p.interval.value())},
-          {"expected_time_s", num(p.expected_time.value())},
-          {"goodput_samples_per_s", num(p.goodput_samples_per_s)}};
-}
-
-/// The goodput part of the report (models/goodput.hpp defines every number).
-Json goodput_json(const models::GoodputReport& g) {
-  Json doc;
-  doc["samples"] = num(g.samples);
-  doc["throughput_samples_per_s"] = num(g.throughput_samples_per_s);
-  doc["failure_free_time_s"] = num(g.failure_free_time.value());
-  Json& components = doc["components"] = Json::array();
-  for (const auto& c : g.components) {
-    components.push_back({{"component", c.name},
-                          {"count", num(c.count)},
-                          {"failures_per_hour_each", num(c.rate.value() * 3600.0)},
-                          {"job_failures_per_hour", num(c.job_rate.value() * 3600.0)},
-                          {"source", c.source}});
-  }
-  doc["job_failures_per_hour"] = num(g.job_failure_rate.value() * 3600.0);
-  doc["job_mtbf_s"] = num(g.job_mtbf.value());
-  doc["checkpoint"] = {{"full_bytes", num(g.checkpoint_full_bytes.value())},
-                       {"written_bytes", num(g.checkpoint_written_bytes.value())},
-                       {"storage_bandwidth_bytes_per_s", num(g.storage_bandwidth.value())},
-                       {"checkpoint_time_s", num(g.checkpoint_time.value())},
-                       {"restart_time_s", num(g.restart_time.value())}};
-  doc["interval_given"] = g.interval_given;
-  doc["chosen"] = goodput_point_json(g.chosen);
-  doc["best"] = goodput_point_json(g.best);
-  doc["young_interval_s"] = num(g.young_interval.value());
-  doc["goodput_samples_per_s"] = num(g.chosen.goodput_samples_per_s);
-  doc["goodput_fraction"] = num(g.chosen.goodput_samples_per_s / g.throughput_samples_per_s);
-  doc["expected_time_s"] = num(g.chosen.expected_time.value());
-  doc["expected_failures"] = num(g.expected_failures);
-  Json& curve = doc["curve"] = Json::array();
-  for (const auto& p : g.curve) curve.push_back(goodput_point_json(p));
-  return doc;
-}
-
-/// Goodput against checkpoint interval as CSV (for `dlrmsim plot`).
-std::string goodput_csv(const models::GoodputReport& g) {
-  // lost_fraction = 1 - goodput / throughput: the share of the run spent on checkpoints,
-  // restarts and redone work.
-  std::string out =
-      "storage_bandwidth,checkpoint_interval_h,expected_time_h,goodput_samples_per_s,goodput_fraction,lost_fraction\n";
-  for (const auto& p : g.curve) {
-    const double fraction = p.goodput_samples_per_s / g.throughput_samples_per_s;
-    out += format_rate(g.storage_bandwidth) + "," + format_number(p.interval.value() / 3600.0, 6) + "," +
-           format_number(p.expected_time.value() / 3600.0, 6) + "," + format_number(p.goodput_samples_per_s, 6) + "," +
-           format_number(fraction, 6) + "," + format_number(1.0 - fraction, 6) + "\n";
-  }
-  return out;
-}
-
-/// The measured steps with stragglers as CSV (for `dlrmsim plot`).
-std::string steps_csv(const models::StragglerReport& st) {
-  std::string out = "step,step_time_ms,waited_for,slowest_factor_on_path\n";
-  for (std::size_t k = 0; k < st.step_times.size(); ++k) {
-    out += std::to_string(k) + "," + format_number(st.step_times[k].value() * 1e3, 6) + "," +
-           (st.waited_for[k].empty() ? std::string("-") : st.waited_for[k]) + "," + format_number(st.waited_factor[k], 6) +
-           "\n";
-  }
-  return out;
-}
-
-}  // namespace
-
-/// The report as JSON, keys in the documented order (the header of this file).
-std::string run_json(const RunReport& r) {
-  Json doc;
-  doc["scenario"] = r.scenario;
-  doc["model"] = r.model;
-  doc["platform"] = r.platform;
-  doc["training_mode"] = r.mode;
-  doc["software"] = r.software;
-  Json& profiles = doc["device_profiles"] = Json::array();
-  for (const auto& p : r.device_profiles) {
-    profiles.push_back({{"name", p.name}, {"measured", p.measured}, {"provenance", p.provenance}});
-  }
-  doc["backend"] = r.backend;
-  doc["fidelity"] = r.fidelity;
-  doc["global_batch_size"] = r.global_batch;
-  doc["trainers"] = r.trainers;
-  doc["simulated_trainers"] = r.simulated_trainers;
-  doc["warmup_steps"] = r.warmup_steps;
-  doc["measured_steps"] = r.measured_steps;
-  doc["throughput_samples_per_s"] = num(r.throughput_samples_per_s);
-  doc["step_time_s"] = num(r.step_time.value());
-  doc["step_time_spread"] = num(r.step_time_spread);
-  doc["steady_state"] = {{"period_steps", r.steady_state.period}, {"steps_used", r.steady_state.steps_used}};
-  Json& ends = doc["step_end_times_s"] = Json::array();
-  for (const Seconds& t : r.step_ends) ends.push_back(num(t.value()));
-  Json& breakdown = doc["breakdown"] = Json::object();
-  for (const auto& b : r.breakdown) {
-    breakdown[b.category] = {{"busy_s", num(b.busy.value())},
-                             {"exposed_s", num(b.exposed.value())},
-                             {"overlapped_s", num((b.busy - b.exposed).value())},
-                             {"critical_path_s", num(b.critical.value())}};
-  }
-  breakdown["idle"] = {{"exposed_s", num(r.idle.value())}, {"critical_path_s", num(r.critical_idle.value())}};
-  Json& utilization = doc["utilization"] = Json::object();
-  for (const auto& u : r.utilization) {
-    Json entry = {{"kind", u.compute ? "compute" : u.cores ? "cores" : "bandwidth"},
-                  {"count", u.count},
-                  {"utilization", num(u.utilization)}};
-    if (!u.compute && !u.cores) entry["bytes_per_step"] = num(u.bytes.value());
-    utilization[u.resource_class] = std::move(entry);
-  }
-  Json& memory = doc["memory"] = Json::array();
-  for (const auto& m : r.memory) {
-    memory.push_back({{"device", m.device},
-                      {"kind", m.kind},
-                      {"capacity_bytes", num(m.capacity.value())},
-                      {"used_bytes", num(m.used().value())},
-                      {"weights_bytes", num(m.weights.value())},
-                      {"optimizer_state_bytes", num(m.optimizer_state.value())},
-                      {"cache_bytes", num(m.cache.value())},
-                      {"activations_bytes", num(m.activations.value())}});
-  }
-  Json tables = Json::array();
-  for (const auto& t : r.placement) {
-    Json entry = {{"table", t.table},
-                  {"tier", t.tier},
-                  {"sharding", t.sharding},
-                  {"shards", t.shards},
-                  {"owner_count", t.owner_count},
-                  {"owners", t.owners}};
-    if (t.tier == "uvm") entry["expected_hit_rate"] = num(t.hit_rate);
-    tables.push_back(std::move(entry));
-  }
-  doc["placement"] = {{"policy", r.placement_policy}, {"tables", std::move(tables)}};
-  if (r.stragglers) {
-    const auto& st = *r.stragglers;
-    Json steps = Json::array();
-    for (std::size_t k = 0; k < st.step_times.size(); ++k) {
-      Json e = {{"step_time_s", num(st.step_times[k].value())}, {"slowest_factor_on_path", num(st.waited_factor[k])}};
-      e["waited_for"] = st.waited_for[k].empty() ? Json() : Json(st.waited_for[k]);
-      steps.push_back(std::move(e));
-    }
-    Json counts = Json::object();
-    for (const auto& [who, c] : st.waited_counts) counts[who] = c;
-    doc["stragglers"] = {{"step_time_p50_s", num(st.p50.value())},
-                         {"step_time_p99_s", num(st.p99.value())},
-                         {"step_time_max_s", num(st.max.value())},
-                         {"step_time_mean_s", num(st.mean.value())},
-                         {"waited_for_steps", std::move(counts)},
-                         {"steps", std::move(steps)}};
-  }
-  if (r.goodput) doc["goodput"] = goodput_json(*r.goodput);
-  doc["power"] = power_json(r.power);
-  doc["cost"] = cost_json(r.cost);
-  doc["engine"] = {{"activities", r.activities},
-                   {"events", r.events},
-                   {"simulated_time_s", num(r.simulated_time.value())},
-                   {"wall_s", num(r.wall_seconds)}};
-  return json_text(doc);
-}
-
-/// Chrome trace-event format (chrome://tracing, ui.perfetto.dev): one complete event ("X")
-/// per compute task and transfer; compute tasks under their engine (process) and stream
-/// (thread), transfers under the first resource of their route. Each event's args hold the
-/// step it belongs to (`step`, 0 = the first warm-up step) and, where the mode names it, its
-/// `role`; transfers' args also their `bytes` and `hops`. Written on one line: the file is for
-/// trace viewers, and it is the largest output (about 120 bytes per activity).
-std::string trace_json(const RunReport& r) {
-  const auto& g = *r.graph;
-  const auto& res = *r.result;
-  const auto& cats = g.categories();
-  const std::uint32_t link_pid_base = static_cast<std::uint32_t>(g.engine_count()) + 1;
-  Json doc;
-  doc["displayTimeUnit"] = "ns";
-  Json& events = doc["traceEvents"] = Json::array();
-  auto metadata = [&](const char* what, std::uint32_t pid, std::optional<std::size_t> tid, const std::string& name) {
-    Json e = {{"ph", "M"}, {"name", what}, {"pid", pid}};
-    if (tid) e["tid"] = *tid;
-    e["args"] = {{"name", name}};
-    events.push_back(std::move(e));
-  };
-  for (std::size_t e = 0; e < g.engine_count(); ++e) {
-    metadata("process_name", static_cast<std::uint32_t>(e), std::nullopt,
-             g.engine(sim::EngineId{static_cast<std::uint32_t>(e)}).name);
-  }
-  for (std::size_t s = 0; s < g.stream_count(); ++s) {
-    const auto& st = g.stream(sim::StreamId{static_cast<std::uint32_t>(s)});
-    metadata("thread_name", st.engine.index, s, st.name);
-  }
-  std::vector<bool> named(g.resource_count(), false);
-  for (std::size_t a = 0; a < g.activity_count(); ++a) {
-    const sim::ActivityId id{static_cast<std::uint32_t>(a)};
-    const auto& act = g.activity(id);
-    if (act.kind == sim::ActivityKind::marker) continue;
-    const double ts = res.start[a].seconds().value() * 1e6;
-    const double dur = (res.end[a] - res.start[a]).seconds().value() * 1e6;
-    const std::string& cat = cats[act.category];
-    Json args = Json::object();
-    if (const int step = r.step_of(id); step >= 0) args["step"] = step;
-    if (const auto role = r.activity_roles.find(id.index); role != r.activity_roles.end()) args["role"] = role->second;
-    if (act.stream != sim::Stream::kNone) {  // compute tasks and kernels, on their stream's row
-      if (act.kind == sim::ActivityKind::transfer) {
-        args[act.on_cores ? "core_seconds" : "bytes"] = num(act.on_cores ? act.amount / sim::kWorkUnitsPerCoreSecond : act.amount);
-      }
-      const auto& st = g.stream(sim::StreamId{act.stream});
-      events.push_back({{"ph", "X"},
-                        {"name", cat},
-                        {"cat", cat},
-                        {"pid", st.engine.index},
-                        {"tid", act.stream},
-                        {"ts", num(ts)},
-                        {"dur", num(dur)},
-                        {"args", std::move(args)}});
-    } else {
-      const auto route = g.route(id);
-      const std::uint32_t r0 = route.empty() ? 0 : route.front().index;
-      if (!route.empty() && !named[r0]) {
-        named[r0] = true;
-        metadata("process_name", link_pid_base + r0, std::nullopt, "link " + g.resource(route.front()).name);
-      }
-      if (act.on_cores) {
-        args["cpu_time_s"] = num(act.cpu_time().value());
-      } else {
-        args["bytes"] = num(act.bytes().value());
-      }
-      args["hops"] = route.size();
-      events.push_back({{"ph", "X"},
-                        {"name", cat},
-                        {"cat", cat},
-                        {"pid", link_pid_base + r0},
-                        {"tid", 0},
-                        {"ts", num(ts)},
-                        {"dur", num(dur)},
-                        {"args", std::move(args)}});
-    }
-  }
-  return json_text(doc, -1);
-}
-
-namespace {
 
 std::string pct(double v) {
   std::ostringstream s;
@@ -505,40 +262,6 @@ void print_jobs(std::ostream& out, const models::JobsReport& r) {
 
 
 }  // namespace
-
-std::string jobs_json(const models::JobsReport& r) {
-  Json doc = Json::object();
-  doc["scenario"] = r.scenario;
-  doc["platform"] = r.platform;
-  doc["backend"] = r.backend;
-  doc["warmup_steps"] = r.warmup_steps;
-  doc["measured_steps"] = r.measured_steps;
-  Json jobs = Json::array();
-  for (const auto& j : r.jobs) {
-    Json e = Json::object();
-    e["name"] = j.name;
-    e["model"] = j.model;
-    e["mode"] = j.mode;
-    e["software"] = j.software;
-    e["nodes"] = j.nodes;
-    e["trainers"] = j.trainers;
-    e["global_batch"] = j.global_batch;
-    e["built_steps"] = j.built_steps;
-    e["step_time_s"] = num(j.step_time.value());
-    e["throughput_samples_per_s"] = num(j.throughput_samples_per_s);
-    e["alone_step_time_s"] = num(j.alone_step_time.value());
-    e["alone_throughput_samples_per_s"] = num(j.alone_throughput_samples_per_s);
-    e["slowdown"] = num(j.slowdown);
-    e["contended_throughout"] = j.contended_throughout;
-    jobs.push_back(e);
-  }
-  doc["jobs"] = jobs;
-  doc["activities"] = r.activities;
-  doc["events"] = r.events;
-  doc["simulated_time_s"] = num(r.simulated_time.value());
-  return json_text(doc);
-}
-
 int cmd_run(const std::vector<std::string>& args) {
   po::options_description desc("dlrmsim run SCENARIO.yaml [options]");
   std::string json_path, trace_path, goodput_path, steps_path;
@@ -583,14 +306,9 @@ int cmd_run(const std::vector<std::string>& args) {
       throw ConfigError(cli.scenario + ": --trace, --goodput-csv and --steps-csv are for single-job scenarios; this "
                         "one lists jobs");
     }
-    models::JobsReport jobs;
-    try {
-      jobs = models::run_jobs(sc);
-    } catch (const placement::InfeasiblePlacement& e) {
-      throw InfeasibleJob(infeasible_placement_message(e, "a job does not fit on its nodes"));
-    }
+    const models::JobsReport jobs = app::run_job_mix(sc);
     if (json_path != "-") print_jobs(std::cout, jobs);
-    if (!json_path.empty()) write_output_file(json_path, jobs_json(jobs));
+    if (!json_path.empty()) write_output_file(json_path, app::jobs_json(jobs));
     return kExitOk;
   }
   if (!goodput_path.empty() && !sc.goodput) {
@@ -604,23 +322,14 @@ int cmd_run(const std::vector<std::string>& args) {
   // Long runs (every node of a large cluster) show the simulated steps as they end.
   std::optional<ProgressLine> progress;
   progress.emplace(0, "steps", progress_wanted(cli.vm.count("quiet") > 0));
-  options.on_step = [&](std::size_t done, std::size_t total) {
-    if (done == 1) progress->set_total(total);
-    progress->advance();
-    if (done == total) progress.reset();  // erased before the report is printed
-  };
-  RunReport report;
-  try {
-    report = models::run_scenario(sc, options);
-  } catch (const placement::InfeasiblePlacement& e) {
-    throw InfeasibleJob(infeasible_placement_message(e, "the job does not fit"));
-  }
+  options.on_step = progress_callback(progress);  // erased before the report is printed
+  const RunReport report = app::run_job(sc, options);
   // Standard output carries the text summary, unless a JSON output goes there instead.
   if (json_path != "-" && trace_path != "-" && goodput_path != "-" && steps_path != "-") print_text(std::cout, report);
-  if (!json_path.empty()) write_output_file(json_path, run_json(report));
-  if (!goodput_path.empty()) write_output_file(goodput_path, goodput_csv(*report.goodput));
-  if (!steps_path.empty()) write_output_file(steps_path, steps_csv(*report.stragglers));
-  if (!trace_path.empty()) write_output_file(trace_path, trace_json(report));
+  if (!json_path.empty()) write_output_file(json_path, app::run_json(report));
+  if (!goodput_path.empty()) write_output_file(goodput_path, app::goodput_csv(*report.goodput));
+  if (!steps_path.empty()) write_output_file(steps_path, app::steps_csv(*report.stragglers));
+  if (!trace_path.empty()) write_output_file(trace_path, app::trace_json(report));
   return kExitOk;
 }
 

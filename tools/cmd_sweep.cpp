@@ -15,12 +15,21 @@
 #include "tools/distributed_sweep.hpp"
 #include "tools/plot.hpp"
 #include "tools/progress.hpp"
-#include "tools/scenario_runner.hpp"
-#include "tools/sweep.hpp"
+#include "app/scenario_runner.hpp"
+#include "app/sweep.hpp"
 
 namespace po = boost::program_options;
 
 namespace dlrmsim::tools {
+
+using app::kMaxSweepThreads;
+using app::load_sweep;
+using app::run_scenario_point;
+using app::run_sweep;
+using app::scenario_output_columns;
+using app::Sweep;
+using app::SweepOptions;
+using app::SweepSummary;
 namespace {
 
 /// The exit status of a finished sweep: a sweep in which not one point succeeded is not a
@@ -71,7 +80,9 @@ int cmd_sweep(const std::vector<std::string>& args) {
   refuse_output_over_inputs(options.output_path, inputs, "the result file (-o)");
   options.threads = static_cast<unsigned>(jobs);
   options.resume = vm.count("resume") > 0;
-  options.progress = progress_wanted(vm.count("quiet") > 0);
+  std::optional<ProgressLine> progress;
+  progress.emplace(0, "points", progress_wanted(vm.count("quiet") > 0));
+  options.on_point = progress_callback(progress);
   if (vm.count("stop-after")) options.stop_after = vm["stop-after"].as<std::size_t>();
   if (under_mpi()) {
     const DistributedSweep d = run_sweep_distributed(sweep, run_scenario_point, scenario_output_columns(sweep), options);

@@ -12,11 +12,43 @@
 #include "common/files.hpp"
 #include "tools/commands.hpp"
 #include "tools/progress.hpp"
-#include "tools/validate.hpp"
+#include "app/validate.hpp"
+#include "common/text.hpp"
+#include "tools/plot.hpp"
 
 namespace po = boost::program_options;
 
 namespace dlrmsim::tools {
+
+using app::scenario_metric;
+using app::validation_json;
+using app::validation_table;
+namespace {
+
+using app::ValidationResult;
+
+/// Log-log chart of predicted against published values (numeric cases).
+void write_validation_plot(const std::vector<ValidationResult>& results, const std::string& path) {
+  Chart chart;
+  chart.title = "dlrmsim predictions against published results";
+  chart.x_label = "published";
+  chart.y_label = "predicted";
+  chart.log_log_diagonal = true;
+  Series within{"within tolerance", {}, {}};
+  Series outside{"outside tolerance", {}, {}};
+  for (const auto& r : results) {
+    if (!r.predicted_value || !r.published_value || *r.predicted_value <= 0.0) continue;
+    Series& s = r.passed ? within : outside;
+    s.x.push_back(format_number(*r.published_value, 4));
+    s.y.push_back(*r.predicted_value);
+  }
+  for (Series* s : {&within, &outside}) {
+    if (!s->y.empty()) chart.series.push_back(*s);
+  }
+  write_chart(chart, path);
+}
+
+}  // namespace
 
 int cmd_validate(const std::vector<std::string>& args) {
   po::options_description opts("dlrmsim validate [DIR] [options]");

@@ -1,28 +1,26 @@
 // The subcommands of the `dlrmsim` program. Each lives in its own cmd_<name>.cpp and is
 // listed once in main.cpp's command table.
 //
-// Exit status (the same for every command): 0 success, 1 an infeasible job (it does not fit
-// or cannot run as described), 2 bad input (a malformed file, an unknown key, a bad option),
-// 4 an output could not be written (disk full, missing directory, no permission).
+// Exit status (the same for every command, app/failure.hpp): 0 success, 1 an infeasible job
+// (it does not fit or cannot run as described), 2 bad input (a malformed file, an unknown key,
+// a bad option), 4 an output could not be written (disk full, missing directory, no permission).
 #pragma once
 
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "app/failure.hpp"
+
 namespace dlrmsim::tools {
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitInfeasible = 1;
-inline constexpr int kExitBadInput = 2;
-inline constexpr int kExitOutputFailed = 4;
-
-/// Thrown by a command for a job that cannot run as described (exit status 1).
-struct InfeasibleJob : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// The exit statuses and InfeasibleJob (app/failure.hpp classifies what a command throws).
+using app::InfeasibleJob;
+using app::kExitBadInput;
+using app::kExitInfeasible;
+using app::kExitOk;
+using app::kExitOutputFailed;
 
 struct Command {
   std::string_view name;

@@ -15,6 +15,16 @@
 
 namespace dlrmsim::tools {
 
+using app::check_result_path;
+using app::collect_sweep_csv;
+using app::finished_points;
+using app::PointRunner;
+using app::points_to_run;
+using app::run_points;
+using app::Sweep;
+using app::sweep_header;
+using app::SweepOptions;
+
 bool under_mpi() { return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr; }
 
 #ifdef DLRMSIM_WITH_MPI
@@ -65,7 +75,7 @@ DistributedSweep run_sweep_distributed(const Sweep& sweep, const PointRunner& ru
     }
   }
   SweepOptions local = options;
-  local.progress = options.progress && rank == 0;
+  if (rank != 0) local.on_point = nullptr;  // one progress line, rank 0's
   unsigned long long failed =
       run_points(sweep, points_to_run(sweep, finished, rank, ranks), runner, output_columns, part(rank), local);
   MPI_Reduce(&failed, &result.failed, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/sweep.hpp"
+#include "app/sweep.hpp"
 
 namespace dlrmsim::tools {
 
@@ -32,15 +32,16 @@ struct DistributedSweep {
   /// message is already on stderr; no point was run on any rank).
   int status = 0;
   /// Rank 0: the statuses of every row of the collected result file (all ranks' points).
-  SweepSummary summary;
+  app::SweepSummary summary;
   /// Rank 0: the points that failed in this run, summed over the ranks.
   unsigned long long failed = 0;
 };
 
 /// Initialises MPI, runs this rank's share of `sweep` (see the top of this file; `options`
-/// as for run_sweep, the progress line on rank 0 only), gathers the rows on rank 0 and
+/// as for app::run_sweep, the progress line on rank 0 only), gathers the rows on rank 0 and
 /// finalises MPI. Call once per process, when under_mpi() is true.
-DistributedSweep run_sweep_distributed(const Sweep& sweep, const PointRunner& runner,
-                                       const std::vector<std::string>& output_columns, const SweepOptions& options);
+DistributedSweep run_sweep_distributed(const app::Sweep& sweep, const app::PointRunner& runner,
+                                       const std::vector<std::string>& output_columns,
+                                       const app::SweepOptions& options);
 
 }  // namespace dlrmsim::tools

@@ -7,10 +7,9 @@
 
 #include <boost/program_options/errors.hpp>
 
+#include "app/failure.hpp"
 #include "common/config.hpp"
 #include "common/files.hpp"
-#include "placement/placement.hpp"
-#include "sim/activity_graph.hpp"
 #include "tools/commands.hpp"
 
 namespace dlrmsim::tools {
@@ -73,29 +72,12 @@ int main(int argc, char** argv) {
     const int status = tools::dispatch(argc, argv);
     flush_standard_output();
     return status;
-  } catch (const OutputError& e) {
+  } catch (const boost::program_options::error& e) {  // a bad option: bad input
     std::cerr << "error: " << e.what() << "\n";
-    return tools::kExitOutputFailed;
-  } catch (const ConfigError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return tools::kExitBadInput;
-  } catch (const boost::program_options::error& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return tools::kExitBadInput;
-  } catch (const sim::GraphError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return tools::kExitBadInput;
-  } catch (const placement::InfeasiblePlacement& e) {
-    std::cerr << "infeasible: " << e.what() << "\n";
-    return tools::kExitInfeasible;
-  } catch (const tools::InfeasibleJob& e) {
-    std::cerr << "infeasible: " << e.what() << "\n";
-    return tools::kExitInfeasible;
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return tools::kExitBadInput;
+    return app::kExitBadInput;
   } catch (const std::exception& e) {
-    std::cerr << "internal error: " << e.what() << "\n";
-    return 3;
+    const app::Failure failure = app::classify_failure(e);
+    std::cerr << failure.label() << ": " << failure.message << "\n";
+    return failure.exit_status();
   }
 }

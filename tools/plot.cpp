@@ -15,7 +15,7 @@
 
 #include "common/config.hpp"
 #include "common/files.hpp"
-#include "tools/sweep.hpp"
+#include "app/sweep.hpp"
 
 #ifdef DLRMSIM_WITH_RSVG
 #include <cairo.h>
@@ -23,6 +23,8 @@
 #endif
 
 namespace dlrmsim::tools {
+
+using app::csv_split;
 namespace {
 
 constexpr double kWidth = 900, kHeight = 440, kLeft = 80, kRight = 290, kTop = 40, kBottom = 60;

@@ -69,4 +69,13 @@ void ProgressLine::set_total(std::size_t total) {
   total_ = total;
 }
 
+std::function<void(std::size_t, std::size_t)> progress_callback(std::optional<ProgressLine>& line) {
+  return [&line](std::size_t done, std::size_t total) {
+    if (!line) return;
+    if (done == 1) line->set_total(total);
+    line->advance();
+    if (done == total) line.reset();
+  };
+}
+
 }  // namespace dlrmsim::tools

@@ -11,7 +11,9 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 
 namespace dlrmsim::tools {
@@ -54,5 +56,10 @@ class ProgressLine {
   Clock::time_point last_draw_{};
   bool drawn_ = false;
 };
+
+/// A loop's (done, total) callback that draws `line` (models::RunOptions::on_step,
+/// app::SweepOptions::on_point): the total is set at the first call and the line erased
+/// (reset) at the last, before the command prints its result. `line` must outlive the loop.
+std::function<void(std::size_t done, std::size_t total)> progress_callback(std::optional<ProgressLine>& line);
 
 }  // namespace dlrmsim::tools

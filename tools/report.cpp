@@ -12,9 +12,11 @@
 #include "common/files.hpp"
 #include "common/units.hpp"
 #include "tools/plot.hpp"
-#include "tools/sweep.hpp"
+#include "app/sweep.hpp"
 
 namespace dlrmsim::tools {
+
+using app::csv_split;
 namespace {
 
 using nlohmann::json;

@@ -1,7 +1,7 @@
 // `dlrmsim report`: one self-contained HTML page of a run (no network access, no external
 // file: styles, charts and the one small script are inline).
 //
-// The page is drawn from the run's JSON document (`dlrmsim run --json`, tools/cmd_run.cpp),
+// The page is drawn from the run's JSON document (`dlrmsim run --json`, app/run_report.hpp),
 // so a report from a scenario and a report from a saved run's JSON are the same page. It
 // holds: the run's identity and headline figures; the step-time breakdown per category
 // (busy, exposed, critical path) as an inline SVG bar chart; utilisation per resource class;

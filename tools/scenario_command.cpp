@@ -1,10 +1,5 @@
 #include "tools/scenario_command.hpp"
 
-#include <iomanip>
-#include <sstream>
-
-#include "common/units.hpp"
-
 namespace dlrmsim::tools {
 
 ScenarioArguments parse_scenario_arguments(const std::vector<std::string>& args,
@@ -20,17 +15,6 @@ ScenarioArguments parse_scenario_arguments(const std::vector<std::string>& args,
   po::notify(a.vm);
   if (!a.help() && a.scenario.empty()) throw po::error("missing the scenario file: " + std::string(usage));
   return a;
-}
-
-std::string infeasible_placement_message(const placement::InfeasiblePlacement& e, std::string_view what_fails) {
-  std::ostringstream msg;
-  if (e.device().empty()) {
-    msg << "the job cannot be placed: " << e.what();
-  } else {
-    msg << what_fails << ": device '" << e.device() << "' overflows by " << std::fixed << std::setprecision(0)
-        << e.overflow().value() << " bytes (" << format_bytes(e.overflow()) << "): " << e.what();
-  }
-  return msg.str();
 }
 
 }  // namespace dlrmsim::tools

@@ -8,8 +8,6 @@
 
 #include <boost/program_options.hpp>
 
-#include "placement/placement.hpp"
-
 namespace dlrmsim::tools {
 
 struct ScenarioArguments {
@@ -24,11 +22,5 @@ struct ScenarioArguments {
 /// boost::program_options::error naming `usage` ("dlrmsim run SCENARIO.yaml").
 ScenarioArguments parse_scenario_arguments(const std::vector<std::string>& args,
                                            boost::program_options::options_description& desc, std::string_view usage);
-
-/// The message of an infeasible placement: "<what_fails>: device 'gpu0' overflows by N bytes
-/// (...): <reason>" when a device overflows, or "the job cannot be placed: <reason>" when it
-/// fails for another reason (no device of the asked-for tier, such as all_remote on a
-/// platform without parameter-server nodes).
-std::string infeasible_placement_message(const placement::InfeasiblePlacement& e, std::string_view what_fails);
 
 }  // namespace dlrmsim::tools

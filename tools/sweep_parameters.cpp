@@ -1,4 +1,4 @@
-// The sweep-file keys (configs/sweeps/*.yaml), as load_sweep (tools/sweep.cpp) reads them.
+// The sweep-file keys (configs/sweeps/*.yaml), as load_sweep (app/sweep.cpp) reads them.
 #include "tools/parameter_registry.hpp"
 
 namespace dlrmsim::tools {

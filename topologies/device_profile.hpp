@@ -302,7 +302,7 @@ struct CpuProfile;  // topologies/cpu_profile.hpp
 /// name), and each parses again only when the file, or one of its from_file chain, no longer
 /// holds the text it was parsed from. Entries are keyed by path and checked against that
 /// content at every load (re-reading a file costs microseconds; parsing it a millisecond).
-/// Failed loads are not kept. Not thread-safe: one per thread (tools/sweep.cpp gives each
+/// Failed loads are not kept. Not thread-safe: one per thread (app/sweep.cpp gives each
 /// worker its own).
 class DeviceProfileFiles {
  public:

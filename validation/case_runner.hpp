@@ -1,5 +1,5 @@
 // Validation cases against published results: loading and evaluating them (the command
-// `dlrmsim validate` is tools/validate.hpp).
+// `dlrmsim validate` is app/validate.hpp).
 //
 // Each case is one YAML file (validation/cases/*.yaml):
 //   case: MLPerf DLRM-DCNv2, 1x DGX H100           # a title

@@ -7,7 +7,7 @@
     pandas.DataFrame(rows)                      # one row per point, as in the CSV file
 
 run(), place() and validate() return the JSON documents of `dlrmsim run --json`, `dlrmsim
-place --json` and `dlrmsim validate --json` as dicts (the README and tools/cmd_run.cpp
+place --json` and `dlrmsim validate --json` as dicts (the README and app/run_report.hpp
 document the keys). A scenario is a file path or a dict with the content of a scenario file;
 relative references in a dict (`"platform": "../platforms/dgx-h100.yaml"`) are found from
 the working directory, then in the data search path (`dlrmsim list --paths`).

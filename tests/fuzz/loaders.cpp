@@ -14,8 +14,8 @@
 #include "sim/activity_graph.hpp"
 #include "topologies/platform_loader.hpp"
 #include "tools/plot.hpp"
-#include "tools/scenario_runner.hpp"
-#include "tools/sweep.hpp"
+#include "app/scenario_runner.hpp"
+#include "app/sweep.hpp"
 
 namespace dlrmsim::fuzz {
 namespace {
@@ -47,7 +47,7 @@ void load_units(const std::string& text) {
 
 void load_sweep_file(const std::string& text) {
   write_scratch("base.yaml", "a: 1\nb: {c: 2}\n");
-  (void)tools::load_sweep(write_scratch("sweep.yaml", text));
+  (void)app::load_sweep(write_scratch("sweep.yaml", text));
 }
 
 void load_platform_text(const std::string& text) {
@@ -70,19 +70,19 @@ void load_profile_text(const std::string& text) {
 }
 
 /// The sweep that the fuzzed result files are read against (loaded once; not modified).
-const tools::Sweep& nine_point_sweep() {
-  static const tools::Sweep sweep = tools::load_sweep(DLRMSIM_SOURCE_DIR "/tests/data/sweep_nine_points.yaml");
+const app::Sweep& nine_point_sweep() {
+  static const app::Sweep sweep = app::load_sweep(DLRMSIM_SOURCE_DIR "/tests/data/sweep_nine_points.yaml");
   return sweep;
 }
 
 /// The reader behind `sweep --resume`: every row it keeps must be a row of the sweep.
 void load_sweep_result(const std::string& text) {
-  const tools::Sweep& sweep = nine_point_sweep();
-  const auto& columns = tools::scenario_output_columns();
-  const std::size_t fields = tools::sweep_columns(sweep, columns).size();
-  const tools::ResultRows found = tools::read_result_rows(write_scratch("result.csv", text), sweep, columns);
+  const app::Sweep& sweep = nine_point_sweep();
+  const auto& columns = app::scenario_output_columns();
+  const std::size_t fields = app::sweep_columns(sweep, columns).size();
+  const app::ResultRows found = app::read_result_rows(write_scratch("result.csv", text), sweep, columns);
   for (const auto& [index, line] : found.rows) {
-    const auto parsed = tools::csv_split_strict(line);
+    const auto parsed = app::csv_split_strict(line);
     if (index >= sweep.size() || !parsed || parsed->size() != fields || (*parsed)[0] != std::to_string(index)) {
       throw std::logic_error("resume kept a row that is not a row of the sweep: " + line);
     }

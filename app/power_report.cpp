@@ -1,10 +1,10 @@
-#include "tools/power_report.hpp"
+#include "app/power_report.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <iomanip>
 
-namespace dlrmsim::tools {
+namespace dlrmsim::app {
 namespace {
 
 Json num(double v) { return json_number(v, 10); }
@@ -124,4 +124,4 @@ Json cost_json(const models::CostReport& c) {
   return j;
 }
 
-}  // namespace dlrmsim::tools
+}  // namespace dlrmsim::app

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "models/simulation.hpp"
-#include "tools/sweep.hpp"
+#include "app/sweep.hpp"
 
-namespace dlrmsim::tools {
+namespace dlrmsim::app {
 
 /// The output columns of a scenario point, in CSV order.
 const std::vector<std::string>& scenario_output_columns();
@@ -30,4 +30,4 @@ PointOutcome run_scenario(const YAML::Node& scenario, const std::string& source,
 /// The same for a sweep point.
 PointOutcome run_scenario_point(const SweepPoint& point);
 
-}  // namespace dlrmsim::tools
+}  // namespace dlrmsim::app

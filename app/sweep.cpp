@@ -1,6 +1,5 @@
-#include "tools/sweep.hpp"
+#include "app/sweep.hpp"
 #include "common/data_paths.hpp"
-#include "tools/progress.hpp"
 #include "topologies/device_profile.hpp"
 #include "common/text.hpp"
 #include "common/files.hpp"
@@ -22,7 +21,7 @@
 #include <set>
 #include <thread>
 
-namespace dlrmsim::tools {
+namespace dlrmsim::app {
 namespace fs = std::filesystem;
 
 namespace {
@@ -536,6 +535,23 @@ SweepSummary collect_sweep_csv(const std::string& path, const std::vector<std::s
   return summarize(rows, sweep);
 }
 
+PointRow run_point_row(const Sweep& sweep, std::size_t index, const PointRunner& runner,
+                       const std::vector<std::string>& output_columns, topo::DeviceProfileFiles* profile_files) {
+  PointOutcome outcome;
+  SweepPoint point;
+  point.index = index;
+  point.inputs.assign(sweep.input_keys().size(), {});
+  try {
+    point = sweep.point(index);
+    point.profile_files = profile_files;
+    outcome = runner(point);
+  } catch (const std::exception& e) {
+    outcome.status = "error";
+    outcome.error = e.what();
+  }
+  return {sweep_row(point, outcome, output_columns), outcome.status == "ok"};
+}
+
 std::size_t run_points(const Sweep& sweep, const std::vector<std::size_t>& todo, const PointRunner& runner,
                        const std::vector<std::string>& output_columns, const std::string& append_path,
                        const SweepOptions& options) {
@@ -546,7 +562,6 @@ std::size_t run_points(const Sweep& sweep, const std::vector<std::size_t>& todo,
   std::size_t written = 0;
   std::size_t failed = 0;
   int write_error = 0;  // errno of the first failed append
-  ProgressLine progress(todo.size(), "points", options.progress);
 
   auto worker = [&] {
     // The GPU and CPU profile files this worker has parsed, for its later points: every point
@@ -556,19 +571,8 @@ std::size_t run_points(const Sweep& sweep, const std::vector<std::size_t>& todo,
     while (true) {
       const std::size_t k = next.fetch_add(1);
       if (k >= todo.size()) return;
-      PointOutcome outcome;
-      SweepPoint point;
-      point.index = todo[k];
-      point.inputs.assign(sweep.input_keys().size(), {});
-      try {
-        point = sweep.point(todo[k]);
-        point.profile_files = &profile_files;
-        outcome = runner(point);
-      } catch (const std::exception& e) {
-        outcome.status = "error";
-        outcome.error = e.what();
-      }
-      const std::string line = sweep_row(point, outcome, output_columns) + "\n";
+      const PointRow row = run_point_row(sweep, todo[k], runner, output_columns, &profile_files);
+      const std::string line = row.line + "\n";
       std::lock_guard lock(mutex);
       if (write_error) return;  // the file cannot take more rows: stop
       if (std::fwrite(line.data(), 1, line.size(), out) != line.size() || std::fflush(out) != 0) {
@@ -577,8 +581,8 @@ std::size_t run_points(const Sweep& sweep, const std::vector<std::size_t>& todo,
         return;
       }
       ++written;
-      if (outcome.status != "ok") ++failed;
-      progress.advance();
+      if (!row.ok) ++failed;
+      if (options.on_point) options.on_point(written, todo.size());
       if (options.stop_after && written >= *options.stop_after) std::_Exit(99);  // a simulated interruption
     }
   };
@@ -626,4 +630,4 @@ std::size_t run_sweep(const Sweep& sweep, const PointRunner& runner, const std::
   return failed;
 }
 
-}  // namespace dlrmsim::tools
+}  // namespace dlrmsim::app

@@ -1,4 +1,4 @@
-#include "tools/scenario_runner.hpp"
+#include "app/scenario_runner.hpp"
 #include "common/text.hpp"
 
 #include <algorithm>
@@ -13,7 +13,7 @@
 #include "models/simulation.hpp"
 #include "placement/placement.hpp"
 
-namespace dlrmsim::tools {
+namespace dlrmsim::app {
 namespace {
 
 // Memory owners by kind (MemoryEntry::kind).
@@ -151,4 +151,4 @@ PointOutcome run_scenario(const YAML::Node& scenario, const std::string& source,
   return outcome;
 }
 
-}  // namespace dlrmsim::tools
+}  // namespace dlrmsim::app

@@ -21,10 +21,10 @@
 
 #include "placement/placement.hpp"
 
-namespace dlrmsim::tools {
+namespace dlrmsim::app {
 
 void print_plan(std::ostream& out, const placement::PlacementProblem& problem, const placement::PlacementPlan& plan);
 /// The plan as a JSON document (the keys above, in that order), ending in a newline.
 std::string plan_json(const placement::PlacementProblem& problem, const placement::PlacementPlan& plan);
 
-}  // namespace dlrmsim::tools
+}  // namespace dlrmsim::app

@@ -23,7 +23,7 @@
 #include "common/json.hpp"
 #include "models/simulation.hpp"
 
-namespace dlrmsim::tools {
+namespace dlrmsim::app {
 
 struct ComparisonRow {
   std::string section;  // "throughput", "breakdown", "memory", "power", "cost"
@@ -54,4 +54,4 @@ Comparison compare_runs(const models::RunReport& a, std::size_t nodes_a, const m
 std::string comparison_text(const Comparison& c);
 Json comparison_json(const Comparison& c);
 
-}  // namespace dlrmsim::tools
+}  // namespace dlrmsim::app

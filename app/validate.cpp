@@ -1,4 +1,4 @@
-#include "tools/validate.hpp"
+#include "app/validate.hpp"
 
 #include <cstdio>
 #include <sstream>
@@ -6,10 +6,9 @@
 
 #include "common/json.hpp"
 #include "common/text.hpp"
-#include "tools/plot.hpp"
-#include "tools/scenario_runner.hpp"
+#include "app/scenario_runner.hpp"
 
-namespace dlrmsim::tools {
+namespace dlrmsim::app {
 
 using validation::summarize;
 using validation::ValidationSummary;
@@ -85,24 +84,4 @@ std::string validation_json(const std::vector<ValidationResult>& results) {
   return json_text(doc);
 }
 
-void write_validation_plot(const std::vector<ValidationResult>& results, const std::string& path) {
-  Chart chart;
-  chart.title = "dlrmsim predictions against published results";
-  chart.x_label = "published";
-  chart.y_label = "predicted";
-  chart.log_log_diagonal = true;
-  Series within{"within tolerance", {}, {}};
-  Series outside{"outside tolerance", {}, {}};
-  for (const auto& r : results) {
-    if (!r.predicted_value || !r.published_value || *r.predicted_value <= 0.0) continue;
-    Series& s = r.passed ? within : outside;
-    s.x.push_back(format_number(*r.published_value, 4));
-    s.y.push_back(*r.predicted_value);
-  }
-  for (Series* s : {&within, &outside}) {
-    if (!s->y.empty()) chart.series.push_back(*s);
-  }
-  write_chart(chart, path);
-}
-
-}  // namespace dlrmsim::tools
+}  // namespace dlrmsim::app

@@ -1,4 +1,4 @@
-#include "tools/plan_report.hpp"
+#include "app/plan_report.hpp"
 #include "common/json.hpp"
 #include "common/text.hpp"
 
@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-namespace dlrmsim::tools {
+namespace dlrmsim::app {
 using namespace placement;
 namespace {
 
@@ -151,4 +151,4 @@ std::string plan_json(const PlacementProblem& problem, const PlacementPlan& plan
   return json_text(doc);
 }
 
-}  // namespace dlrmsim::tools
+}  // namespace dlrmsim::app

@@ -8,7 +8,7 @@
 #include "common/json.hpp"
 #include "models/simulation.hpp"
 
-namespace dlrmsim::tools {
+namespace dlrmsim::app {
 
 /// The text section: power per node (the first few) and for the job, energy per step, sample
 /// and training run, and the cost (or why there is none).
@@ -28,4 +28,4 @@ Json cost_json(const models::CostReport& c);
 /// "3.2 h", "4.1 days": a duration for people.
 std::string format_duration(Seconds s);
 
-}  // namespace dlrmsim::tools
+}  // namespace dlrmsim::app

@@ -1,4 +1,4 @@
-#include "tools/platform_report.hpp"
+#include "app/platform_report.hpp"
 
 #include <iomanip>
 #include <map>
@@ -7,8 +7,9 @@
 #include "common/json.hpp"
 #include "common/text.hpp"
 #include "topologies/platform_data.hpp"
+#include "topologies/platform_loader.hpp"
 
-namespace dlrmsim::tools {
+namespace dlrmsim::app {
 
 using namespace topo;
 
@@ -109,4 +110,6 @@ std::string platform_json(const Platform& p) {
   return json_text(doc);
 }
 
-}  // namespace dlrmsim::tools
+std::string platform_file_json(const std::string& path) { return platform_json(topo::load_platform(path)); }
+
+}  // namespace dlrmsim::app

@@ -6,7 +6,7 @@
 
 #include "topologies/platform.hpp"
 
-namespace dlrmsim::tools {
+namespace dlrmsim::app {
 
 /// "fp32 67 TFLOP/s, bf16 989.5 TFLOP/s": the peak rates a device or node states.
 std::string describe_peak(const topo::PeakRates& peak);
@@ -18,5 +18,7 @@ std::string describe_device(const topo::Device& d);
 /// (devices with their descriptions, links, per-node figures), fabric, bisection bandwidth.
 /// Rates in bytes/s, sizes in bytes, times in seconds.
 std::string platform_json(const topo::Platform& p);
+/// platform_json of the platform file `path` (`dlrmsim platform --json`).
+std::string platform_file_json(const std::string& path);
 
-}  // namespace dlrmsim::tools
+}  // namespace dlrmsim::app

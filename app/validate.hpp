@@ -1,6 +1,7 @@
 // Validation against published results: `dlrmsim validate [DIR]`: the metric (a simulated
-// scenario's output column) and the table, JSON and chart of the results. The cases, their
-// format and their evaluation are validation/case_runner.hpp.
+// scenario's output column) and the table and JSON of the results (tools/cmd_validate.cpp
+// draws their chart). The cases, their format and their evaluation are
+// validation/case_runner.hpp.
 #pragma once
 
 #include <optional>
@@ -11,11 +12,11 @@
 
 #include "validation/case_runner.hpp"
 
-namespace dlrmsim::tools {
+namespace dlrmsim::app {
 
 using validation::ValidationResult;
 
-/// The metric function of `dlrmsim validate`: simulates the scenario (tools/scenario_runner.hpp)
+/// The metric function of `dlrmsim validate`: simulates the scenario (app/scenario_runner.hpp)
 /// and returns the named output column.
 std::optional<double> scenario_metric(const YAML::Node& scenario, const std::string& source,
                                       const std::vector<std::string>& overrides, const std::string& metric,
@@ -28,7 +29,5 @@ std::string validation_table(const std::vector<ValidationResult>& results);
 /// "failure" (when the case could not be evaluated)}], "median_abs_error", "worst_abs_error",
 /// "failed"}. The error, tolerance and summary carry 4 significant digits.
 std::string validation_json(const std::vector<ValidationResult>& results);
-/// Log-log chart of predicted against published values (numeric cases).
-void write_validation_plot(const std::vector<ValidationResult>& results, const std::string& path);
 
-}  // namespace dlrmsim::tools
+}  // namespace dlrmsim::app

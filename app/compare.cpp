@@ -1,4 +1,4 @@
-#include "tools/compare.hpp"
+#include "app/compare.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "common/text.hpp"
-#include "tools/power_report.hpp"
+#include "app/power_report.hpp"
 
-namespace dlrmsim::tools {
+namespace dlrmsim::app {
 namespace {
 
 std::string bound_of(const models::RunReport& r) {
@@ -238,4 +238,4 @@ Json comparison_json(const Comparison& c) {
   return j;
 }
 
-}  // namespace dlrmsim::tools
+}  // namespace dlrmsim::app

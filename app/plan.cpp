@@ -1,4 +1,4 @@
-#include "tools/plan.hpp"
+#include "app/plan.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -6,12 +6,10 @@
 #include "common/text.hpp"
 #include "models/scenario.hpp"
 #include "models/simulation.hpp"
-#include "models/training_mode.hpp"
 #include "placement/placement.hpp"
-#include "models/placement_problem.hpp"
-#include "tools/scenario_runner.hpp"
+#include "app/scenario_runner.hpp"
 
-namespace dlrmsim::tools {
+namespace dlrmsim::app {
 
 PointOutcome run_plan_point(const SweepPoint& point) {
   YAML::Emitter text;
@@ -21,13 +19,9 @@ PointOutcome run_plan_point(const SweepPoint& point) {
   PointOutcome outcome;
   // Pruning: the placement alone, no simulation.
   if (sc.placement.policy != "search") {
-    const auto& mode = models::training_mode(sc.training.mode);
-    placement::PlacementOptions options = sc.placement;
-    if (options.tiers.empty()) options.tiers.assign(mode.default_tiers.begin(), mode.default_tiers.end());
     try {
       const topo::DeviceProfileSet profiles(sc.calibration_dir, point.profile_files);
-      const auto problem = placement::make_placement_problem(sc, profiles);
-      (void)placement::place(problem, options);
+      (void)models::place_scenario(sc, profiles);
     } catch (const placement::InfeasiblePlacement& e) {
       outcome.status = "infeasible";
       outcome.error = std::string("pruned by memory before simulating: ") + e.what();
@@ -117,4 +111,4 @@ PlanResult select_plan(const std::map<std::size_t, std::string>& rows, const std
   return r;
 }
 
-}  // namespace dlrmsim::tools
+}  // namespace dlrmsim::app

@@ -2,13 +2,13 @@
 // target, searched over a sweep file's space, and the Pareto front of cost against time to
 // train.
 //
-// The search space is a sweep file (tools/sweep.hpp: a base scenario and axes such as node
+// The search space is a sweep file (app/sweep.hpp: a base scenario and axes such as node
 // templates, node counts, fabric oversubscription, placement policies, software stacks).
 // Every point is run by run_plan_point:
 //   1. pruning: the scenario is loaded and its embedding placement planned without
-//      simulation (placement::place with the scenario's policy); a point whose tables do not
-//      fit in memory becomes status "infeasible" with an error starting "pruned" and is never
-//      simulated. (The `search` policy needs simulations to plan, so its points are not
+//      simulation (models::place_scenario with the scenario's policy); a point whose tables
+//      do not fit in memory becomes status "infeasible" with an error starting "pruned" and
+//      is never simulated. (The `search` policy needs simulations to plan, so its points are not
 //      pruned; they are simulated and may still come out infeasible.)
 //   2. simulation: the scenario is run as `dlrmsim run` does, and its sweep columns recorded.
 // The points' rows go to a result CSV through the sweep machinery (threads, resume), then
@@ -26,9 +26,9 @@
 #include <string>
 #include <vector>
 
-#include "tools/sweep.hpp"
+#include "app/sweep.hpp"
 
-namespace dlrmsim::tools {
+namespace dlrmsim::app {
 
 enum class PlanObjective { cost, energy };
 
@@ -71,4 +71,4 @@ PlanResult select_plan(const std::map<std::size_t, std::string>& rows, const std
 /// without an objective are left out. Sorted by time to train, then objective.
 std::vector<PlanPoint> pareto_front(const std::vector<PlanPoint>& points);
 
-}  // namespace dlrmsim::tools
+}  // namespace dlrmsim::app

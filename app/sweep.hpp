@@ -52,7 +52,7 @@ namespace dlrmsim::topo {
 class DeviceProfileFiles;
 }
 
-namespace dlrmsim::tools {
+namespace dlrmsim::app {
 
 /// One point: a scenario and the overrides (as --set) that make it differ from the base.
 /// The overrides are applied by the scenario loader, so a key path may reach into the
@@ -142,7 +142,9 @@ struct SweepOptions {
   std::string output_path;
   unsigned threads = 1;
   bool resume = false;
-  bool progress = false;  // a progress line on stderr (tools/progress.hpp)
+  /// Called after each row this run appends (done, total: rows appended so far and rows
+  /// this run appends), one call at a time, for a progress line; none: nothing is reported.
+  std::function<void(std::size_t done, std::size_t total)> on_point;
   /// For tests of interruption: end the process abruptly after this many new rows.
   std::optional<std::size_t> stop_after;
 };
@@ -152,6 +154,17 @@ std::vector<std::string> sweep_columns(const Sweep& sweep, const std::vector<std
 std::string sweep_header(const Sweep& sweep, const std::vector<std::string>& output_columns);
 /// One CSV line (no newline) for a finished point.
 std::string sweep_row(const SweepPoint& point, const PointOutcome& outcome, const std::vector<std::string>& output_columns);
+
+/// One point's CSV line (no newline) and whether its status is "ok".
+struct PointRow {
+  std::string line;
+  bool ok = false;
+};
+/// Runs point `index` of `sweep` with `runner` (`profile_files`: SweepPoint::profile_files):
+/// a point that cannot be expanded or whose runner throws is a row with status "error" and
+/// the exception's message, as in the result file.
+PointRow run_point_row(const Sweep& sweep, std::size_t index, const PointRunner& runner,
+                       const std::vector<std::string>& output_columns, topo::DeviceProfileFiles* profile_files = nullptr);
 
 /// The rows of a result file that belong to a sweep, by point index, and the lines that
 /// were dropped (see the top of this file).
@@ -214,4 +227,4 @@ std::vector<std::string> csv_split(const std::string& line);
 /// anything else (a field with a stray quote, an unterminated quoted field).
 std::optional<std::vector<std::string>> csv_split_strict(std::string_view line);
 
-}  // namespace dlrmsim::tools
+}  // namespace dlrmsim::app
