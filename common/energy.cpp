@@ -134,15 +134,6 @@ std::string format_money(const Money& m) {
   return std::string(buf) + (m.currency.empty() ? "" : " " + m.currency);
 }
 
-std::string_view to_string(PriceUnit u) {
-  switch (u) {
-    case PriceUnit::amount: return "";
-    case PriceUnit::per_hour: return "h";
-    case PriceUnit::per_kilowatt_hour: return "kWh";
-  }
-  return "";
-}
-
 }  // namespace dlrmsim
 
 namespace dlrmsim {

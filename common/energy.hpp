@@ -14,6 +14,8 @@
 // unknown unit or currency is a UnitError that says what was expected.
 #pragma once
 
+#include "common/enum_names.hpp"
+
 #include <compare>
 #include <string>
 #include <string_view>
@@ -85,7 +87,9 @@ std::string format_joules(Joules e);
 /// 4 significant digits below.
 std::string format_money(const Money& m);
 /// "h", "kWh" or "" for the unit part of a price.
-std::string_view to_string(PriceUnit u);
+inline constexpr auto kPriceUnitNames = enum_names<PriceUnit>(
+    {{PriceUnit::amount, ""}, {PriceUnit::per_hour, "h"}, {PriceUnit::per_kilowatt_hour, "kWh"}});
+inline std::string_view to_string(PriceUnit u) { return kPriceUnitNames.name(u); }
 
 }  // namespace dlrmsim
 

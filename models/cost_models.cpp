@@ -7,22 +7,16 @@
 
 namespace dlrmsim::models {
 
-topo::GemmDtype gemm_dtype_for(Precision compute, const topo::DeviceProfile& profile) {
-  topo::GemmDtype d = topo::GemmDtype::fp32;
-  switch (compute) {
-    case Precision::fp32: d = topo::GemmDtype::fp32; break;
-    case Precision::tf32: d = topo::GemmDtype::tf32; break;
-    case Precision::bf16: d = topo::GemmDtype::bf16; break;
-    case Precision::fp16: d = topo::GemmDtype::fp16; break;
-    case Precision::fp8: d = topo::GemmDtype::fp8; break;
-    case Precision::int8:
-      throw std::invalid_argument("compute precision int8 has no dense GEMM model; use fp32, tf32, bf16, fp16 or fp8");
+topo::Precision gemm_precision_for(Precision compute, const topo::DeviceProfile& profile) {
+  if (compute == Precision::int8 || compute == Precision::fp64) {
+    throw std::invalid_argument("compute precision " + std::string(to_string(compute)) +
+                                " has no dense GEMM model; use fp32, tf32, bf16, fp16 or fp8");
   }
-  if (!profile.supports(d)) {
+  if (!profile.supports(compute)) {
     throw std::invalid_argument("device profile '" + profile.name + "' has no GEMM coefficients for " +
-                                std::string(name_of(d)) + " (the model's compute precision)");
+                                std::string(to_string(compute)) + " (the model's compute precision)");
   }
-  return d;
+  return compute;
 }
 
 namespace {
@@ -38,7 +32,7 @@ bool memory_bound(const topo::DeviceProfile& p, Seconds body, Bytes bytes) {
 
 std::vector<DenseOperatorCost> gpu_dense_costs(const ModelSpec& model, const topo::DeviceProfile& profile,
                                                std::int64_t local_batch) {
-  const GpuCostInput in{model, profile, gemm_dtype_for(model.compute_precision, profile),
+  const GpuCostInput in{model, profile, gemm_precision_for(model.compute_precision, profile),
                         std::max<std::int64_t>(local_batch, 1)};
   const Seconds launch = profile.kernel_launch_overhead();
   std::vector<DenseOperatorCost> out;
@@ -105,15 +99,8 @@ Seconds gpu_embedding_separate_optimizer_time(const topo::DeviceProfile& profile
 }
 
 FlopsPerSecond cpu_peak(const topo::CpuSocketSpec& cpu, Precision compute) {
-  topo::Precision p = topo::Precision::fp32;
-  switch (compute) {
-    case Precision::fp32:
-    case Precision::tf32: p = topo::Precision::fp32; break;
-    case Precision::bf16: p = topo::Precision::bf16; break;
-    case Precision::fp16: p = topo::Precision::fp16; break;
-    case Precision::fp8: p = topo::Precision::fp8; break;
-    case Precision::int8: p = topo::Precision::int8; break;
-  }
+  // tf32 is a GPU tensor-core mode: a CPU runs such a layer in fp32.
+  const Precision p = compute == Precision::tf32 ? Precision::fp32 : compute;
   if (auto r = cpu.peak.get(p)) return *r;
   throw std::invalid_argument("CPU '" + cpu.model + "' has no peak FLOP/s for " + std::string(to_string(compute)) +
                               " in the platform file");

@@ -59,9 +59,9 @@
 
 namespace dlrmsim::models {
 
-/// The GEMM dtype a compute precision runs in; int8 has no dense GEMM here. Throws
-/// std::invalid_argument naming the device when its profile lacks the dtype.
-topo::GemmDtype gemm_dtype_for(Precision compute, const topo::DeviceProfile& profile);
+/// The compute precision, checked to have a dense GEMM model (fp64 and int8 have none) and
+/// GEMM coefficients in the profile; std::invalid_argument naming the device otherwise.
+topo::Precision gemm_precision_for(Precision compute, const topo::DeviceProfile& profile);
 
 /// Costs of the dense operators in forward order on one GPU (launch overheads included).
 std::vector<DenseOperatorCost> gpu_dense_costs(const ModelSpec& model, const topo::DeviceProfile& profile,

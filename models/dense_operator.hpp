@@ -57,7 +57,7 @@ struct DenseOperatorSite {
 struct GpuCostInput {
   const ModelSpec& model;
   const topo::DeviceProfile& profile;
-  topo::GemmDtype dtype;  // the compute precision's GEMM dtype (gemm_dtype_for)
+  topo::Precision dtype;  // the compute precision's GEMM dtype (gemm_precision_for)
   std::int64_t batch;     // the local batch, at least 1
 
   [[nodiscard]] Seconds launch() const { return profile.kernel_launch_overhead(); }

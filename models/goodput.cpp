@@ -16,8 +16,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 /// The 54-day snapshot of the Llama 3 report, in seconds (54 x 24 h = 1,296 h).
 constexpr double kLlama3SnapshotSeconds = 54.0 * 24.0 * 3600.0;
 
-constexpr std::array<const char*, kFailureComponents> kComponentNames = {"gpu", "host", "link", "switch", "software"};
-
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
@@ -40,8 +38,6 @@ double expected_time_segments(double work, double k, double checkpoint, double r
 }
 
 }  // namespace
-
-std::string to_string(FailureComponent c) { return kComponentNames[static_cast<std::size_t>(c)]; }
 
 Hertz parse_failure_rate(const ConfigNode& node) {
   if (!node.is_scalar()) node.fail("expected a failure rate such as '1 per 80000 h' (failures of one component per time)");
@@ -120,7 +116,7 @@ GoodputOptions GoodputOptions::from_config(const ConfigNode& node) {
     o.failure_rates = *failure_rate_preset(preset);
   }
   for (std::size_t c = 0; c < kFailureComponents; ++c) {
-    if (auto r = rates.optional_child(kComponentNames[c])) {
+    if (auto r = rates.optional_child(to_string(static_cast<FailureComponent>(c)))) {
       o.failure_rates[c] = ComponentFailureRate{parse_failure_rate(*r), "scenario"};
     }
   }
@@ -231,7 +227,7 @@ GoodputReport evaluate_goodput(const GoodputOptions& options, const GoodputInput
   double lambda = 0.0;
   for (std::size_t c = 0; c < kFailureComponents; ++c) {
     GoodputReport::Component comp;
-    comp.name = kComponentNames[c];
+    comp.name = to_string(static_cast<FailureComponent>(c));
     comp.count = in.component_counts[c];
     comp.rate = options.failure_rates[c].rate;
     comp.job_rate = comp.rate * comp.count;

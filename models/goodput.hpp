@@ -91,7 +91,12 @@ namespace dlrmsim::models {
 /// The kinds of component that fail, in report order.
 enum class FailureComponent { gpu, host, link, switch_, software };
 inline constexpr std::size_t kFailureComponents = 5;
-std::string to_string(FailureComponent c);
+inline constexpr auto kFailureComponentNames = enum_names<FailureComponent>({{FailureComponent::gpu, "gpu"},
+                                                                             {FailureComponent::host, "host"},
+                                                                             {FailureComponent::link, "link"},
+                                                                             {FailureComponent::switch_, "switch"},
+                                                                             {FailureComponent::software, "software"}});
+inline std::string to_string(FailureComponent c) { return std::string(kFailureComponentNames.name(c)); }
 
 /// One component's failure rate: failures of one instance per second.
 struct ComponentFailureRate {

@@ -10,30 +10,6 @@
 
 namespace dlrmsim::models {
 
-Bytes element_size(Precision p) {
-  switch (p) {
-    case Precision::fp32:
-    case Precision::tf32: return Bytes(4.0);
-    case Precision::bf16:
-    case Precision::fp16: return Bytes(2.0);
-    case Precision::fp8:
-    case Precision::int8: return Bytes(1.0);
-  }
-  return Bytes(4.0);
-}
-
-std::string_view to_string(Precision p) {
-  switch (p) {
-    case Precision::fp32: return "fp32";
-    case Precision::tf32: return "tf32";
-    case Precision::bf16: return "bf16";
-    case Precision::fp16: return "fp16";
-    case Precision::fp8: return "fp8";
-    case Precision::int8: return "int8";
-  }
-  return "fp32";
-}
-
 namespace {
 
 const std::vector<std::string>& precision_names() {
@@ -67,10 +43,7 @@ std::string format_number(double v) {
 
 Precision parse_precision(const ConfigNode& node) {
   const auto v = choice_of(node, precision_names());
-  for (std::size_t i = 0; i < precision_names().size(); ++i) {
-    if (precision_names()[i] == v) return static_cast<Precision>(i);
-  }
-  return Precision::fp32;
+  return topo::precision_from_string(v).value();  // one of precision_names()
 }
 
 // ---- lookups and access skew ----------------------------------------------------------
@@ -108,16 +81,6 @@ Bytes EmbeddingTable::weight_bytes() const { return row_bytes() * static_cast<do
 double EmbeddingTable::parameters() const { return static_cast<double>(rows) * dim; }
 
 // ---- optimiser ---------------------------------------------------------------------------
-
-std::string_view to_string(OptimizerKind k) {
-  switch (k) {
-    case OptimizerKind::sgd: return "sgd";
-    case OptimizerKind::adagrad: return "adagrad";
-    case OptimizerKind::rowwise_adagrad: return "rowwise_adagrad";
-    case OptimizerKind::adam: return "adam";
-  }
-  return "sgd";
-}
 
 double Optimizer::dense_state_values_per_parameter() const {
   switch (kind) {

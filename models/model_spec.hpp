@@ -66,16 +66,16 @@
 #include "common/parameters.hpp"
 #include "common/units.hpp"
 #include "models/dense_layer.hpp"
+#include "topologies/precision.hpp"
 
 namespace dlrmsim::models {
 
-/// Number formats for storage, compute and communication. tf32 is stored as 4 bytes (it is a
-/// tensor-core compute mode of fp32 data); int8 is for quantised embedding rows.
-enum class Precision { fp32, tf32, bf16, fp16, fp8, int8 };
+/// Number formats for storage, compute and communication: the platform's enum
+/// (topologies/precision.hpp, with its element sizes and names). A model uses all of them
+/// but fp64; int8 is for quantised embedding rows.
+using topo::Precision;
+using topo::element_size;
 
-/// Bytes one element occupies in memory or on the wire.
-Bytes element_size(Precision p);
-std::string_view to_string(Precision p);
 /// Parses "fp32", "tf32", "bf16", "fp16", "fp8", "int8"; ConfigError at `node` otherwise.
 Precision parse_precision(const ConfigNode& node);
 
@@ -130,7 +130,11 @@ struct EmbeddingTable {
 };
 
 enum class OptimizerKind { sgd, adagrad, rowwise_adagrad, adam };
-std::string_view to_string(OptimizerKind k);
+inline constexpr auto kOptimizerKindNames = enum_names<OptimizerKind>({{OptimizerKind::sgd, "sgd"},
+                                                                       {OptimizerKind::adagrad, "adagrad"},
+                                                                       {OptimizerKind::rowwise_adagrad, "rowwise_adagrad"},
+                                                                       {OptimizerKind::adam, "adam"}});
+inline std::string_view to_string(OptimizerKind k) { return kOptimizerKindNames.name(k); }
 
 /// An optimiser and the format of its state.
 /// State sizes: SGD none; Adagrad one accumulator per parameter; row-wise Adagrad one

@@ -12,11 +12,11 @@ std::string choice(const ConfigNode& node, std::string_view key_path) {
   return node.get_choice_or(parameter_key(p), parameter_choices(p), std::string(p.default_value));
 }
 
-/// A wire element type key (model | fp32 | bf16 | fp16): nullopt for `model`.
-std::optional<Precision> wire_precision(const ConfigNode& node, std::string_view key_path) {
+/// A precision key whose choices are `model` and precision names: nullopt for `model`.
+std::optional<Precision> precision_or_model(const ConfigNode& node, std::string_view key_path) {
   const std::string p = choice(node, key_path);
   if (p == "model") return std::nullopt;
-  return p == "fp32" ? Precision::fp32 : p == "bf16" ? Precision::bf16 : Precision::fp16;
+  return topo::precision_from_string(p).value();  // a declared choice
 }
 
 }  // namespace
@@ -30,12 +30,7 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
   s.description = node.get_or<std::string>("description", "");
   s.source = node.get_or<std::string>("source", "");
   if (auto dense = node.optional_child("dense")) {
-    const std::string p = choice(*dense, "software.dense.precision");
-    s.dense_precision = p == "fp32"   ? DensePrecision::fp32
-                        : p == "tf32" ? DensePrecision::tf32
-                        : p == "bf16" ? DensePrecision::bf16
-                        : p == "fp16" ? DensePrecision::fp16
-                                      : DensePrecision::model;
+    s.dense_precision = precision_or_model(*dense, "software.dense.precision");
     dense->finish();
   }
   if (auto emb = node.optional_child("embeddings")) {
@@ -62,8 +57,8 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
     coll->finish();
   }
   if (auto ew = node.optional_child("embedding_workers")) {
-    s.worker_embeddings = wire_precision(*ew, "software.embedding_workers.embeddings");
-    s.worker_gradients = wire_precision(*ew, "software.embedding_workers.gradients");
+    s.worker_embeddings = precision_or_model(*ew, "software.embedding_workers.embeddings");
+    s.worker_gradients = precision_or_model(*ew, "software.embedding_workers.gradients");
     ew->finish();
   }
   if (auto host = node.optional_child("host")) {
@@ -92,14 +87,7 @@ int SoftwareStack::nccl_sms(int sm_count, bool nvlink) const {
 }
 
 Precision SoftwareStack::dense_compute_precision(Precision model_precision) const {
-  switch (dense_precision) {
-    case DensePrecision::model: return model_precision;
-    case DensePrecision::fp32: return Precision::fp32;
-    case DensePrecision::tf32: return Precision::tf32;
-    case DensePrecision::bf16: return Precision::bf16;
-    case DensePrecision::fp16: return Precision::fp16;
-  }
-  return model_precision;
+  return dense_precision.value_or(model_precision);
 }
 
 }  // namespace dlrmsim::models

@@ -95,7 +95,7 @@ struct SoftwareStack {
   std::string source;
 
   /// Dense compute precision: the model file's, or the stack's autocast policy.
-  enum class DensePrecision { model, fp32, tf32, bf16, fp16 } dense_precision = DensePrecision::model;
+  std::optional<Precision> dense_precision;  // nullopt: the model's (key value `model`)
 
   enum class EmbeddingKernel { table_batched, per_table } embedding_kernel = EmbeddingKernel::table_batched;
   /// Whether the embedding backward updates each distinct row once (true) or every lookup's row.

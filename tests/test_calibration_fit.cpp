@@ -103,7 +103,7 @@ RawMeasurements synthetic(const DeviceProfile& device, double sigma, std::uint64
     }
   }
   for (std::int64_t s : {128, 256, 512, 1024, 2048, 4096, 8192}) shapes.insert({s, s, s});
-  for (GemmDtype dtype : {GemmDtype::fp32, GemmDtype::tf32, GemmDtype::bf16, GemmDtype::fp16}) {
+  for (Precision dtype : {Precision::fp32, Precision::tf32, Precision::bf16, Precision::fp16}) {
     for (const auto& [m_, n_, k_] : shapes) {
       Measurement m;
       m.kind = MeasurementKind::gemm;
@@ -222,8 +222,8 @@ TEST_CASE("the fitter recovers known coefficients from noisy synthetic measureme
   const CalibrationResult result = fit_device_profile(raw, base, {});
   const DeviceProfile& p = result.profile;
 
-  for (GemmDtype dtype : {GemmDtype::fp32, GemmDtype::tf32, GemmDtype::bf16, GemmDtype::fp16}) {
-    CAPTURE(name_of(dtype));
+  for (Precision dtype : {Precision::fp32, Precision::tf32, Precision::bf16, Precision::fp16}) {
+    CAPTURE(to_string(dtype));
     const GemmCoefficients& c = p.gemm_coefficients(dtype);
     CHECK(c.max_efficiency == dlrmsim::rel(0.82).epsilon(0.02));
     CHECK(c.m_half == dlrmsim::rel(300.0).epsilon(0.2));
@@ -234,12 +234,12 @@ TEST_CASE("the fitter recovers known coefficients from noisy synthetic measureme
     CHECK(c.provenance.fit->rms_relative < 0.015);
   }
   // fp8 had no measurements: the shipped coefficients stay, with their source.
-  CHECK(p.gemm_coefficients(GemmDtype::fp8).max_efficiency == base.gemm_coefficients(GemmDtype::fp8).max_efficiency);
-  CHECK(p.gemm_coefficients(GemmDtype::fp8).provenance.source == base.gemm_coefficients(GemmDtype::fp8).provenance.source);
+  CHECK(p.gemm_coefficients(Precision::fp8).max_efficiency == base.gemm_coefficients(Precision::fp8).max_efficiency);
+  CHECK(p.gemm_coefficients(Precision::fp8).provenance.source == base.gemm_coefficients(Precision::fp8).provenance.source);
 
   CHECK(p.memory.achievable_fraction == dlrmsim::rel(0.93).epsilon(0.02));
   for (CopyKind kind : kCopyKinds) {
-    CAPTURE(name_of(kind));
+    CAPTURE(to_string(kind));
     CHECK(p.copy(kind).latency.value() == dlrmsim::rel(device.copy(kind).latency.value()).epsilon(0.10));
     CHECK(p.copy(kind).bandwidth.value() == dlrmsim::rel(device.copy(kind).bandwidth.value()).epsilon(0.02));
   }
@@ -253,7 +253,7 @@ TEST_CASE("the fitter recovers known coefficients from noisy synthetic measureme
   CHECK(p.launch_overhead.value() == dlrmsim::rel(2.5e-6).epsilon(0.02));
 
   // Datasheet numbers are kept from the base profile; provenance names the run.
-  CHECK(p.gemm_peak(GemmDtype::bf16).value() == base.gemm_peak(GemmDtype::bf16).value());
+  CHECK(p.gemm_peak(Precision::bf16).value() == base.gemm_peak(Precision::bf16).value());
   CHECK(p.hbm_bandwidth().value() == base.hbm_bandwidth().value());
   CHECK(p.provenance.find("NVIDIA H100 80GB HBM3") != std::string::npos);
   CHECK(p.gather.provenance.source.find("fitted by dlrmsim fit-profile") != std::string::npos);
@@ -336,7 +336,7 @@ TEST_CASE("raw measurement files round-trip and bad ones are rejected") {
   RawMeasurements few;
   few.machine = raw.machine;
   for (const Measurement& m : raw.measurements) {
-    if (m.kind == MeasurementKind::gemm && m.dtype == GemmDtype::bf16 && few.measurements.size() < 3) few.measurements.push_back(m);
+    if (m.kind == MeasurementKind::gemm && m.dtype == Precision::bf16 && few.measurements.size() < 3) few.measurements.push_back(m);
   }
   const DeviceProfile base = load_device_profile(kCalibrationDir + "/h100.yaml");
   CHECK_THROWS_WITH_AS(fit_device_profile(few, base, {}), doctest::Contains("gemm.bf16: 3 measurement(s)"),
@@ -360,7 +360,7 @@ TEST_CASE("measurements that do not determine a model are refused, not fitted") 
   const auto gemm = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
     Measurement x;
     x.kind = MeasurementKind::gemm;
-    x.dtype = GemmDtype::bf16;
+    x.dtype = Precision::bf16;
     x.m = m;
     x.n = n;
     x.k = k;

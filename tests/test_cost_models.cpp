@@ -16,7 +16,7 @@ using namespace dlrmsim;
 using namespace dlrmsim::models;
 using dlrmsim::topo::CopyKind;
 using dlrmsim::topo::DeviceProfile;
-using dlrmsim::topo::GemmDtype;
+using dlrmsim::topo::Precision;
 using dlrmsim::topo::load_device_profile_for;
 
 namespace {
@@ -113,16 +113,16 @@ TEST_CASE("dense layer costs are the profile's GEMM times plus launches") {
   const auto costs = gpu_dense_costs(m, p, 1024);
   REQUIRE(costs.size() == 4);
   const Seconds launch = p.kernel_launch_overhead();
-  CHECK(costs[0].forward.value() == dlrmsim::rel((p.gemm_time(1024, 32, 64, GemmDtype::bf16) + launch).value()));
+  CHECK(costs[0].forward.value() == dlrmsim::rel((p.gemm_time(1024, 32, 64, Precision::bf16) + launch).value()));
   CHECK(costs[2].backward.value() ==
-        dlrmsim::rel((p.gemm_time(1024, 64, 256, GemmDtype::bf16) + p.gemm_time(64, 256, 1024, GemmDtype::bf16) +
+        dlrmsim::rel((p.gemm_time(1024, 64, 256, Precision::bf16) + p.gemm_time(64, 256, 1024, Precision::bf16) +
                          launch * 2.0)
                             .value()));
   // HBM traffic: each GEMM reads A (b x in) and B (in x out) and writes C (b x out) once, 2 B
   // an element in bf16: forward 2 (1024 x 64 + 64 x 32 + 1024 x 32) = 200,704 B.
   CHECK(costs[0].forward_hbm.value() == dlrmsim::rel(2.0 * (1024 * 64 + 64 * 32 + 1024 * 32)));
-  CHECK(costs[2].backward_hbm.value() == dlrmsim::rel((gemm_traffic(1024, 64, 256, GemmDtype::bf16) +
-                                                         gemm_traffic(64, 256, 1024, GemmDtype::bf16))
+  CHECK(costs[2].backward_hbm.value() == dlrmsim::rel((gemm_traffic(1024, 64, 256, Precision::bf16) +
+                                                         gemm_traffic(64, 256, 1024, Precision::bf16))
                                                             .value()));
   // Which bound sets the time: the concat interaction is a copy (its activations over HBM);
   // the first layer's GEMM (1024 x 32 x 64) runs at the profile's efficiency for that shape,
@@ -131,14 +131,14 @@ TEST_CASE("dense layer costs are the profile's GEMM times plus launches") {
   CHECK(costs[1].backward_memory_bound);
   // (it reads the 32 + 32 inputs of a sample and writes its 64 outputs: 128 bf16 values)
   CHECK(costs[1].forward_hbm.value() == dlrmsim::rel(2.0 * 1024 * (32 + 32 + 64)));
-  CHECK(p.gemm_time(1024, 32, 64, GemmDtype::bf16) > gemm_traffic(1024, 32, 64, GemmDtype::bf16) / p.achievable_hbm_bandwidth());
+  CHECK(p.gemm_time(1024, 32, 64, Precision::bf16) > gemm_traffic(1024, 32, 64, Precision::bf16) / p.achievable_hbm_bandwidth());
   CHECK_FALSE(costs[0].forward_memory_bound);
-  CHECK(gemm_dtype_for(Precision::bf16, p) == GemmDtype::bf16);
+  CHECK(gemm_precision_for(Precision::bf16, p) == Precision::bf16);
   DeviceProfile only_fp32 = p;
   only_fp32.gemm.erase(std::remove_if(only_fp32.gemm.begin(), only_fp32.gemm.end(),
-                                      [](const auto& e) { return e.first != GemmDtype::fp32; }),
+                                      [](const auto& e) { return e.first != Precision::fp32; }),
                        only_fp32.gemm.end());
-  CHECK_THROWS_WITH_AS(gemm_dtype_for(Precision::bf16, only_fp32), doctest::Contains("bf16"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(gemm_precision_for(Precision::bf16, only_fp32), doctest::Contains("bf16"), std::invalid_argument);
   // SGD dense optimiser: fp32 weight read + write (8 B) + bf16-free gradient (fp32 comm, 4 B) = 12 B per parameter.
   CHECK(dense_optimizer_bytes_per_parameter(m).value() == dlrmsim::rel(12.0));
 }

@@ -410,7 +410,7 @@ TEST_CASE("the CPU set runs end to end at smoke size") {
   for (CpuMeasurementKind kind : {CpuMeasurementKind::gemm, CpuMeasurementKind::gather, CpuMeasurementKind::update,
                                   CpuMeasurementKind::hash_update, CpuMeasurementKind::fp16_convert,
                                   CpuMeasurementKind::memcpy, CpuMeasurementKind::call}) {
-    INFO(name_of(kind));
+    INFO(to_string(kind));
     CHECK(count[{kind, 1}] > 0);
     CHECK(count[{kind, 2}] > 0);
   }

@@ -18,7 +18,7 @@
 
 using namespace dlrmsim;
 using namespace dlrmsim::models;
-using dlrmsim::topo::GemmDtype;
+using dlrmsim::topo::Precision;
 
 namespace {
 
@@ -108,8 +108,8 @@ TEST_CASE("dot interaction: the batched X X^T floored by its activation traffic"
   CHECK(l.out == 11);
   CHECK(l.forward_flops_per_sample.value() == dlrmsim::rel(2.0 * 3 * 3 * 8));
   const std::int64_t b = 4096;
-  const auto c = l.op->gpu_cost(l, GpuCostInput{m, p, GemmDtype::bf16, b});
-  const Seconds gemm = p.batched_gemm_time(b, 3, 3, 8, GemmDtype::bf16);
+  const auto c = l.op->gpu_cost(l, GpuCostInput{m, p, Precision::bf16, b});
+  const Seconds gemm = p.batched_gemm_time(b, 3, 3, 8, Precision::bf16);
   const Seconds floor = Bytes(2.0 * (24 + 11) * b) / p.achievable_hbm_bandwidth();
   const Seconds launch = p.kernel_launch_overhead();
   CHECK(c.forward.value() == dlrmsim::rel((std::max(gemm, floor) + launch).value()));
@@ -127,15 +127,15 @@ TEST_CASE("DCNv2 cross layers: low-rank GEMMs, the elementwise traffic and a lau
   const std::int64_t b = 1024;
   const ModelSpec low = model_with("{kind: dcnv2, cross_layers: 2, low_rank: 4}");
   const DenseLayer l = low.dense_layers()[1];
-  const auto c = l.op->gpu_cost(l, GpuCostInput{low, p, GemmDtype::bf16, b});
+  const auto c = l.op->gpu_cost(l, GpuCostInput{low, p, Precision::bf16, b});
   CHECK(c.forward_kernels == 6);
   CHECK(c.backward_kernels == 10);
-  const Seconds gemms = (p.gemm_time(b, 4, 24, GemmDtype::bf16) + p.gemm_time(b, 24, 4, GemmDtype::bf16)) * 2.0;
+  const Seconds gemms = (p.gemm_time(b, 4, 24, Precision::bf16) + p.gemm_time(b, 24, 4, Precision::bf16)) * 2.0;
   const Seconds elementwise = Bytes(2.0 * 4 * 24 * b * 2) / p.achievable_hbm_bandwidth();
   CHECK(c.forward.value() == dlrmsim::rel((gemms + elementwise + p.kernel_launch_overhead() * 6.0).value()));
   const ModelSpec full = model_with("{kind: dcnv2, cross_layers: 2}");
   const DenseLayer f = full.dense_layers()[1];
-  const auto cf = f.op->gpu_cost(f, GpuCostInput{full, p, GemmDtype::bf16, b});
+  const auto cf = f.op->gpu_cost(f, GpuCostInput{full, p, Precision::bf16, b});
   CHECK(cf.forward_kernels == 4);
   CHECK(cf.backward_kernels == 6);
   CHECK(f.parameters == dlrmsim::rel(2 * (24.0 * 24 + 24)));

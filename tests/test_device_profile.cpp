@@ -63,30 +63,30 @@ int line_of(const std::string& text, const std::string& needle) {
 // and 141 GB): they are what every cost model scales from.
 TEST_CASE("the shipped profiles load with their datasheet figures") {
   const DeviceProfile v100 = load_device_profile(kCalibrationDir + "/v100.yaml");
-  CHECK(v100.gemm_peak(GemmDtype::fp32).value() == dlrmsim::rel(15.7e12));
-  CHECK(v100.gemm_peak(GemmDtype::fp16).value() == dlrmsim::rel(125e12));
-  CHECK_FALSE(v100.supports(GemmDtype::bf16));
+  CHECK(v100.gemm_peak(Precision::fp32).value() == dlrmsim::rel(15.7e12));
+  CHECK(v100.gemm_peak(Precision::fp16).value() == dlrmsim::rel(125e12));
+  CHECK_FALSE(v100.supports(Precision::bf16));
   CHECK(v100.hbm_bandwidth().value() == dlrmsim::rel(900e9));
   CHECK(v100.memory_capacity.value() == dlrmsim::rel(32e9));
   CHECK(load_device_profile(kCalibrationDir + "/v100-sxm2-16gb.yaml").memory_capacity.value() == dlrmsim::rel(16e9));
 
   const DeviceProfile a100 = load_device_profile(kCalibrationDir + "/a100.yaml");
-  CHECK(a100.gemm_peak(GemmDtype::fp32).value() == dlrmsim::rel(19.5e12));
-  CHECK(a100.gemm_peak(GemmDtype::tf32).value() == dlrmsim::rel(156e12));
-  CHECK(a100.gemm_peak(GemmDtype::bf16).value() == dlrmsim::rel(312e12));
+  CHECK(a100.gemm_peak(Precision::fp32).value() == dlrmsim::rel(19.5e12));
+  CHECK(a100.gemm_peak(Precision::tf32).value() == dlrmsim::rel(156e12));
+  CHECK(a100.gemm_peak(Precision::bf16).value() == dlrmsim::rel(312e12));
   CHECK(a100.hbm_bandwidth().value() == dlrmsim::rel(2039e9));
   CHECK(a100.uvm_gather.pcie_bandwidth.value() == dlrmsim::rel(31.5e9));
 
   const DeviceProfile h = h100();
   CHECK(h.name == "H100-SXM5-80GB");
-  CHECK(h.gemm_peak(GemmDtype::fp32).value() == dlrmsim::rel(66.9e12));
-  CHECK(h.gemm_peak(GemmDtype::tf32).value() == dlrmsim::rel(494.7e12));
-  CHECK(h.gemm_peak(GemmDtype::bf16).value() == dlrmsim::rel(989.4e12));
-  CHECK(h.gemm_peak(GemmDtype::fp8).value() == dlrmsim::rel(1978.9e12));
+  CHECK(h.gemm_peak(Precision::fp32).value() == dlrmsim::rel(66.9e12));
+  CHECK(h.gemm_peak(Precision::tf32).value() == dlrmsim::rel(494.7e12));
+  CHECK(h.gemm_peak(Precision::bf16).value() == dlrmsim::rel(989.4e12));
+  CHECK(h.gemm_peak(Precision::fp8).value() == dlrmsim::rel(1978.9e12));
   CHECK(h.hbm_bandwidth().value() == dlrmsim::rel(3.35e12));
 
   const DeviceProfile h200 = load_device_profile(kCalibrationDir + "/h200.yaml");
-  CHECK(h200.gemm_peak(GemmDtype::bf16).value() == dlrmsim::rel(989.4e12));
+  CHECK(h200.gemm_peak(Precision::bf16).value() == dlrmsim::rel(989.4e12));
   CHECK(h200.hbm_bandwidth().value() == dlrmsim::rel(4.8e12));
   CHECK(h200.memory_capacity.value() == dlrmsim::rel(141e9));
   for (const auto& [dtype, c] : h200.gemm) CHECK_FALSE(c.provenance.source.empty());
@@ -101,8 +101,8 @@ TEST_CASE("gemm_time is compute over peak x efficiency, floored by HBM traffic")
   const DeviceProfile h = h100();
   const double efficiency =
       1.0 * (8192.0 / (8192.0 + 237.0)) * (8192.0 / (8192.0 + 246.0)) * (8192.0 / (8192.0 + 155.0));
-  CHECK(h.gemm_efficiency(8192, 8192, 8192, GemmDtype::bf16) == dlrmsim::rel(efficiency));
-  CHECK(h.gemm_time(8192, 8192, 8192, GemmDtype::bf16).value() ==
+  CHECK(h.gemm_efficiency(8192, 8192, 8192, Precision::bf16) == dlrmsim::rel(efficiency));
+  CHECK(h.gemm_time(8192, 8192, 8192, Precision::bf16).value() ==
         dlrmsim::rel(2.0 * 8192.0 * 8192.0 * 8192.0 / (989.4e12 * efficiency)));
 
   // The GEMV: with n = 1 the tile loss (n_half = 246) makes the compute term the larger one,
@@ -110,17 +110,17 @@ TEST_CASE("gemm_time is compute over peak x efficiency, floored by HBM traffic")
   // tile loss) the HBM floor binds instead.
   const double gemv_bytes = (65536.0 * 1024.0 + 1024.0 + 65536.0) * 2.0;
   const double gemv_efficiency = 1.0 * (65536.0 / (65536.0 + 237.0)) * (1.0 / 247.0) * (1024.0 / 1179.0);
-  CHECK(h.gemm_time(65536, 1, 1024, GemmDtype::bf16).value() ==
+  CHECK(h.gemm_time(65536, 1, 1024, Precision::bf16).value() ==
         dlrmsim::rel(std::max(2.0 * 65536.0 * 1024.0 / (989.4e12 * gemv_efficiency), gemv_bytes / (0.90 * 3.35e12))));
   DeviceProfile no_tile_loss = h;
   for (auto& [dtype, c] : no_tile_loss.gemm) c.m_half = c.n_half = c.k_half = 0.0;
-  CHECK(no_tile_loss.gemm_time(65536, 1, 1024, GemmDtype::bf16).value() == dlrmsim::rel(gemv_bytes / (0.90 * 3.35e12)));
+  CHECK(no_tile_loss.gemm_time(65536, 1, 1024, Precision::bf16).value() == dlrmsim::rel(gemv_bytes / (0.90 * 3.35e12)));
   // fp8 writes a bf16 output: 1-byte operands, 2-byte result.
-  CHECK(no_tile_loss.gemm_time(65536, 1, 1024, GemmDtype::fp8).value() ==
+  CHECK(no_tile_loss.gemm_time(65536, 1, 1024, Precision::fp8).value() ==
         dlrmsim::rel((65536.0 * 1024.0 + 1024.0 + 2.0 * 65536.0) / (0.90 * 3.35e12)));
-  CHECK_THROWS_AS((void)h.gemm_time(0, 1, 1, GemmDtype::bf16), std::invalid_argument);
+  CHECK_THROWS_AS((void)h.gemm_time(0, 1, 1, Precision::bf16), std::invalid_argument);
   const DeviceProfile v100 = load_device_profile(kCalibrationDir + "/v100.yaml");
-  CHECK_THROWS_WITH_AS((void)v100.gemm_time(128, 128, 128, GemmDtype::tf32), doctest::Contains("no tf32 GEMM"),
+  CHECK_THROWS_WITH_AS((void)v100.gemm_time(128, 128, 128, Precision::tf32), doctest::Contains("no tf32 GEMM"),
                        std::invalid_argument);
 }
 
@@ -168,15 +168,15 @@ TEST_CASE("the embedding backward touches each distinct row once") {
 // 100x faster memory the compute term binds instead.
 TEST_CASE("batched GEMMs pay tensor-core padding and their memory traffic") {
   const DeviceProfile h = h100();
-  const GemmCoefficients& c = h.gemm_coefficients(GemmDtype::bf16);
+  const GemmCoefficients& c = h.gemm_coefficients(Precision::bf16);
   const double compute = 6912.0 * 2.0 * 32.0 * 32.0 * 128.0 / (989.4e12 * c.max_efficiency * 128.0 / (128.0 + c.k_half));
   const double floor = 6912.0 * (2.0 * 27.0 * 128.0 * 2.0 + 27.0 * 27.0 * 2.0) / (0.90 * 3.35e12);
   REQUIRE(floor > compute);
-  CHECK(h.batched_gemm_time(6912, 27, 27, 128, GemmDtype::bf16).value() == dlrmsim::rel(floor));
+  CHECK(h.batched_gemm_time(6912, 27, 27, 128, Precision::bf16).value() == dlrmsim::rel(floor));
   DeviceProfile fast = h;
   fast.memory.hbm_bandwidth = fast.memory.hbm_bandwidth * 100.0;
-  CHECK(fast.batched_gemm_time(6912, 27, 27, 128, GemmDtype::bf16).value() == dlrmsim::rel(compute));
-  CHECK_THROWS_AS((void)h.batched_gemm_time(0, 27, 27, 128, GemmDtype::bf16), std::invalid_argument);
+  CHECK(fast.batched_gemm_time(6912, 27, 27, 128, Precision::bf16).value() == dlrmsim::rel(compute));
+  CHECK_THROWS_AS((void)h.batched_gemm_time(0, 27, 27, 128, Precision::bf16), std::invalid_argument);
 }
 
 // System: H100 profile. Expected: a 64 MiB pinned H2D copy takes 10 us + 64 MiB / 50.4 GB/s; a

@@ -16,7 +16,7 @@ using namespace dlrmsim;
 using namespace dlrmsim::models;
 using dlrmsim::topo::DeviceProfile;
 using dlrmsim::topo::EmbeddingOptimizer;
-using dlrmsim::topo::GemmDtype;
+using dlrmsim::topo::Precision;
 using dlrmsim::topo::load_device_profile_for;
 using dlrmsim::topo::on_platform_gpu;
 using namespace dlrmsim::models::testing;
@@ -66,7 +66,7 @@ TEST_CASE("single GPU, all in HBM: step time is the sum of the operator costs") 
       on_platform_gpu(load_device_profile_for("H200-141GB", kCalibration), platform.gpu_spec(platform.all_gpus()[0]));
   const Seconds launch = p.kernel_launch_overhead();
   const std::int64_t b = 4096;
-  const auto dt = GemmDtype::bf16;
+  const auto dt = Precision::bf16;
   auto linear = [&](std::int64_t in, std::int64_t out) {
     return p.gemm_time(b, out, in, dt) + launch +                                      // forward
            p.gemm_time(b, in, out, dt) + p.gemm_time(in, out, b, dt) + launch * 2.0;  // backward

@@ -16,70 +16,16 @@ namespace dlrmsim::topo {
 
 // --- names -----------------------------------------------------------------------------
 
-std::string_view name_of(GemmDtype dtype) {
-  switch (dtype) {
-    case GemmDtype::fp32: return "fp32";
-    case GemmDtype::tf32: return "tf32";
-    case GemmDtype::bf16: return "bf16";
-    case GemmDtype::fp16: return "fp16";
-    case GemmDtype::fp8: return "fp8";
-  }
-  return "?";
-}
-
-std::optional<GemmDtype> gemm_dtype_from_name(std::string_view name) {
-  for (GemmDtype d : kGemmDtypes) {
-    if (name_of(d) == name) return d;
-  }
+std::optional<Precision> gemm_precision_from_name(std::string_view name) {
+  const auto p = precision_from_string(name);
+  if (p && std::find(kGemmPrecisions.begin(), kGemmPrecisions.end(), *p) != kGemmPrecisions.end()) return p;
   return std::nullopt;
 }
 
-Bytes operand_bytes(GemmDtype dtype) {
-  switch (dtype) {
-    case GemmDtype::fp32:
-    case GemmDtype::tf32: return Bytes(4.0);
-    case GemmDtype::bf16:
-    case GemmDtype::fp16: return Bytes(2.0);
-    case GemmDtype::fp8: return Bytes(1.0);
-  }
-  return Bytes(4.0);
-}
+Bytes operand_bytes(Precision dtype) { return element_size(dtype); }
 
-Bytes output_bytes(GemmDtype dtype) {
-  return dtype == GemmDtype::fp8 ? Bytes(2.0) : operand_bytes(dtype);
-}
-
-std::string_view name_of(EmbeddingOptimizer optimizer) {
-  switch (optimizer) {
-    case EmbeddingOptimizer::sgd: return "sgd";
-    case EmbeddingOptimizer::rowwise_adagrad: return "rowwise_adagrad";
-  }
-  return "?";
-}
-
-std::optional<EmbeddingOptimizer> embedding_optimizer_from_name(std::string_view name) {
-  for (EmbeddingOptimizer o : kEmbeddingOptimizers) {
-    if (name_of(o) == name) return o;
-  }
-  return std::nullopt;
-}
-
-std::string_view name_of(CopyKind kind) {
-  switch (kind) {
-    case CopyKind::h2d_pinned: return "h2d_pinned";
-    case CopyKind::h2d_pageable: return "h2d_pageable";
-    case CopyKind::d2h_pinned: return "d2h_pinned";
-    case CopyKind::d2h_pageable: return "d2h_pageable";
-    case CopyKind::d2d: return "d2d";
-  }
-  return "?";
-}
-
-std::optional<CopyKind> copy_kind_from_name(std::string_view name) {
-  for (CopyKind k : kCopyKinds) {
-    if (name_of(k) == name) return k;
-  }
-  return std::nullopt;
+Bytes output_bytes(Precision dtype) {
+  return dtype == Precision::fp8 ? Bytes(2.0) : operand_bytes(dtype);
 }
 
 // --- model evaluation ------------------------------------------------------------------
@@ -105,21 +51,21 @@ double UvmGatherCoefficients::efficiency(Bytes row_bytes) const {
   return max_efficiency * saturation(row_bytes.value(), row_half.value());
 }
 
-bool DeviceProfile::supports(GemmDtype dtype) const {
+bool DeviceProfile::supports(Precision dtype) const {
   return std::any_of(gemm.begin(), gemm.end(), [&](const auto& e) { return e.first == dtype; });
 }
 
-const GemmCoefficients& DeviceProfile::gemm_coefficients(GemmDtype dtype) const {
+const GemmCoefficients& DeviceProfile::gemm_coefficients(Precision dtype) const {
   for (const auto& [d, c] : gemm) {
     if (d == dtype) return c;
   }
   std::string have;
-  for (const auto& e : gemm) have += (have.empty() ? "" : ", ") + std::string(name_of(e.first));
-  throw std::invalid_argument("device " + name + " has no " + std::string(name_of(dtype)) +
+  for (const auto& e : gemm) have += (have.empty() ? "" : ", ") + std::string(to_string(e.first));
+  throw std::invalid_argument("device " + name + " has no " + std::string(to_string(dtype)) +
                               " GEMM (its profile lists: " + have + ")");
 }
 
-FlopsPerSecond DeviceProfile::gemm_peak(GemmDtype dtype) const { return gemm_coefficients(dtype).peak; }
+FlopsPerSecond DeviceProfile::gemm_peak(Precision dtype) const { return gemm_coefficients(dtype).peak; }
 
 namespace {
 void check_shape(std::int64_t m, std::int64_t n, std::int64_t k) {
@@ -130,18 +76,18 @@ void check_shape(std::int64_t m, std::int64_t n, std::int64_t k) {
 }
 }  // namespace
 
-Bytes gemm_traffic(std::int64_t m, std::int64_t n, std::int64_t k, GemmDtype dtype, std::int64_t batch) {
+Bytes gemm_traffic(std::int64_t m, std::int64_t n, std::int64_t k, Precision dtype, std::int64_t batch) {
   const double dm = static_cast<double>(m), dn = static_cast<double>(n), dk = static_cast<double>(k);
   return ((dm * dk + dk * dn) * operand_bytes(dtype) + dm * dn * output_bytes(dtype)) * static_cast<double>(batch);
 }
 
-double DeviceProfile::gemm_efficiency(std::int64_t m, std::int64_t n, std::int64_t k, GemmDtype dtype) const {
+double DeviceProfile::gemm_efficiency(std::int64_t m, std::int64_t n, std::int64_t k, Precision dtype) const {
   check_shape(m, n, k);
   return gemm_coefficients(dtype).efficiency(static_cast<double>(m), static_cast<double>(n),
                                              static_cast<double>(k));
 }
 
-Seconds DeviceProfile::gemm_time(std::int64_t m, std::int64_t n, std::int64_t k, GemmDtype dtype) const {
+Seconds DeviceProfile::gemm_time(std::int64_t m, std::int64_t n, std::int64_t k, Precision dtype) const {
   check_shape(m, n, k);
   const GemmCoefficients& c = gemm_coefficients(dtype);
   const double dm = static_cast<double>(m), dn = static_cast<double>(n), dk = static_cast<double>(k);
@@ -152,7 +98,7 @@ Seconds DeviceProfile::gemm_time(std::int64_t m, std::int64_t n, std::int64_t k,
 }
 
 Seconds DeviceProfile::batched_gemm_time(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k,
-                                         GemmDtype dtype) const {
+                                         Precision dtype) const {
   check_shape(m, n, k);
   if (batch <= 0) throw std::invalid_argument("a batched GEMM needs a positive batch count");
   const GemmCoefficients& c = gemm_coefficients(dtype);
@@ -270,7 +216,7 @@ CopyCoefficients read_copy(const ConfigNode& n) {
 
 std::vector<std::string> names_of_all_dtypes() {
   std::vector<std::string> v;
-  for (GemmDtype d : kGemmDtypes) v.emplace_back(name_of(d));
+  for (Precision d : kGemmPrecisions) v.emplace_back(to_string(d));
   return v;
 }
 
@@ -322,7 +268,7 @@ DeviceProfile parse_profile_body(const ConfigNode& root) {
   const ConfigNode gemm = root.child("gemm");
   if (!gemm.is_map()) gemm.fail("expected a mapping from dtype (fp32, tf32, bf16, fp16, fp8) to coefficients");
   for (const auto& [key, value] : gemm.entries()) {
-    const auto dtype = gemm_dtype_from_name(key);
+    const auto dtype = gemm_precision_from_name(key);
     if (!dtype) {
       std::string msg = "unknown GEMM dtype '" + key + "'";
       if (auto guess = did_you_mean(key, names_of_all_dtypes())) msg += "; did you mean '" + *guess + "'?";
@@ -363,7 +309,7 @@ DeviceProfile parse_profile_body(const ConfigNode& root) {
 
   const ConfigNode copies = root.child("copies");
   for (CopyKind k : kCopyKinds) {
-    p.copies[static_cast<std::size_t>(k)] = read_copy(copies.child(name_of(k)));
+    p.copies[static_cast<std::size_t>(k)] = read_copy(copies.child(to_string(k)));
   }
   copies.finish();
 
@@ -459,7 +405,7 @@ std::string device_profile_to_yaml(const DeviceProfile& p) {
       << "  memory_capacity_source: " << yaml_quoted(p.memory_capacity_source) << "\n";
   out << "gemm:\n";
   for (const auto& [dtype, c] : p.gemm) {
-    out << "  " << name_of(dtype) << ":\n"
+    out << "  " << to_string(dtype) << ":\n"
         << "    peak: " << flop_rate(c.peak) << "\n"
         << "    max_efficiency: " << format_number(c.max_efficiency, 9) << "\n"
         << "    m_half: " << format_number(c.m_half, 9) << "\n"
@@ -491,7 +437,7 @@ std::string device_profile_to_yaml(const DeviceProfile& p) {
   out << "copies:\n";
   for (CopyKind k : kCopyKinds) {
     const CopyCoefficients& c = p.copy(k);
-    out << "  " << name_of(k) << ":\n"
+    out << "  " << to_string(k) << ":\n"
         << "    latency: " << seconds(c.latency) << "\n"
         << "    bandwidth: " << byte_rate(c.bandwidth) << "\n";
     write_provenance(out, c.provenance, "    ");
@@ -567,7 +513,7 @@ DeviceProfile on_platform_gpu(DeviceProfile profile, const topo::GpuSpec& gpu) {
   if (gpu.hbm_bandwidth.value() > 0.0) profile.memory.hbm_bandwidth = gpu.hbm_bandwidth;
   for (auto& [dtype, coefficients] : profile.gemm) {
     for (topo::Precision p : topo::kAllPrecisions) {
-      if (topo::to_string(p) != name_of(dtype)) continue;
+      if (topo::to_string(p) != to_string(dtype)) continue;
       if (const auto peak = gpu.peak.get(p)) coefficients.peak = *peak;
     }
   }

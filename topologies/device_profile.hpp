@@ -83,36 +83,46 @@
 
 namespace dlrmsim::topo {
 
-/// Element types of a GEMM (tf32: fp32 storage, tensor-core math with a 10-bit mantissa).
-enum class GemmDtype { fp32, tf32, bf16, fp16, fp8 };
-inline constexpr std::array kGemmDtypes{GemmDtype::fp32, GemmDtype::tf32, GemmDtype::bf16,
-                                        GemmDtype::fp16, GemmDtype::fp8};
-std::string_view name_of(GemmDtype dtype);
-std::optional<GemmDtype> gemm_dtype_from_name(std::string_view name);
+/// The element types a GEMM can run in (topologies/precision.hpp; tf32: fp32 storage,
+/// tensor-core math), in the order a profile lists them.
+inline constexpr std::array kGemmPrecisions{Precision::fp32, Precision::tf32, Precision::bf16, Precision::fp16,
+                                            Precision::fp8};
+/// The GEMM element type named `name` ("fp32", ...), or std::nullopt (fp64, int8 and unknown
+/// names: no GEMM coefficients are kept for them).
+std::optional<Precision> gemm_precision_from_name(std::string_view name);
 /// Bytes per element of A and B: 4 (fp32, tf32), 2 (bf16, fp16), 1 (fp8).
-Bytes operand_bytes(GemmDtype dtype);
+Bytes operand_bytes(Precision dtype);
 /// Bytes per element of C: as the operands, except fp8 GEMMs write bf16 (2 bytes), the usual
 /// cuBLASLt FP8 configuration.
-Bytes output_bytes(GemmDtype dtype);
+Bytes output_bytes(Precision dtype);
 
 /// The HBM bytes of one GEMM C = A B (A m x k), each operand read once and C written once:
 /// (m k + k n) operand bytes + m n output bytes (the memory floor's traffic, above); `batch`
 /// such GEMMs for a batched one.
-Bytes gemm_traffic(std::int64_t m, std::int64_t n, std::int64_t k, GemmDtype dtype, std::int64_t batch = 1);
+Bytes gemm_traffic(std::int64_t m, std::int64_t n, std::int64_t k, Precision dtype, std::int64_t batch = 1);
 
 /// Optimisers of the embedding backward pass (FBGEMM's fused backward + update kernels).
 enum class EmbeddingOptimizer { sgd, rowwise_adagrad };
 inline constexpr std::array kEmbeddingOptimizers{EmbeddingOptimizer::sgd,
                                                  EmbeddingOptimizer::rowwise_adagrad};
-std::string_view name_of(EmbeddingOptimizer optimizer);
-std::optional<EmbeddingOptimizer> embedding_optimizer_from_name(std::string_view name);
+inline constexpr auto kEmbeddingOptimizerNames = enum_names<EmbeddingOptimizer>(
+    {{EmbeddingOptimizer::sgd, "sgd"}, {EmbeddingOptimizer::rowwise_adagrad, "rowwise_adagrad"}});
+inline std::string_view to_string(EmbeddingOptimizer o) { return kEmbeddingOptimizerNames.name(o); }
+inline std::optional<EmbeddingOptimizer> embedding_optimizer_from_name(std::string_view name) {
+  return kEmbeddingOptimizerNames.parse(name);
+}
 
 /// Kinds of cudaMemcpyAsync.
 enum class CopyKind { h2d_pinned, h2d_pageable, d2h_pinned, d2h_pageable, d2d };
 inline constexpr std::array kCopyKinds{CopyKind::h2d_pinned, CopyKind::h2d_pageable,
                                        CopyKind::d2h_pinned, CopyKind::d2h_pageable, CopyKind::d2d};
-std::string_view name_of(CopyKind kind);
-std::optional<CopyKind> copy_kind_from_name(std::string_view name);
+inline constexpr auto kCopyKindNames = enum_names<CopyKind>({{CopyKind::h2d_pinned, "h2d_pinned"},
+                                                             {CopyKind::h2d_pageable, "h2d_pageable"},
+                                                             {CopyKind::d2h_pinned, "d2h_pinned"},
+                                                             {CopyKind::d2h_pageable, "d2h_pageable"},
+                                                             {CopyKind::d2d, "d2d"}});
+inline std::string_view to_string(CopyKind kind) { return kCopyKindNames.name(kind); }
+inline std::optional<CopyKind> copy_kind_from_name(std::string_view name) { return kCopyKindNames.parse(name); }
 
 /// s(x, h) = x / (x + h): 0 at x = 0, 1/2 at x = h, tends to 1. h = 0 gives 1 for all x > 0.
 double saturation(double x, double half);
@@ -215,7 +225,7 @@ class DeviceProfile {
   Bytes memory_capacity{0.0};        // HBM capacity (datasheet)
   std::string memory_capacity_source;
 
-  std::vector<std::pair<GemmDtype, GemmCoefficients>> gemm;  // only the dtypes the device supports
+  std::vector<std::pair<Precision, GemmCoefficients>> gemm;  // only the dtypes the device supports
   MemoryCoefficients memory;
   GatherCoefficients gather;
   EmbeddingBackwardCoefficients embedding_backward;
@@ -225,16 +235,16 @@ class DeviceProfile {
   Provenance launch_provenance;
 
   // --- GEMM ---
-  [[nodiscard]] bool supports(GemmDtype dtype) const;
+  [[nodiscard]] bool supports(Precision dtype) const;
   /// Throws std::invalid_argument naming the device if the dtype is not supported.
-  [[nodiscard]] const GemmCoefficients& gemm_coefficients(GemmDtype dtype) const;
-  [[nodiscard]] FlopsPerSecond gemm_peak(GemmDtype dtype) const;
-  [[nodiscard]] double gemm_efficiency(std::int64_t m, std::int64_t n, std::int64_t k, GemmDtype dtype) const;
+  [[nodiscard]] const GemmCoefficients& gemm_coefficients(Precision dtype) const;
+  [[nodiscard]] FlopsPerSecond gemm_peak(Precision dtype) const;
+  [[nodiscard]] double gemm_efficiency(std::int64_t m, std::int64_t n, std::int64_t k, Precision dtype) const;
   /// max(2mnk / (peak x efficiency), bytes moved / achievable HBM bandwidth); no launch overhead.
-  [[nodiscard]] Seconds gemm_time(std::int64_t m, std::int64_t n, std::int64_t k, GemmDtype dtype) const;
+  [[nodiscard]] Seconds gemm_time(std::int64_t m, std::int64_t n, std::int64_t k, Precision dtype) const;
   /// `batch` independent m x k by k x n products in one kernel (see the header); no launch overhead.
   [[nodiscard]] Seconds batched_gemm_time(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k,
-                                          GemmDtype dtype) const;
+                                          Precision dtype) const;
 
   // --- memory ---
   [[nodiscard]] BytesPerSecond hbm_bandwidth() const { return memory.hbm_bandwidth; }

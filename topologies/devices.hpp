@@ -31,20 +31,9 @@
 
 #include "common/energy.hpp"
 #include "common/units.hpp"
+#include "topologies/precision.hpp"
 
 namespace dlrmsim::topo {
-
-/// Numeric formats a peak rate can be given for.
-enum class Precision : std::uint8_t { fp64, fp32, tf32, bf16, fp16, fp8, int8 };
-inline constexpr std::size_t kPrecisionCount = 7;
-inline constexpr std::array<Precision, kPrecisionCount> kAllPrecisions{
-    Precision::fp64, Precision::fp32, Precision::tf32, Precision::bf16,
-    Precision::fp16, Precision::fp8,  Precision::int8};
-
-/// "fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8".
-std::string_view to_string(Precision p);
-/// The inverse of to_string; std::nullopt for an unknown name.
-std::optional<Precision> precision_from_string(std::string_view name);
 
 /// Peak dense arithmetic rate per precision; an absent entry means "not supported / not
 /// published" and must not be silently replaced by another precision's figure.
@@ -62,8 +51,14 @@ inline constexpr std::array<DeviceKind, 6> kAllDeviceKinds{DeviceKind::gpu,     
                                                            DeviceKind::nvswitch, DeviceKind::network_switch};
 
 /// "gpu", "cpu", "pcie_switch", "nic", "nvswitch", "network_switch" (the YAML `kind:` values).
-std::string_view to_string(DeviceKind k);
-std::optional<DeviceKind> device_kind_from_string(std::string_view name);
+inline constexpr auto kDeviceKindNames = enum_names<DeviceKind>({{DeviceKind::gpu, "gpu"},
+                                                                 {DeviceKind::cpu, "cpu"},
+                                                                 {DeviceKind::pcie_switch, "pcie_switch"},
+                                                                 {DeviceKind::nic, "nic"},
+                                                                 {DeviceKind::nvswitch, "nvswitch"},
+                                                                 {DeviceKind::network_switch, "network_switch"}});
+inline std::string_view to_string(DeviceKind k) { return kDeviceKindNames.name(k); }
+inline std::optional<DeviceKind> device_kind_from_string(std::string_view name) { return kDeviceKindNames.parse(name); }
 
 /// Whether traffic between two other devices may pass through a device of this kind.
 /// GPUs and NICs are end points only (a GPU does not forward peer-to-peer traffic; NICs are
@@ -119,7 +114,9 @@ struct PcieSwitchSpec {
 };
 
 enum class NetworkProtocol : std::uint8_t { ethernet, roce, infiniband };
-std::string_view to_string(NetworkProtocol p);
+inline constexpr auto kNetworkProtocolNames = enum_names<NetworkProtocol>(
+    {{NetworkProtocol::ethernet, "ethernet"}, {NetworkProtocol::roce, "roce"}, {NetworkProtocol::infiniband, "infiniband"}});
+inline std::string_view to_string(NetworkProtocol p) { return kNetworkProtocolNames.name(p); }
 
 struct NicSpec {
   std::string model;              // e.g. "ConnectX-7"

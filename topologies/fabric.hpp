@@ -31,8 +31,11 @@
 namespace dlrmsim::topo {
 
 enum class FabricKind : std::uint8_t { single_switch, fat_tree, rail_optimized };
-std::string_view to_string(FabricKind k);
-std::optional<FabricKind> fabric_kind_from_string(std::string_view name);
+inline constexpr auto kFabricKindNames = enum_names<FabricKind>({{FabricKind::single_switch, "single_switch"},
+                                                                 {FabricKind::fat_tree, "fat_tree"},
+                                                                 {FabricKind::rail_optimized, "rail_optimized"}});
+inline std::string_view to_string(FabricKind k) { return kFabricKindNames.name(k); }
+inline std::optional<FabricKind> fabric_kind_from_string(std::string_view name) { return kFabricKindNames.parse(name); }
 
 struct FabricSpec {
   FabricKind kind = FabricKind::single_switch;

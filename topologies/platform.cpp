@@ -11,25 +11,6 @@
 
 namespace dlrmsim::topo {
 
-std::string_view to_string(FabricKind k) {
-  switch (k) {
-    case FabricKind::single_switch:
-      return "single_switch";
-    case FabricKind::fat_tree:
-      return "fat_tree";
-    case FabricKind::rail_optimized:
-      return "rail_optimized";
-  }
-  return "?";
-}
-
-std::optional<FabricKind> fabric_kind_from_string(std::string_view name) {
-  for (FabricKind k : {FabricKind::single_switch, FabricKind::fat_tree, FabricKind::rail_optimized}) {
-    if (to_string(k) == name) return k;
-  }
-  return std::nullopt;
-}
-
 Platform::Platform() : data_(std::make_shared<detail::PlatformData>()) {}
 
 Platform::Platform(std::shared_ptr<const detail::PlatformData> data) : data_(std::move(data)) {

@@ -182,9 +182,7 @@ DeviceSpec read_device_spec(const ConfigNode& d, DeviceKind kind, MappingReader&
       n.bandwidth = r.positive<BytesPerSecond>("bandwidth");
       n.ports = d.get_positive_or<int>("ports", 1);
       const std::string protocol = choice(d, "platform.node_templates.*.devices.*.protocol");
-      n.protocol = protocol == "roce"         ? NetworkProtocol::roce
-                   : protocol == "infiniband" ? NetworkProtocol::infiniband
-                                              : NetworkProtocol::ethernet;
+      n.protocol = kNetworkProtocolNames.parse(protocol).value();  // a declared choice
       return n;
     }
     case DeviceKind::nvswitch: {

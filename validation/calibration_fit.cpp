@@ -14,7 +14,7 @@ namespace dlrmsim::validation {
 using topo::CopyKind;
 using topo::DeviceProfile;
 using topo::FitError;
-using topo::GemmDtype;
+using topo::Precision;
 
 namespace {
 
@@ -109,12 +109,12 @@ std::string with_base(const std::string& fitted, const std::string& base_source)
 
 std::string model_of(const Measurement& m) {
   switch (m.kind) {
-    case MeasurementKind::gemm: return "gemm." + std::string(topo::name_of(m.dtype));
+    case MeasurementKind::gemm: return "gemm." + std::string(topo::to_string(m.dtype));
     case MeasurementKind::gather_forward:
       return m.distribution == "uniform" ? "embedding_gather" : "embedding_gather." + m.distribution;
-    case MeasurementKind::gather_backward: return "embedding_backward." + std::string(topo::name_of(m.optimizer));
+    case MeasurementKind::gather_backward: return "embedding_backward." + std::string(topo::to_string(m.optimizer));
     case MeasurementKind::uvm_gather: return "uvm_gather";
-    case MeasurementKind::copy: return "copies." + std::string(topo::name_of(m.copy));
+    case MeasurementKind::copy: return "copies." + std::string(topo::to_string(m.copy));
     case MeasurementKind::launch: return "launch";
   }
   return "?";
@@ -170,7 +170,7 @@ CalibrationResult fit_device_profile(const RawMeasurements& raw, const DevicePro
 
   // 1. Copies: latency + bytes / bandwidth.
   for (CopyKind kind : topo::kCopyKinds) {
-    const std::string name = "copies." + std::string(topo::name_of(kind));
+    const std::string name = "copies." + std::string(topo::to_string(kind));
     const Group& g = group(name);
     if (g.empty()) continue;
     std::vector<double> x, t;
@@ -212,7 +212,7 @@ CalibrationResult fit_device_profile(const RawMeasurements& raw, const DevicePro
 
   // 3. GEMM per dtype, with the HBM floor inside the fit.
   for (auto& [dtype, c] : p.gemm) {
-    const std::string name = "gemm." + std::string(topo::name_of(dtype));
+    const std::string name = "gemm." + std::string(topo::to_string(dtype));
     const Group& g = group(name);
     if (g.empty()) continue;
     require(g, 5, name, "e_max, m_half, n_half and k_half");
@@ -281,7 +281,7 @@ CalibrationResult fit_device_profile(const RawMeasurements& raw, const DevicePro
 
   // 5. Backward multiples over the fitted forward model.
   for (topo::EmbeddingOptimizer opt : topo::kEmbeddingOptimizers) {
-    const std::string name = "embedding_backward." + std::string(topo::name_of(opt));
+    const std::string name = "embedding_backward." + std::string(topo::to_string(opt));
     const Group& g = group(name);
     if (g.empty()) continue;
     double sum_log = 0.0;
@@ -352,16 +352,16 @@ CalibrationResult fit_device_profile(const RawMeasurements& raw, const DevicePro
     return std::nullopt;
   };
   for (CopyKind kind : topo::kCopyKinds) {
-    if (auto f = fit_of("copies." + std::string(topo::name_of(kind)))) p.copies[static_cast<std::size_t>(kind)].provenance.fit = f;
+    if (auto f = fit_of("copies." + std::string(topo::to_string(kind)))) p.copies[static_cast<std::size_t>(kind)].provenance.fit = f;
   }
   for (auto& [dtype, c] : p.gemm) {
-    if (auto f = fit_of("gemm." + std::string(topo::name_of(dtype)))) c.provenance.fit = f;
+    if (auto f = fit_of("gemm." + std::string(topo::to_string(dtype)))) c.provenance.fit = f;
   }
   if (auto f = fit_of("embedding_gather")) p.gather.provenance.fit = f;
   {
     std::optional<FitError> combined;
     for (topo::EmbeddingOptimizer opt : topo::kEmbeddingOptimizers) {
-      if (auto f = fit_of("embedding_backward." + std::string(topo::name_of(opt)))) {
+      if (auto f = fit_of("embedding_backward." + std::string(topo::to_string(opt)))) {
         combined = combined ? merge(*combined, *f) : *f;
       }
     }

@@ -14,7 +14,7 @@ constexpr std::array kKinds{MeasurementKind::gemm, MeasurementKind::gather_forwa
 template <class Enum, std::size_t N>
 std::vector<std::string> names(const std::array<Enum, N>& all) {
   std::vector<std::string> v;
-  for (Enum e : all) v.emplace_back(name_of(e));
+  for (Enum e : all) v.emplace_back(to_string(e));
   return v;
 }
 
@@ -22,7 +22,7 @@ template <class Enum, std::size_t N>
 Enum choice(const ConfigNode& n, std::string_view key, const std::array<Enum, N>& all) {
   const std::string chosen = n.get_choice(key, names(all));
   for (Enum e : all) {
-    if (name_of(e) == chosen) return e;
+    if (to_string(e) == chosen) return e;
   }
   n.child(key).fail("internal: choice '" + chosen + "' has no value");
 }
@@ -37,18 +37,6 @@ void read_embedding_fields(const ConfigNode& n, Measurement& m) {
 }
 
 }  // namespace
-
-std::string_view name_of(MeasurementKind kind) {
-  switch (kind) {
-    case MeasurementKind::gemm: return "gemm";
-    case MeasurementKind::gather_forward: return "gather_forward";
-    case MeasurementKind::gather_backward: return "gather_backward";
-    case MeasurementKind::uvm_gather: return "uvm_gather";
-    case MeasurementKind::copy: return "copy";
-    case MeasurementKind::launch: return "launch";
-  }
-  return "?";
-}
 
 RawMeasurements parse_raw_measurements(const ConfigNode& root) {
   if (!root.is_map()) root.fail("a raw measurement file is a mapping with keys machine and measurements");
@@ -69,7 +57,7 @@ RawMeasurements parse_raw_measurements(const ConfigNode& root) {
     m.kind = choice(n, "kind", kKinds);
     switch (m.kind) {
       case MeasurementKind::gemm:
-        m.dtype = choice(n, "dtype", topo::kGemmDtypes);
+        m.dtype = choice(n, "dtype", topo::kGemmPrecisions);
         m.m = n.get_positive<std::int64_t>("m");
         m.n = n.get_positive<std::int64_t>("n");
         m.k = n.get_positive<std::int64_t>("k");
@@ -116,13 +104,13 @@ std::string raw_measurements_to_yaml(const RawMeasurements& raw) {
       << "  command: " << yaml_quoted(raw.machine.command) << "\n"
       << "measurements:\n";
   for (const Measurement& m : raw.measurements) {
-    out << "  - {kind: " << name_of(m.kind);
+    out << "  - {kind: " << to_string(m.kind);
     switch (m.kind) {
       case MeasurementKind::gemm:
-        out << ", dtype: " << topo::name_of(m.dtype) << ", m: " << m.m << ", n: " << m.n << ", k: " << m.k;
+        out << ", dtype: " << topo::to_string(m.dtype) << ", m: " << m.m << ", n: " << m.n << ", k: " << m.k;
         break;
       case MeasurementKind::gather_backward:
-        out << ", optimizer: " << topo::name_of(m.optimizer);
+        out << ", optimizer: " << topo::to_string(m.optimizer);
         [[fallthrough]];
       case MeasurementKind::gather_forward:
       case MeasurementKind::uvm_gather:
@@ -131,7 +119,7 @@ std::string raw_measurements_to_yaml(const RawMeasurements& raw) {
             << ", distribution: " << m.distribution;
         break;
       case MeasurementKind::copy:
-        out << ", copy: " << topo::name_of(m.copy) << ", bytes: " << yaml_quoted(format_number(m.bytes.value(), 9) + " B");
+        out << ", copy: " << topo::to_string(m.copy) << ", bytes: " << yaml_quoted(format_number(m.bytes.value(), 9) + " B");
         break;
       case MeasurementKind::launch:
         break;

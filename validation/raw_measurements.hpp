@@ -34,13 +34,19 @@
 namespace dlrmsim::validation {
 
 enum class MeasurementKind { gemm, gather_forward, gather_backward, uvm_gather, copy, launch };
-std::string_view name_of(MeasurementKind kind);
+inline constexpr auto kMeasurementKindNames = enum_names<MeasurementKind>({{MeasurementKind::gemm, "gemm"},
+                                                                           {MeasurementKind::gather_forward, "gather_forward"},
+                                                                           {MeasurementKind::gather_backward, "gather_backward"},
+                                                                           {MeasurementKind::uvm_gather, "uvm_gather"},
+                                                                           {MeasurementKind::copy, "copy"},
+                                                                           {MeasurementKind::launch, "launch"}});
+inline std::string_view to_string(MeasurementKind kind) { return kMeasurementKindNames.name(kind); }
 
 struct Measurement {
   MeasurementKind kind = MeasurementKind::launch;
 
   // gemm
-  topo::GemmDtype dtype = topo::GemmDtype::fp32;
+  topo::Precision dtype = topo::Precision::fp32;
   std::int64_t m = 0, n = 0, k = 0;
 
   // gather_forward, gather_backward, uvm_gather

@@ -33,7 +33,7 @@ DenseLayer declare_dcnv2_cross(const DenseOperatorSite& site) {
 
 DenseOperatorCost dcnv2_cross_gpu_cost(const DenseLayer& l, const GpuCostInput& in) {
   const auto& profile = in.profile;
-  const topo::GemmDtype dt = in.dtype;
+  const topo::Precision dt = in.dtype;
   const std::int64_t b = in.batch;
   const std::int64_t w = l.in;
   const std::int64_t r = in.model.interaction.low_rank;

@@ -33,7 +33,7 @@ DenseLayer declare_linear(const DenseOperatorSite& site) {
 DenseOperatorCost linear_gpu_cost(const DenseLayer& l, const GpuCostInput& in) {
   const auto& profile = in.profile;
   const std::int64_t b = in.batch;
-  const topo::GemmDtype dt = in.dtype;
+  const topo::Precision dt = in.dtype;
   const Seconds launch = in.launch();
   DenseOperatorCost c;
   c.forward = profile.gemm_time(b, l.out, l.in, dt) + launch;

@@ -142,7 +142,7 @@ std::string cpu_profile_name(const CpuMachineInfo& machine) {
 }
 
 std::string model_of(const CpuMeasurement& m) {
-  const std::string kind(name_of(m.kind));
+  const std::string kind(to_string(m.kind));
   switch (m.kind) {
     case CpuMeasurementKind::fp16_convert:
     case CpuMeasurementKind::memcpy: return kind + (m.cached ? ".cached" : ".dram") + (m.threads == 1 ? ".per_core" : ".all_cores");
@@ -187,7 +187,7 @@ CpuCalibrationResult fit_cpu_profile(const CpuRawMeasurements& raw, const CpuFit
   std::map<std::string, Group> groups;
   for (const CpuMeasurement& m : raw.measurements) {
     if (m.threads != 1 && m.threads != cores) {
-      throw std::invalid_argument(std::string(name_of(m.kind)) + ": a run on " + std::to_string(m.threads) +
+      throw std::invalid_argument(std::string(to_string(m.kind)) + ": a run on " + std::to_string(m.threads) +
                                   " threads; the profile is fitted to runs on 1 thread and on all " +
                                   std::to_string(cores) + " logical CPUs");
     }

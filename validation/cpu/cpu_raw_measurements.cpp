@@ -9,32 +9,11 @@ namespace dlrmsim::validation {
 
 namespace {
 
-constexpr std::array kCpuKinds{CpuMeasurementKind::gemm,         CpuMeasurementKind::gather,
-                               CpuMeasurementKind::update,       CpuMeasurementKind::hash_update,
-                               CpuMeasurementKind::dram_latency, CpuMeasurementKind::fp32_peak,
-                               CpuMeasurementKind::fp16_convert, CpuMeasurementKind::memcpy,
-                               CpuMeasurementKind::call};
-
 std::string with_unit(double value, const char* unit) { return yaml_quoted(format_number(value, 9) + " " + unit); }
 std::string bytes(Bytes b) { return with_unit(b.value(), "B"); }
 std::string us(Seconds s) { return with_unit(s.value() * 1e6, "us"); }
 
 }  // namespace
-
-std::string_view name_of(CpuMeasurementKind kind) {
-  switch (kind) {
-    case CpuMeasurementKind::gemm: return "gemm";
-    case CpuMeasurementKind::gather: return "gather";
-    case CpuMeasurementKind::update: return "update";
-    case CpuMeasurementKind::hash_update: return "hash_update";
-    case CpuMeasurementKind::dram_latency: return "dram_latency";
-    case CpuMeasurementKind::fp32_peak: return "fp32_peak";
-    case CpuMeasurementKind::fp16_convert: return "fp16_convert";
-    case CpuMeasurementKind::memcpy: return "memcpy";
-    case CpuMeasurementKind::call: return "call";
-  }
-  return "?";
-}
 
 Seconds CpuMeasurement::time_per_item() const {
   switch (kind) {
@@ -75,14 +54,7 @@ CpuRawMeasurements parse_cpu_raw_measurements(const ConfigNode& root) {
   const ConfigNode list = root.child("measurements");
   for (const ConfigNode& n : list.elements()) {
     CpuMeasurement m;
-    const std::string kind = n.get_choice("kind", [] {
-      std::vector<std::string> names;
-      for (CpuMeasurementKind k : kCpuKinds) names.emplace_back(name_of(k));
-      return names;
-    }());
-    for (CpuMeasurementKind k : kCpuKinds) {
-      if (name_of(k) == kind) m.kind = k;
-    }
+    m.kind = kCpuMeasurementKindNames.parse(n.get_choice("kind", kCpuMeasurementKindNames.words())).value();
     m.threads = n.get_positive<int>("threads");
     if (m.threads > info.logical_cpus) {
       n.child("threads").fail("more threads than the machine's logical_cpus (" + std::to_string(info.logical_cpus) + ")");
@@ -155,7 +127,7 @@ std::string cpu_raw_measurements_to_yaml(const CpuRawMeasurements& raw) {
       << "  command: " << yaml_quoted(info.command) << "\n"
       << "measurements:\n";
   for (const CpuMeasurement& m : raw.measurements) {
-    out << "  - {kind: " << name_of(m.kind) << ", threads: " << m.threads;
+    out << "  - {kind: " << to_string(m.kind) << ", threads: " << m.threads;
     switch (m.kind) {
       case CpuMeasurementKind::gemm: out << ", m: " << m.m << ", n: " << m.n << ", k: " << m.k; break;
       case CpuMeasurementKind::gather:

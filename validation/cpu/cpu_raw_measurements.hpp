@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "common/config.hpp"
+#include "common/enum_names.hpp"
 #include "common/units.hpp"
 
 namespace dlrmsim::validation {
@@ -54,7 +55,17 @@ enum class CpuMeasurementKind { gemm, gather, update, hash_update, dram_latency,
 /// fp32 FLOP one call of the fp32_peak kernel does per thread: 12 independent accumulators of 16
 /// lanes, each updated by one multiply-add (validation/cpu/cpu_kernels.hpp time_fp32_peak).
 inline constexpr double kFp32PeakFlopsPerCall = 2.0 * 16.0 * 12.0;
-std::string_view name_of(CpuMeasurementKind kind);
+inline constexpr auto kCpuMeasurementKindNames =
+    enum_names<CpuMeasurementKind>({{CpuMeasurementKind::gemm, "gemm"},
+                                    {CpuMeasurementKind::gather, "gather"},
+                                    {CpuMeasurementKind::update, "update"},
+                                    {CpuMeasurementKind::hash_update, "hash_update"},
+                                    {CpuMeasurementKind::dram_latency, "dram_latency"},
+                                    {CpuMeasurementKind::fp32_peak, "fp32_peak"},
+                                    {CpuMeasurementKind::fp16_convert, "fp16_convert"},
+                                    {CpuMeasurementKind::memcpy, "memcpy"},
+                                    {CpuMeasurementKind::call, "call"}});
+inline std::string_view to_string(CpuMeasurementKind kind) { return kCpuMeasurementKindNames.name(kind); }
 
 struct CpuMeasurement {
   CpuMeasurementKind kind = CpuMeasurementKind::call;

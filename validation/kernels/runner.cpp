@@ -249,10 +249,10 @@ void measure(const Sweep& sweep, const cal::TimingOptions& timing, validation::R
     }
   }
   for (std::int64_t s : sweep.square_sizes) shapes.insert({s, s, s});
-  const std::vector<std::pair<cal::GemmType, topo::GemmDtype>> types = {{cal::GemmType::fp32, topo::GemmDtype::fp32},
-                                                                           {cal::GemmType::tf32, topo::GemmDtype::tf32},
-                                                                           {cal::GemmType::bf16, topo::GemmDtype::bf16},
-                                                                           {cal::GemmType::fp16, topo::GemmDtype::fp16}};
+  const std::vector<std::pair<cal::GemmType, topo::Precision>> types = {{cal::GemmType::fp32, topo::Precision::fp32},
+                                                                           {cal::GemmType::tf32, topo::Precision::tf32},
+                                                                           {cal::GemmType::bf16, topo::Precision::bf16},
+                                                                           {cal::GemmType::fp16, topo::Precision::fp16}};
   for (const auto& [type, dtype] : types) {
     for (const auto& [m_, n_, k_] : shapes) {
       const cal::Timing t = cal::time_gemm(type, m_, n_, k_, timing);
