@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "placement/lookup_cost.hpp"
+#include "placement/tier.hpp"
 
 namespace dlrmsim::placement {
 namespace {
@@ -23,15 +24,7 @@ E parse_enum(std::string_view name, const E (&values)[N], std::string_view what)
 
 }  // namespace
 
-std::string_view to_string(Tier t) {
-  switch (t) {
-    case Tier::gpu_hbm: return "gpu_hbm";
-    case Tier::host_dram: return "host_dram";
-    case Tier::uvm: return "uvm";
-    case Tier::remote_ps: return "remote_ps";
-  }
-  return "?";
-}
+std::string_view to_string(Tier t) { return tier_of(t).name(); }
 Tier tier_from_string(std::string_view name) { return parse_enum(name, kAllTiers, "placement tier"); }
 
 std::string_view to_string(Sharding s) {
@@ -258,7 +251,7 @@ void account(const PlacementProblem& problem, const PlacementOptions& options, P
         plan.devices.at(s).weights += shard_weights;
         plan.devices.at(s).optimizer_state += shard_state;
       }
-      if (shard.tier == Tier::uvm && shard.row_count() > 0) {
+      if (tier_of(shard.tier).properties().hbm_cache && shard.row_count() > 0) {
         shard.cache_rows = std::clamp<std::int64_t>(shard.cache_rows, 0, shard.row_count());
         shard.cache_size = table.element_size * (static_cast<double>(shard.cache_rows) * shard.column_count());
         // A row shard of a table with hashed ids sees a uniform sample of the table's rows, so
@@ -357,7 +350,7 @@ void fit_uvm_caches(const PlacementProblem& problem, const PlacementOptions& opt
   if (!any) return;
   for (auto& tp : plan.tables) {
     for (auto& s : tp.shards) {
-      if (s.tier != Tier::uvm) continue;
+      if (!tier_of(s.tier).properties().hbm_cache) continue;
       double f = 1.0;
       for (std::uint32_t o : s.owners) f = std::min(f, scale[o]);
       if (f < 1.0) s.cache_rows = static_cast<std::int64_t>(std::floor(static_cast<double>(s.cache_rows) * f));
