@@ -170,13 +170,17 @@ PlacementOptions PlacementOptions::from_config(const ConfigNode& node) {
   }
   if (auto c = node.optional_child("tiers")) {
     std::vector<std::string> tier_names;
-    for (Tier t : kAllTiers) tier_names.emplace_back(to_string(t));
+    for (const MemoryTier* t : memory_tiers()) tier_names.emplace_back(t->name());
+    std::string expected;  // "a, b or c"
+    for (std::size_t i = 0; i < tier_names.size(); ++i) {
+      expected += (i == 0 ? "" : i + 1 == tier_names.size() ? " or " : ", ") + tier_names[i];
+    }
     for (const auto& e : c->elements()) {
       const auto name = e.as<std::string>();
       if (std::find(tier_names.begin(), tier_names.end(), name) == tier_names.end()) {
         std::string msg = "unknown tier '" + name + "'";
         if (auto guess = did_you_mean(name, tier_names)) msg += "; did you mean '" + *guess + "'?";
-        e.fail(msg + " (expected gpu_hbm, host_dram, uvm or remote_ps)");
+        e.fail(msg + " (expected " + expected + ")");
       }
       o.tiers.push_back(tier_from_string(name));
     }
