@@ -1,6 +1,7 @@
 #include "app/plan_report.hpp"
 #include "common/json.hpp"
 #include "common/text.hpp"
+#include "placement/tier.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -59,7 +60,7 @@ void print_plan(std::ostream& out, const PlacementProblem& problem, const Placem
     Seconds worst{0.0};
     for (const auto& s : tp.shards) worst = std::max(worst, s.estimated_time);
     char hit_text[16] = "-";
-    if (tp.tier == Tier::uvm) std::snprintf(hit_text, sizeof hit_text, "%.3f", hit / static_cast<double>(tp.shards.size()));
+    if (placement::tier_of(tp.tier).properties().hbm_cache) std::snprintf(hit_text, sizeof hit_text, "%.3f", hit / static_cast<double>(tp.shards.size()));
     out << pad(tp.name, name_width) << "  " << pad(std::to_string(t.rows), 16) << pad(std::to_string(t.dim), 5)
         << pad(std::string(to_string(tp.tier)), 10) << pad(std::string(to_string(tp.sharding)), 15)
         << pad(std::to_string(tp.shards.size()), 7) << pad(hit_text, 9) << pad(format_seconds(worst), 11)

@@ -64,38 +64,22 @@ Seconds cpu_dense_optimizer_time(const ModelSpec& model, const topo::CpuSocketSp
   return dense_optimizer_bytes_per_parameter(model) * parameters / cpu.dram_bandwidth;
 }
 
-Seconds gpu_embedding_forward_time(const topo::DeviceProfile& profile, const GatherWork& work) {
-  if (work.lookups <= 0.0) return Seconds(0.0);
-  return profile.embedding_forward_time(work.lookups, work.row_bytes, std::max(work.pooling, 1.0));
-}
-
-Seconds gpu_embedding_backward_time(const topo::DeviceProfile& profile, const GatherWork& work, const Optimizer& optimizer) {
-  if (work.lookups <= 0.0) return Seconds(0.0);
-  const double pooling = std::max(work.pooling, 1.0);
+topo::EmbeddingUpdate embedding_update(const Optimizer& optimizer) {
+  topo::EmbeddingUpdate u;
+  u.state_value = element_size(optimizer.state_dtype);
   switch (optimizer.kind) {
-    case OptimizerKind::sgd:
-      return profile.embedding_backward_time(work.lookups, work.row_bytes, pooling, topo::EmbeddingOptimizer::sgd,
-                                             work.distinct_fraction);
-    case OptimizerKind::rowwise_adagrad:
-      return profile.embedding_backward_time(work.lookups, work.row_bytes, pooling, topo::EmbeddingOptimizer::rowwise_adagrad,
-                                             work.distinct_fraction);
+    case OptimizerKind::sgd: u.measured = topo::EmbeddingOptimizer::sgd; break;
+    case OptimizerKind::rowwise_adagrad: u.measured = topo::EmbeddingOptimizer::rowwise_adagrad; break;
     case OptimizerKind::adagrad:
-    case OptimizerKind::adam: {
-      const Seconds rowwise = profile.embedding_backward_time(work.lookups, work.row_bytes, pooling,
-                                                              topo::EmbeddingOptimizer::rowwise_adagrad, work.distinct_fraction);
-      const Bytes state_elem = element_size(optimizer.state_dtype);
-      const double values_per_element = optimizer.kind == OptimizerKind::adam ? 2.0 : 1.0;
-      const Bytes full_state = state_elem * (values_per_element * static_cast<double>(work.columns));
-      const Bytes rowwise_state = state_elem;
-      return rowwise * ((work.row_bytes + full_state) / (work.row_bytes + rowwise_state));
-    }
+      u.measured = topo::EmbeddingOptimizer::rowwise_adagrad;
+      u.state_values_per_element = 1.0;  // one accumulator per weight element
+      break;
+    case OptimizerKind::adam:
+      u.measured = topo::EmbeddingOptimizer::rowwise_adagrad;
+      u.state_values_per_element = 2.0;  // first and second moments per weight element
+      break;
   }
-  return Seconds(0.0);
-}
-
-Seconds gpu_embedding_separate_optimizer_time(const topo::DeviceProfile& profile, const GatherWork& work) {
-  if (work.lookups <= 0.0) return Seconds(0.0);
-  return memory_time(profile, work.row_bytes * (2.0 * work.lookups));
+  return u;
 }
 
 FlopsPerSecond cpu_peak(const topo::CpuSocketSpec& cpu, Precision compute) {

@@ -17,20 +17,13 @@
 //                            (a fused multi-tensor kernel: one launch).
 //  Each GPU kernel adds the profile's launch overhead.
 //
-//  Embeddings on a GPU (FBGEMM-style table-batched kernel: one launch per pass per GPU):
-//    forward                 DeviceProfile::embedding_forward_time(lookups, row bytes, pooling)
-//    backward + update       DeviceProfile::embedding_backward_time with the profile's measured
-//                            multiple for SGD or row-wise Adagrad, scaled for the distinct rows
-//                            among the lookups (placement::expected_distinct_rows). Full Adagrad and Adam keep a
-//                            per-element state that the update reads and writes with the row;
-//                            their time is the row-wise Adagrad time scaled by
-//                            (row bytes + state bytes per row) / (row bytes + row-wise state
-//                            bytes per row) (assumption: the update is memory bound).
-//    UVM misses              the rows that miss the HBM cache cross PCIe: their real bytes
-//                            (misses x row bytes) read from the host socket's DRAM over the
-//                            PCIe route, a kernel (sim::ActivityGraph::add_kernel) capped at
-//                            the rate of DeviceProfile::uvm_gather_time, so it takes that time
-//                            alone and shares DRAM and PCIe with copies and CPU gathers.
+//  Embeddings on a GPU: the one GPU embedding cost model, topologies/gpu_embedding_cost.hpp
+//  (forward gather, backward + optimiser update with the Adam / full Adagrad scaling, an
+//  unfused optimiser's pass, UVM misses over PCIe), which the placement planner reads too;
+//  models/owner_work.cpp gets it from the shard's memory tier (placement/tier.hpp). The UVM
+//  misses' real bytes cross PCIe from the host socket's DRAM as a kernel
+//  (sim::ActivityGraph::add_kernel) capped at the rate of DeviceProfile::uvm_gather_time, so
+//  it takes that time alone and shares DRAM and PCIe with copies and CPU gathers.
 //
 //  Host-device copies: the input batch's real bytes from DRAM over PCIe on the GPU's copy
 //  queue, capped at the profile's measured copy bandwidth (Transfers::host_dma).
@@ -53,6 +46,7 @@
 
 #include "common/units.hpp"
 #include "topologies/device_profile.hpp"
+#include "topologies/gpu_embedding_cost.hpp"
 #include "models/dense_operator.hpp"
 #include "models/model_spec.hpp"
 #include "topologies/devices.hpp"
@@ -75,26 +69,10 @@ Bytes dense_optimizer_bytes_per_parameter(const ModelSpec& model);
 /// The same update on a CPU socket: memory bound over its DRAM bandwidth.
 Seconds cpu_dense_optimizer_time(const ModelSpec& model, const topo::CpuSocketSpec& cpu, double parameters);
 
-/// Embedding work of one GPU in one pass: rows gathered and rows per pooled bag.
-struct GatherWork {
-  double lookups = 0.0;  // rows gathered
-  Bytes row_bytes;       // bytes of one row (shard columns x element size)
-  double pooling = 1.0;  // rows per bag (lookups per sample)
-  int columns = 0;       // elements per row (for per-element optimiser state)
-  double distinct_fraction = 1.0;  // distinct rows / lookups (the backward updates each row once)
-};
-
-/// Forward gather time of rows in HBM (no launch overhead: one launch per pass is added by
-/// the caller for the table-batched kernel).
-Seconds gpu_embedding_forward_time(const topo::DeviceProfile& profile, const GatherWork& work);
-/// Backward + optimiser update of rows in HBM (no launch overhead).
-Seconds gpu_embedding_backward_time(const topo::DeviceProfile& profile, const GatherWork& work, const Optimizer& optimizer);
-/// Extra time of an embedding optimiser that is not fused into the backward kernel (PyTorch's
-/// nn.EmbeddingBag with a torch.optim optimiser): the backward writes one gradient row per
-/// lookup (a sparse gradient) and the optimiser reads it back, 2 x lookups x row bytes over
-/// achievable HBM bandwidth, on top of the fused update's own traffic (no launch overhead:
-/// the caller adds one optimiser kernel per table).
-Seconds gpu_embedding_separate_optimizer_time(const topo::DeviceProfile& profile, const GatherWork& work);
+/// The embedding optimiser as the one GPU embedding cost model reads it
+/// (topologies/gpu_embedding_cost.hpp): SGD and row-wise Adagrad as measured; full Adagrad
+/// and Adam as row-wise Adagrad scaled for their 1 and 2 state values per element.
+topo::EmbeddingUpdate embedding_update(const Optimizer& optimizer);
 /// Peak FLOP/s of a socket at a compute precision (tf32 falls back to fp32 on CPUs, which have
 /// no tf32 mode); std::invalid_argument when the platform gives no figure.
 FlopsPerSecond cpu_peak(const topo::CpuSocketSpec& cpu, Precision compute);

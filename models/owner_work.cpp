@@ -6,11 +6,11 @@
 #include "models/cost_models.hpp"
 #include "models/step_context.hpp"
 #include "placement/lookup_cost.hpp"
+#include "placement/tier.hpp"
 
 namespace dlrmsim::models {
 
 using placement::DeviceKind;
-using placement::Tier;
 
 OwnerWorkTable compute_owner_work(const StepInputs& in) {
   OwnerWorkTable table_out;
@@ -18,6 +18,8 @@ OwnerWorkTable compute_owner_work(const StepInputs& in) {
   owner_work.assign(in.problem.devices.size(), OwnerWork{});
   for (std::uint32_t i = 0; i < owner_work.size(); ++i) owner_work[i].owner = i;
   const Bytes comm = element_size(in.model.communication_precision);
+  const topo::GpuEmbeddingSoftware software{in.options.software.deduplicated_backward, in.options.software.fused_optimizer,
+                                            embedding_update(in.model.embedding_optimizer)};
   for (const auto& tp : in.plan.tables) {
     const auto& table = in.problem.tables.at(tp.table);
     if (tp.sharding == placement::Sharding::data_parallel) {
@@ -33,50 +35,32 @@ OwnerWorkTable compute_owner_work(const StepInputs& in) {
         const auto& dev = in.problem.devices.at(o);
         const Bytes row = table.element_size * static_cast<double>(w.columns);
         const double lookups = w.lookups;
-        const double pooling = w.samples > 0.0 ? lookups / w.samples : 1.0;
-        const double distinct = lookups > 0.0 && in.options.software.deduplicated_backward
-                                    ? std::clamp(w.distinct_rows / lookups, 1e-12, 1.0)
-                                    : 1.0;
         ow.any = true;
         ow.lookups += lookups;
         if (tp.sharding != placement::Sharding::data_parallel) {
           ow.pooled_out += comm * (w.samples * w.columns);
           ow.ids_in += placement::kIndexBytes * lookups;
         }
-        Optimizer opt = in.model.embedding_optimizer;
         switch (dev.kind) {
           case DeviceKind::gpu: {
             const topo::DeviceId gpu{dev.topology_id};
             const topo::DeviceProfile& prof = in.profiles.get(in.platform.gpu_spec(gpu));
             ++ow.gpu_tables;
-            if (!in.options.software.fused_optimizer) {
-              ow.backward_compute += gpu_embedding_separate_optimizer_time(prof, {lookups, row, pooling, w.columns});
-              ow.hbm_backward += row * (2.0 * lookups);  // the sparse gradient written and read back
-            }
-            // HBM bytes: the forward reads the rows found in HBM and writes the pooled bags; the
-            // backward reads the bags' gradients and reads and writes each updated row and its
-            // optimiser state (cost_models.hpp's update model).
-            const double in_hbm = shard.tier == Tier::uvm ? lookups * shard.expected_hit_rate : lookups;
-            const Bytes bags = comm * (w.samples * w.columns);
-            ow.hbm_forward += row * in_hbm + bags;
-            ow.hbm_backward += bags + (row + table.optimizer_state_per_row) * (2.0 * lookups * distinct);
-            if (shard.tier == Tier::uvm) {
-              const double hits = lookups * shard.expected_hit_rate;
-              const double misses = lookups - hits;
-              ow.forward_compute += gpu_embedding_forward_time(prof, {hits, row, pooling, w.columns});
-              // Updates happen in the HBM cache; evicted rows are written back over PCIe.
-              ow.backward_compute +=
-                  gpu_embedding_backward_time(prof, {lookups, row, pooling, w.columns, distinct}, opt);
-              if (misses > 0.0) {
-                const auto host = in.platform.host_cpu(gpu);
-                if (!host) throw std::invalid_argument("GPU '" + dev.name + "' holds a uvm shard but has no host CPU");
-                ow.uvm_bytes += row * misses;
-                ow.uvm_time += prof.uvm_gather_time(misses, row);
+            // The one GPU embedding cost model, as the shard's tier composes it (the planner's too).
+            const auto c = placement::tier_of(shard.tier).cost({in.problem, dev, table, w, &prof, software});
+            ow.backward_compute += c.separate_optimizer;
+            ow.hbm_backward += c.hbm_separate_optimizer;
+            ow.hbm_forward += c.hbm_forward;
+            ow.hbm_backward += c.hbm_backward;
+            ow.forward_compute += c.forward;
+            // Updates happen in the HBM cache; evicted rows are written back over PCIe.
+            ow.backward_compute += c.backward;
+            if (c.host_rows > 0.0) {
+              if (!in.platform.host_cpu(gpu)) {
+                throw std::invalid_argument("GPU '" + dev.name + "' holds a uvm shard but has no host CPU");
               }
-            } else {
-              ow.forward_compute += gpu_embedding_forward_time(prof, {lookups, row, pooling, w.columns});
-              ow.backward_compute +=
-                  gpu_embedding_backward_time(prof, {lookups, row, pooling, w.columns, distinct}, opt);
+              ow.uvm_bytes += c.host_bytes;
+              ow.uvm_time += c.host_time;
             }
             break;
           }

@@ -2,9 +2,10 @@
 // embedding passes run and its all-to-alls carry, computed once per run from the plan.
 //
 // Each shard's owner adds the shard's work, by the kind of device that owns it:
-//   GPU (gpu_hbm, uvm)   the profile's forward gather and backward + optimiser times
-//                        (models/cost_models.hpp), HBM bytes of both passes, and for uvm the
-//                        cache misses' bytes and zero-copy time over PCIe
+//   GPU (gpu_hbm, uvm)   the shard's tier's ShardCost (placement/tier.hpp): the one GPU
+//                        embedding cost model (topologies/gpu_embedding_cost.hpp) the planner
+//                        reads too: forward gather, backward + optimiser times, HBM bytes of
+//                        both passes, and for uvm the cache misses' bytes and zero-copy time
 //   CPU socket           topologies/cpu_row_cost.hpp's gather and update times (host_dram)
 //   parameter server     the same per socket, ids resolved through its hash map (remote_ps)
 // and its pooled outputs and ids in the communication precision. Replicated (data-parallel)

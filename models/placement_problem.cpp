@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/config.hpp"
+#include "models/cost_models.hpp"
 #include "models/scenario.hpp"
 
 namespace dlrmsim::placement {
@@ -76,14 +77,14 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
       problem.tables.push_back(std::move(d));
     }
   }
+  problem.gpu_embedding.deduplicated_backward = settings.deduplicated_backward;
+  problem.gpu_embedding.fused_optimizer = settings.fused_optimizer;
+  problem.gpu_embedding.update = models::embedding_update(model.embedding_optimizer);
   switch (model.embedding_optimizer.kind) {
-    case models::OptimizerKind::sgd: problem.embedding_optimizer = topo::EmbeddingOptimizer::sgd; break;
-    case models::OptimizerKind::rowwise_adagrad:
-      problem.embedding_optimizer = topo::EmbeddingOptimizer::rowwise_adagrad;
-      break;
+    case models::OptimizerKind::sgd:
+    case models::OptimizerKind::rowwise_adagrad: break;
     case models::OptimizerKind::adagrad:
     case models::OptimizerKind::adam:
-      problem.embedding_optimizer = topo::EmbeddingOptimizer::rowwise_adagrad;
       problem.notes.push_back("embedding optimizer " + std::string(models::to_string(model.embedding_optimizer.kind)) +
                               ": profiles measure sgd and rowwise_adagrad backward only; the rowwise_adagrad "
                               "multiple is used");
@@ -227,6 +228,8 @@ PlacementProblem make_placement_problem(const models::Scenario& scenario, const 
   settings.roles.embedding_worker = scenario.training.embedding_worker_role;
   settings.cpu_access_granule = scenario.training.cpu_access_granule;
   settings.striped_host_updates = scenario.training.software.striped_host_updates;
+  settings.deduplicated_backward = scenario.training.software.deduplicated_backward;
+  settings.fused_optimizer = scenario.training.software.fused_optimizer;
   settings.only_nodes = scenario.job_nodes;
   return make_placement_problem(scenario.model, scenario.platform, &profiles, settings);
 }

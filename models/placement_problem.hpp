@@ -82,6 +82,10 @@ struct ProblemSettings {
   Bytes cpu_access_granule = topo::kCpuCacheLine;
   /// The stack's host updates run under striped locks (software.embeddings.host_update).
   bool striped_host_updates = false;
+  /// The stack's GPU embedding backward deduplicates its rows (software.embeddings.backward)
+  /// and fuses the optimiser into it (software.embeddings.optimizer); SoftwareStack's defaults.
+  bool deduplicated_backward = true;
+  bool fused_optimizer = true;
   /// The parameter servers' pods (training.pods.parameter_server); none: whole nodes.
   std::optional<RolePods> server_pods;
   /// Non-empty: the job runs on these nodes only, and devices of other nodes are left out

@@ -1,34 +1,12 @@
 #include "placement/lookup_cost.hpp"
 
 #include <algorithm>
-#include <limits>
+#include <cmath>
 
 #include "placement/cache_model.hpp"
-#include "topologies/cpu_row_cost.hpp"
+#include "placement/tier.hpp"
 
 namespace dlrmsim::placement {
-namespace {
-
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
-
-double seconds_for(double bytes, BytesPerSecond bandwidth, double efficiency) {
-  if (bytes <= 0.0) return 0.0;
-  const double rate = bandwidth.value() * efficiency;
-  return rate > 0.0 ? bytes / rate : kInfinity;
-}
-
-// Forward gather, then the backward's read-modify-write of the same rows and their optimiser
-// state (what the simulation's CPU owners do, models/owner_work.cpp), `serial_share` of the
-// updates one after another under a lock.
-double cpu_lookup_seconds(const PlacementDevice& d, const TableDemand& table, const LookupWork& w, Bytes row,
-                          double serial_share) {
-  const auto& cpu = d.cpu_rows;
-  return (topo::cpu_gather_time(cpu, w.lookups, row) +
-          topo::cpu_update_time(cpu, w.lookups, row, table.optimizer_state_per_row, serial_share))
-      .value();
-}
-
-}  // namespace
 
 double distinct_fraction_over(const TableDemand& table, double samples) {
   const double table_lookups = samples * table.lookups_per_sample;
@@ -93,62 +71,8 @@ double striped_lock_share(const TableDemand& table, std::int64_t row_begin, std:
 
 Seconds lookup_time(const PlacementProblem& problem, const PlacementDevice& d, Tier tier, const TableDemand& table,
                     const LookupWork& w) {
-  const Bytes row{table.element_size.value() * w.columns};
-  const double row_bytes = std::max(row.value(), d.access_granule.value());
-  const double pooled_bytes = w.samples * row.value();
-  const double id_bytes = w.lookups * kIndexBytes.value();
-  // The profile's gather efficiency is defined for bags of at least one row.
-  const double pooling = std::max(table.lookups_per_sample, 1.0);
   const topo::DeviceProfile* profile = d.kind == DeviceKind::gpu ? d.profile.get() : nullptr;
-  const double backward_multiple =
-      profile ? profile->embedding_backward.multiple(problem.embedding_optimizer) : d.backward_factor;
-  // The GPU backward (sort, segment-reduce, update) touches each distinct row once.
-  const double distinct_fraction = w.lookups > 0.0 ? std::clamp(w.distinct_rows / w.lookups, 1e-12, 1.0) : 1.0;
-  auto hbm_backward = [&](double lookups) {
-    if (lookups <= 0.0) return 0.0;
-    if (profile) {
-      return profile->embedding_backward_time(lookups, row, pooling, problem.embedding_optimizer, distinct_fraction)
-          .value();
-    }
-    return backward_multiple * seconds_for(lookups * row_bytes, d.memory_bandwidth, d.gather_efficiency);
-  };
-  auto hbm_forward = [&](double lookups) {
-    if (lookups <= 0.0) return 0.0;
-    if (profile) return profile->embedding_forward_time(lookups, row, pooling).value();
-    return seconds_for(lookups * row_bytes, d.memory_bandwidth, d.gather_efficiency);
-  };
-  // A GPU owner's cross-node exchange goes through its NIC, one direction at a time (ids in,
-  // outputs out, gradients in): an owner of many narrow tables computes little but loads its
-  // NIC most.
-  const double network = d.kind == DeviceKind::gpu && w.network_bytes.value() > 0.0 && d.network_bandwidth.value() > 0.0
-                             ? (w.network_bytes / d.network_bandwidth).value()
-                             : 0.0;
-  double t = 0.0;
-  switch (tier) {
-    case Tier::gpu_hbm:
-      t = hbm_forward(w.lookups) + hbm_backward(w.lookups) + network;
-      break;
-    case Tier::uvm: {
-      const double hits = w.lookups * w.hit_rate;
-      const double misses = w.lookups - hits;
-      double miss_time = 0.0;
-      if (misses > 0.0) {
-        miss_time = profile ? profile->uvm_gather_time(misses, row).value()
-                            : seconds_for(misses * row_bytes, d.host_link_bandwidth, d.zero_copy_efficiency);
-      }
-      t = hbm_forward(hits) + hbm_backward(hits) + (1.0 + backward_multiple) * miss_time + network;
-      break;
-    }
-    case Tier::host_dram:
-      t = cpu_lookup_seconds(d, table, w, row, w.serial_update_share) +
-          seconds_for(2.0 * pooled_bytes + id_bytes, d.host_link_bandwidth, 1.0);
-      break;
-    case Tier::remote_ps:
-      // A parameter server runs its own software, not the trainers' framework: no striping.
-      t = cpu_lookup_seconds(d, table, w, row, 0.0) + seconds_for(2.0 * pooled_bytes + id_bytes, d.network_bandwidth, 1.0);
-      break;
-  }
-  return Seconds(t);
+  return tier_of(tier).cost({problem, d, table, w, profile, problem.gpu_embedding}).estimate();
 }
 
 }  // namespace dlrmsim::placement

@@ -9,11 +9,19 @@
 // ../shared/DESIGN.md ("Cost models and calibration"):
 //   rows looked up   L = lookups per step that reach this shard
 //   bytes per row    b = max(shard columns x element size, access granule)
-//   gpu_hbm:    with a profile: its embedding forward time and measured backward multiple
-//               (topologies/device_profile.hpp); without: t = L b / (HBM bandwidth x gather eff)
-//   uvm:        the h L cache hits as gpu_hbm, the (1 - h) L misses as zero-copy gathers over
-//               PCIe (profile's uvm_gather_time, or L b / (PCIe bw x zero-copy eff)); h is the
-//               hit rate of the shard's HBM cache (cache_model.hpp)
+// Each tier's file in placement/tiers/ composes the shard's cost (placement/tier.hpp,
+// ShardCost), and lookup_time is its estimate():
+//   gpu_hbm:    the one GPU embedding cost model (topologies/gpu_embedding_cost.hpp), the
+//               model the simulation runs: forward gather, backward + optimiser update (the
+//               profile's measured multiple, Adam / full Adagrad scaled for their per-element
+//               state, distinct rows when the stack deduplicates, an unfused optimiser's
+//               extra pass); without a profile: t = L b / (HBM bandwidth x gather eff) and
+//               the device's backward factor x that
+//   uvm:        the same with the h L cache hits read from HBM and the (1 - h) L misses read
+//               over PCIe (profile's uvm_gather_time, or L b / (PCIe bw x zero-copy eff)) in
+//               the forward, alongside the kernel, and written back after the update, which
+//               runs over every lookup in the cache: max(forward, misses) + backward + misses;
+//               h is the hit rate of the shard's HBM cache (cache_model.hpp)
 //   host_dram:  t = CPU gather of L rows + CPU update (read-modify-write) of L rows and their
 //                   optimiser state, both topologies/cpu_row_cost.hpp (the simulation's model;
 //                   with striped host updates, the busiest lock's chain when it is longer)
@@ -21,9 +29,7 @@
 //   remote_ps:  the same CPU lookup on the server + (pooled + id bytes) / NIC bandwidth;
 //               the server pools rows before sending (assumption: HPCA 2021's sparse
 //               parameter servers and Persia's embedding workers both return pooled rows).
-// GPU lookup parts count the backward pass and optimiser update as the profile's measured
-// multiple (or the device's backward factor without a profile); transfer parts count pooled
-// gradients going back the same way as the pooled rows.
+// Transfer parts count pooled gradients going back the same way as the pooled rows.
 // Network term of a GPU owner (gpu_hbm, uvm) of a model-parallel shard, on more than one
 // trainer node: + network_bytes / its NIC's bandwidth, network_bytes = off_node_fraction x
 // (2 x pooled bytes on the wire (outputs out, gradients in) + kIndexBytes x L (ids in)). The
@@ -97,7 +103,8 @@ LookupWork shard_work(const PlacementProblem& problem, const TableDemand& table,
                       Sharding sharding);
 
 /// Estimated lookup time per step (forward, backward and optimiser) of `work` on `device`
-/// reading from `tier`. Infinite when the device lacks what the tier needs (e.g. no PCIe
+/// reading from `tier`: tier_of(tier).cost(...).estimate() (placement/tier.hpp), with the
+/// device's profile and the problem's GPU embedding software. Infinite when the device lacks what the tier needs (e.g. no PCIe
 /// figure for uvm, no gather rate and no bandwidth for a CPU).
 Seconds lookup_time(const PlacementProblem& problem, const PlacementDevice& device, Tier tier,
                     const TableDemand& table, const LookupWork& work);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "placement/lookup_cost.hpp"
+#include "placement/tier.hpp"
 
 namespace dlrmsim::placement {
 namespace {
@@ -23,15 +24,7 @@ E parse_enum(std::string_view name, const E (&values)[N], std::string_view what)
 
 }  // namespace
 
-std::string_view to_string(Tier t) {
-  switch (t) {
-    case Tier::gpu_hbm: return "gpu_hbm";
-    case Tier::host_dram: return "host_dram";
-    case Tier::uvm: return "uvm";
-    case Tier::remote_ps: return "remote_ps";
-  }
-  return "?";
-}
+std::string_view to_string(Tier t) { return tier_of(t).name(); }
 Tier tier_from_string(std::string_view name) { return parse_enum(name, kAllTiers, "placement tier"); }
 
 std::string_view to_string(Sharding s) {
@@ -177,13 +170,17 @@ PlacementOptions PlacementOptions::from_config(const ConfigNode& node) {
   }
   if (auto c = node.optional_child("tiers")) {
     std::vector<std::string> tier_names;
-    for (Tier t : kAllTiers) tier_names.emplace_back(to_string(t));
+    for (const MemoryTier* t : memory_tiers()) tier_names.emplace_back(t->name());
+    std::string expected;  // "a, b or c"
+    for (std::size_t i = 0; i < tier_names.size(); ++i) {
+      expected += (i == 0 ? "" : i + 1 == tier_names.size() ? " or " : ", ") + tier_names[i];
+    }
     for (const auto& e : c->elements()) {
       const auto name = e.as<std::string>();
       if (std::find(tier_names.begin(), tier_names.end(), name) == tier_names.end()) {
         std::string msg = "unknown tier '" + name + "'";
         if (auto guess = did_you_mean(name, tier_names)) msg += "; did you mean '" + *guess + "'?";
-        e.fail(msg + " (expected gpu_hbm, host_dram, uvm or remote_ps)");
+        e.fail(msg + " (expected " + expected + ")");
       }
       o.tiers.push_back(tier_from_string(name));
     }
@@ -258,7 +255,7 @@ void account(const PlacementProblem& problem, const PlacementOptions& options, P
         plan.devices.at(s).weights += shard_weights;
         plan.devices.at(s).optimizer_state += shard_state;
       }
-      if (shard.tier == Tier::uvm && shard.row_count() > 0) {
+      if (tier_of(shard.tier).properties().hbm_cache && shard.row_count() > 0) {
         shard.cache_rows = std::clamp<std::int64_t>(shard.cache_rows, 0, shard.row_count());
         shard.cache_size = table.element_size * (static_cast<double>(shard.cache_rows) * shard.column_count());
         // A row shard of a table with hashed ids sees a uniform sample of the table's rows, so
@@ -357,7 +354,7 @@ void fit_uvm_caches(const PlacementProblem& problem, const PlacementOptions& opt
   if (!any) return;
   for (auto& tp : plan.tables) {
     for (auto& s : tp.shards) {
-      if (s.tier != Tier::uvm) continue;
+      if (!tier_of(s.tier).properties().hbm_cache) continue;
       double f = 1.0;
       for (std::uint32_t o : s.owners) f = std::min(f, scale[o]);
       if (f < 1.0) s.cache_rows = static_cast<std::int64_t>(std::floor(static_cast<double>(s.cache_rows) * f));

@@ -2,7 +2,8 @@
 // whether the job fits.
 //
 // API summary
-//  - Tier {gpu_hbm, host_dram, uvm, remote_ps}; Sharding {table_wise, row_wise, column_wise,
+//  - Tier {gpu_hbm, host_dram, uvm, remote_ps}, each implemented by a MemoryTier
+//    (placement/tier.hpp, placement/tiers/*.cpp: properties, capacity, shard cost); Sharding {table_wise, row_wise, column_wise,
 //    table_row_wise, data_parallel}; communication_of(Sharding) lists the collectives
 //    (all-to-all, reduce-scatter, all-gather, all-reduce) a sharding implies, per pass.
 //  - PlacementProblem = tables (TableDemand) + devices (PlacementDevice: GPUs, CPU sockets,
@@ -35,6 +36,7 @@
 #include "common/units.hpp"
 #include "topologies/cpu_row_cost.hpp"
 #include "topologies/device_profile.hpp"
+#include "topologies/gpu_embedding_cost.hpp"
 #include "placement/cache_model.hpp"
 
 namespace dlrmsim::placement {
@@ -174,8 +176,10 @@ struct PlacementProblem {
   Bytes activations_per_gpu{0.0};  // activation memory each GPU trainer needs (dense + pooled)
   Bytes dense_weights_per_gpu{0.0};          // the data-parallel dense replica (fp32 master)
   Bytes dense_optimizer_state_per_gpu{0.0};  // and its optimiser state
-  /// The optimiser whose measured backward multiple the profile's costs use.
-  topo::EmbeddingOptimizer embedding_optimizer = topo::EmbeddingOptimizer::rowwise_adagrad;
+  /// The trainers' GPU embedding kernels (deduplicated backward, fused optimiser) and the
+  /// embedding optimiser, as the one GPU embedding cost model reads them
+  /// (topologies/gpu_embedding_cost.hpp; the simulation passes the same).
+  topo::GpuEmbeddingSoftware gpu_embedding;
   /// Whether the trainers' framework applies the sparse updates of tables in host memory
   /// under striped locks (software.embeddings.host_update: striped_locks; lookup_cost.hpp).
   bool striped_host_updates = false;

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "placement/lookup_cost.hpp"
+#include "placement/tier.hpp"
 
 namespace dlrmsim::placement {
 namespace {
@@ -15,7 +16,7 @@ std::size_t tier_slot(Tier t) { return static_cast<std::size_t>(t); }
 
 // Sharding label of a table split into row ranges over `owners`.
 Sharding row_sharding(const PlacementProblem& problem, Tier tier, const std::vector<std::uint32_t>& owners) {
-  if (tier == Tier::remote_ps || problem.trainer_node_count() <= 1) return Sharding::row_wise;
+  if (tier_of(tier).properties().remote || problem.trainer_node_count() <= 1) return Sharding::row_wise;
   const std::uint32_t node = problem.devices[owners.front()].node;
   const bool one_node = std::all_of(owners.begin(), owners.end(),
                                     [&](std::uint32_t o) { return problem.devices[o].node == node; });
@@ -33,15 +34,14 @@ PlanBuilder::PlanBuilder(const PlacementProblem& problem, const PlacementOptions
   for (std::uint32_t i = 0; i < n; ++i) {
     const PlacementDevice& d = problem.devices[i];
     usable_[i] = d.memory_capacity.value() * (1.0 - options.memory_reserve_fraction);
-    switch (d.kind) {
-      case DeviceKind::gpu:
-        used_[i] = (problem.activations_per_gpu + problem.dense_weights_per_gpu +
-                    problem.dense_optimizer_state_per_gpu).value();
-        owners_[tier_slot(Tier::gpu_hbm)].push_back(i);
-        if (d.host_socket >= 0) owners_[tier_slot(Tier::uvm)].push_back(i);
-        break;
-      case DeviceKind::cpu_socket: owners_[tier_slot(Tier::host_dram)].push_back(i); break;
-      case DeviceKind::parameter_server: owners_[tier_slot(Tier::remote_ps)].push_back(i); break;
+    if (d.kind == DeviceKind::gpu) {
+      used_[i] = (problem.activations_per_gpu + problem.dense_weights_per_gpu + problem.dense_optimizer_state_per_gpu).value();
+    }
+  }
+  owners_.resize(memory_tiers().size());
+  for (const MemoryTier* tier : memory_tiers()) {
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (tier->can_own(problem.devices[i])) owners_[tier_slot(tier->id())].push_back(i);
     }
   }
   tables_.resize(problem.tables.size());
@@ -54,7 +54,8 @@ const std::vector<std::uint32_t>& PlanBuilder::owners_of(Tier tier) const { retu
 
 std::vector<Tier> PlanBuilder::usable_tiers() const {
   std::vector<Tier> out;
-  for (Tier t : kAllTiers) {
+  for (const MemoryTier* tier : memory_tiers()) {
+    const Tier t = tier->id();
     const bool allowed = options_.tiers.empty() ||
                          std::find(options_.tiers.begin(), options_.tiers.end(), t) != options_.tiers.end();
     if (allowed && !owners_of(t).empty()) out.push_back(t);
@@ -98,13 +99,7 @@ double PlanBuilder::distinct_fraction(std::size_t table) const {
 std::vector<std::pair<std::uint32_t, double>> PlanBuilder::memory_needed(std::size_t table, Tier tier,
                                                                           std::uint32_t owner, std::int64_t rows,
                                                                           int columns) const {
-  const TableDemand& t = problem_.tables[table];
-  const double bytes = t.footprint(rows, columns).value();
-  if (tier != Tier::uvm) return {{owner, bytes}};
-  const double cache_rows = std::round(options_.uvm_cache_fraction * static_cast<double>(rows));
-  const double cache = t.element_size.value() * cache_rows * columns;
-  const auto socket = static_cast<std::uint32_t>(problem_.devices[owner].host_socket);
-  return {{owner, cache}, {socket, bytes}};
+  return tier_of(tier).memory_needed(problem_, problem_.tables[table], owner, rows, columns, options_.uvm_cache_fraction);
 }
 
 bool PlanBuilder::fits(std::size_t table, Tier tier, std::uint32_t owner, std::int64_t rows, int columns) const {
@@ -120,7 +115,7 @@ Seconds PlanBuilder::shard_cost(std::size_t table, Tier tier, std::uint32_t owne
   s.owners = {owner};
   s.row_end = rows;
   s.column_end = columns;
-  if (tier == Tier::uvm) s.expected_hit_rate = uvm_hit_rate(table);
+  if (tier_of(tier).properties().hbm_cache) s.expected_hit_rate = uvm_hit_rate(table);
   return lookup_time(problem_, problem_.devices[owner], tier, t, shard_work(problem_, t, s, Sharding::table_wise, distinct_fraction(table)));
 }
 
@@ -149,12 +144,12 @@ void PlanBuilder::add_shard(std::size_t table, Tier tier, Sharding sharding, std
   Shard s;
   s.tier = tier;
   s.owners = {owner};
-  s.storage = {tier == Tier::uvm ? static_cast<std::uint32_t>(problem_.devices[owner].host_socket) : owner};
+  s.storage = {tier_of(tier).storage_of(problem_, owner)};
   s.row_begin = row_begin;
   s.row_end = row_end;
   s.column_begin = column_begin;
   s.column_end = column_end;
-  if (tier == Tier::uvm) {
+  if (tier_of(tier).properties().hbm_cache) {
     s.cache_rows = static_cast<std::int64_t>(std::llround(options_.uvm_cache_fraction * static_cast<double>(row_end - row_begin)));
     s.expected_hit_rate = uvm_hit_rate(table);
   }
@@ -197,7 +192,7 @@ void PlanBuilder::set_table(std::size_t t, const TablePlacement& placement) {
   for (Shard& s : tp.shards) {
     const double bytes = table.footprint(s.row_count(), s.column_count()).value();
     for (std::uint32_t d : s.storage) commit(t, d, bytes, 0.0);
-    if (s.tier == Tier::uvm) {
+    if (tier_of(s.tier).properties().hbm_cache) {
       s.cache_rows = static_cast<std::int64_t>(std::llround(options_.uvm_cache_fraction * static_cast<double>(s.row_count())));
       s.expected_hit_rate = uvm_hit_rate(t);
       const double cache = table.element_size.value() * static_cast<double>(s.cache_rows) * s.column_count();
@@ -226,7 +221,7 @@ std::vector<PlacementItem> PlanBuilder::whole_tables(const std::vector<std::size
 
 std::vector<PlacementItem> PlanBuilder::split_hot_columns(std::vector<PlacementItem> items, Tier tier) const {
   const auto& owners = owners_of(tier);
-  if (owners.size() < 2 || (tier != Tier::gpu_hbm && tier != Tier::uvm)) return items;
+  if (owners.size() < 2 || !tier_of(tier).properties().on_gpu) return items;
   double total = 0.0;
   double max_free = 0.0;
   for (const auto& i : items) total += i.cost.value();

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "placement/placement.hpp"
+#include "placement/tier.hpp"
 
 namespace dlrmsim::placement {
 
@@ -53,13 +54,13 @@ class PlanBuilder {
   [[nodiscard]] const PlacementProblem& problem() const { return problem_; }
   [[nodiscard]] const PlacementOptions& options() const { return options_; }
 
-  /// Devices that can own shards of `tier`: GPUs (gpu_hbm; uvm: those with a host socket),
-  /// CPU sockets (host_dram), parameter servers (remote_ps).
+  /// Devices that can own shards of `tier` (its MemoryTier::can_own): GPUs (gpu_hbm; uvm:
+  /// those with a host socket), CPU sockets (host_dram), parameter servers (remote_ps).
   [[nodiscard]] const std::vector<std::uint32_t>& owners_of(Tier tier) const;
-  /// The tiers the options allow and the platform has, in kAllTiers order.
+  /// The tiers the options allow and the platform has, in memory_tiers() order.
   [[nodiscard]] std::vector<Tier> usable_tiers() const;
   /// usable_tiers() ordered fastest first by the summed estimated cost of every table placed
-  /// whole on the tier's first owner (ties: kAllTiers order).
+  /// whole on the tier's first owner (ties: memory_tiers() order).
   [[nodiscard]] std::vector<Tier> tiers_fastest_first() const;
 
   /// Usable memory left on a device (capacity x (1 - reserve) minus what is committed).
@@ -121,7 +122,7 @@ class PlanBuilder {
 
   const PlacementProblem& problem_;
   const PlacementOptions& options_;
-  std::vector<std::uint32_t> owners_[4];
+  std::vector<std::vector<std::uint32_t>> owners_;  // by Tier: the devices its MemoryTier::can_own
   std::vector<double> usable_;
   std::vector<double> used_;
   std::vector<double> load_;

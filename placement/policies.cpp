@@ -23,15 +23,7 @@ std::vector<std::size_t> all_table_indices(const PlacementProblem& problem) {
   return v;
 }
 
-std::string_view owner_description(Tier tier) {
-  switch (tier) {
-    case Tier::gpu_hbm: return "GPUs";
-    case Tier::uvm: return "GPUs with a host CPU socket";
-    case Tier::host_dram: return "CPU sockets on trainer nodes";
-    case Tier::remote_ps: return "parameter-server nodes (a node group with role parameter_server)";
-  }
-  return "devices";
-}
+std::string_view owner_description(Tier tier) { return tier_of(tier).owners_description(); }
 
 // Every table on one tier, balanced by estimated cost; what does not fit is still placed so
 // that capacity checking reports the overflow.
@@ -103,7 +95,7 @@ std::vector<Tier> checked_tiers(const PlanBuilder& b) {
 double tier_budget(const PlanBuilder& b, Tier tier) {
   std::vector<std::uint32_t> storage;
   for (std::uint32_t o : b.owners_of(tier)) {
-    storage.push_back(tier == Tier::uvm ? static_cast<std::uint32_t>(b.problem().devices[o].host_socket) : o);
+    storage.push_back(tier_of(tier).storage_of(b.problem(), o));
   }
   std::sort(storage.begin(), storage.end());
   storage.erase(std::unique(storage.begin(), storage.end()), storage.end());

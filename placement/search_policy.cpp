@@ -35,7 +35,7 @@ std::vector<Choice> choices_for(const PlanBuilder& b) {
     const auto& owners = b.owners_of(tier);
     for (std::uint32_t o : owners) out.push_back({tier, Sharding::table_wise, o});
     if (owners.size() > 1) out.push_back({tier, Sharding::row_wise, 0});
-    if (tier == Tier::gpu_hbm && owners.size() > 1) out.push_back({tier, Sharding::data_parallel, 0});
+    if (tier_of(tier).properties().replicable && owners.size() > 1) out.push_back({tier, Sharding::data_parallel, 0});
   }
   return out;
 }
@@ -58,7 +58,7 @@ std::vector<Choice> local_moves(const PlanBuilder& b, std::size_t table) {
     }
     if (least) out.push_back({tier, Sharding::table_wise, *least});
     if (owners.size() > 1) out.push_back({tier, Sharding::row_wise, 0});
-    if (tier == Tier::gpu_hbm && owners.size() > 1) out.push_back({tier, Sharding::data_parallel, 0});
+    if (tier_of(tier).properties().replicable && owners.size() > 1) out.push_back({tier, Sharding::data_parallel, 0});
   }
   return out;
 }
@@ -72,7 +72,7 @@ void apply(PlanBuilder& b, std::size_t table, const Choice& c) {
       const auto& owners = b.owners_of(c.tier);
       const auto parts = static_cast<std::int64_t>(owners.size());
       Sharding label = Sharding::row_wise;
-      if (c.tier != Tier::remote_ps && b.problem().trainer_node_count() > 1) {
+      if (!tier_of(c.tier).properties().remote && b.problem().trainer_node_count() > 1) {
         const auto node = b.problem().devices[owners.front()].node;
         bool one_node = true;
         for (auto o : owners) one_node = one_node && b.problem().devices[o].node == node;

@@ -86,22 +86,24 @@ TEST_CASE("CPU dense layers take the CPU profile's efficiency at each GEMM shape
   CHECK(flat[0].forward.value() == dlrmsim::rel(2.0 * 1024 * 32 * 64 / (2e12 * 0.5)));
 }
 
-// Embedding backward: the profile's measured multiples for SGD and row-wise Adagrad; full
-// Adagrad scales the row-wise time by (row + per-element state) / (row + one value):
-// 512-byte rows of 128 fp32 with 128 fp32 accumulators: (512 + 512) / (512 + 4).
+// The model's embedding optimiser as the one GPU embedding cost model reads it
+// (embedding_update, topologies/gpu_embedding_cost.hpp): the profile's measured multiples for
+// SGD and row-wise Adagrad; full Adagrad scales the row-wise time by (row + per-element state)
+// / (row + one value): 512-byte rows of 128 fp32 with 128 fp32 accumulators: (512 + 512) /
+// (512 + 4); Adam's two moments (512 + 1024) / (512 + 4).
 TEST_CASE("embedding backward uses the profile's multiples and scales for per-element state") {
   const auto p = load_device_profile_for("H100-SXM5-80GB", kCalibration);
-  const GatherWork w{1e6, Bytes(512.0), 10.0, 128};
-  const Seconds fwd = gpu_embedding_forward_time(p, w);
+  const topo::GatherWork w{1e6, Bytes(512.0), 10.0, 128};
+  const Seconds fwd = topo::gpu_embedding_forward_time(p, w);
   CHECK(fwd.value() == dlrmsim::rel(p.embedding_forward_time(1e6, Bytes(512.0), 10.0).value()));
   Optimizer rowwise{OptimizerKind::rowwise_adagrad, Precision::fp32};
   Optimizer full{OptimizerKind::adagrad, Precision::fp32};
   Optimizer adam{OptimizerKind::adam, Precision::fp32};
-  const Seconds rw = gpu_embedding_backward_time(p, w, rowwise);
+  const Seconds rw = topo::gpu_embedding_backward_time(p, w, embedding_update(rowwise));
   CHECK(rw.value() == dlrmsim::rel(fwd.value() * p.embedding_backward.rowwise_adagrad_multiple));
-  CHECK(gpu_embedding_backward_time(p, w, full).value() == dlrmsim::rel(rw.value() * 1024.0 / 516.0));
-  CHECK(gpu_embedding_backward_time(p, w, adam).value() == dlrmsim::rel(rw.value() * 1536.0 / 516.0));
-  CHECK(gpu_embedding_forward_time(p, GatherWork{0.0, Bytes(512.0), 1.0, 128}).value() == 0.0);
+  CHECK(topo::gpu_embedding_backward_time(p, w, embedding_update(full)).value() == dlrmsim::rel(rw.value() * 1024.0 / 516.0));
+  CHECK(topo::gpu_embedding_backward_time(p, w, embedding_update(adam)).value() == dlrmsim::rel(rw.value() * 1536.0 / 516.0));
+  CHECK(topo::gpu_embedding_forward_time(p, topo::GatherWork{0.0, Bytes(512.0), 1.0, 128}).value() == 0.0);
 }
 
 // Dense costs: a linear layer is one forward GEMM (b, out, in) and two backward GEMMs, each

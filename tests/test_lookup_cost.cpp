@@ -64,7 +64,7 @@ TEST_CASE("a device profile replaces the plain GPU figures") {
   profile->uvm_gather.row_half = Bytes(0.0);
   PlacementProblem p = one_node(1, 80, 512);
   p.devices[1].profile = profile;
-  p.embedding_optimizer = topo::EmbeddingOptimizer::rowwise_adagrad;
+  p.gpu_embedding.update.measured = topo::EmbeddingOptimizer::rowwise_adagrad;
   const auto t = table("t", 1'000'000, 64, 8);  // 256 B rows, pooling 8
   Shard s = whole(t, Tier::gpu_hbm, 1);
   const auto w = shard_work(p, t, s, Sharding::table_wise);
@@ -78,19 +78,23 @@ TEST_CASE("a device profile replaces the plain GPU figures") {
   const double g = 256.0 / (3.0 * 256.0 + 8.0);
   const double backward_scale = 3.0 * (g + (1.0 - g) * distinct);
   CHECK(lookup_time(p, p.devices[1], Tier::gpu_hbm, t, w).value() == dlrmsim::rel((1.0 + backward_scale) * forward));
-  // uvm with a 25 % hit rate: hits as HBM (backward scaled as above), misses as zero-copy
-  // gathers times (1 + 3).
+  // uvm with a 25 % hit rate, as the simulation runs it (topologies/gpu_embedding_cost.hpp):
+  // the forward gathers the hits from HBM while the misses are read over PCIe (zero-copy
+  // gathers), the update runs over every lookup in the cache (backward scaled as above), then
+  // the misses are written back: max(hits, misses) + backward + misses.
   s.tier = Tier::uvm;
   s.expected_hit_rate = 0.25;
   const auto wu = shard_work(p, t, s, Sharding::table_wise);
   const double hits = profile->embedding_forward_time(0.25 * wu.lookups, Bytes(256.0), 8.0).value();
   const double misses = 0.75 * wu.lookups * 256.0 / (25e9 * 0.7);
+  REQUIRE(misses > hits);
   CHECK(lookup_time(p, p.devices[1], Tier::uvm, t, wu).value() ==
-        dlrmsim::rel((1.0 + backward_scale) * hits + 4.0 * misses));
+        dlrmsim::rel(misses + backward_scale * forward + misses));
 }
 
 // uvm without a profile: hit rate 1 costs exactly gpu_hbm; hit rate 0 reads every row over
-// PCIe at 32 GB/s x 0.5.
+// PCIe at 32 GB/s x 0.5 in the forward and writes it back after the update, which runs in
+// the HBM cache at 1 TB/s x 0.5 (backward factor 1).
 TEST_CASE("uvm lookup time spans HBM and PCIe with the hit rate") {
   PlacementProblem p = one_node(1, 80, 512);
   const auto t = table("t", 1'000'000, 128, 1);
@@ -101,7 +105,7 @@ TEST_CASE("uvm lookup time spans HBM and PCIe with the hit rate") {
   CHECK(all_hits.value() == dlrmsim::rel(hbm.value()));
   s.expected_hit_rate = 0.0;
   const auto no_hits = lookup_time(p, p.devices[1], Tier::uvm, t, shard_work(p, t, s, Sharding::table_wise));
-  CHECK(no_hits.value() == dlrmsim::rel(2.0 * 65'536.0 * 512.0 / 16e9));
+  CHECK(no_hits.value() == dlrmsim::rel(2.0 * 65'536.0 * 512.0 / 16e9 + 65'536.0 * 512.0 / 0.5e12));
 }
 
 // host_dram: the CPU model of topologies/cpu_row_cost.hpp, as the simulation runs it. 65,536

@@ -1,5 +1,5 @@
 // dlrmsim list [--paths | --keys [KIND] [--markdown]]: the registered implementations (engine
-// backends, training modes, placement policies), with --paths the data search path
+// backends, training modes, placement policies, memory tiers), with --paths the data search path
 // (common/data_paths.hpp) and what each of its directories holds, with --keys every
 // configuration key of one kind or all (tools/parameter_registry.hpp).
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include "common/files.hpp"
 #include "models/training_mode.hpp"
 #include "placement/placement.hpp"
+#include "placement/tier.hpp"
 #include "sim/backend.hpp"
 #include "tools/commands.hpp"
 #include "tools/parameter_registry.hpp"
@@ -100,6 +101,10 @@ int cmd_list(const std::vector<std::string>& args) {
   for (const auto& m : models::training_modes()) std::cout << "  " << m.name << ": " << m.description << "\n";
   std::cout << "\nplacement policies (placement.policy):\n";
   for (const auto& p : placement::placement_policies()) std::cout << "  " << p.name << ": " << p.description << "\n";
+  std::cout << "\nmemory tiers (placement.tiers):\n";
+  for (const placement::MemoryTier* t : placement::memory_tiers()) {
+    std::cout << "  " << t->name() << ": " << t->description() << " (owners: " << t->owners_description() << ")\n";
+  }
   return kExitOk;
 }
 

@@ -52,6 +52,7 @@
 // embedding workers), so no network traffic is modelled for them. CPU work of the
 // forward and backward pipelines on one socket does not contend (an optimistic assumption:
 // DRAM bandwidth sharing between them is not modelled).
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <utility>
@@ -60,6 +61,7 @@
 #include "models/step_builder.hpp"
 #include "models/training_mode.hpp"
 #include "placement/lookup_cost.hpp"
+#include "placement/tier.hpp"
 
 namespace dlrmsim::models {
 
@@ -125,8 +127,10 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
     throw std::invalid_argument(inputs.options.mode + " needs the tables on parameter servers (placement tier remote_ps) "
                                 "and a platform group with role '" + inputs.options.parameter_server_role + "'");
   }
-  if (plan_uses(inputs.plan, placement::Tier::gpu_hbm) || plan_uses(inputs.plan, placement::Tier::uvm) ||
-      plan_uses(inputs.plan, placement::Tier::host_dram)) {
+  const auto on_trainer_nodes = [](const placement::TablePlacement& tp) {
+    return !placement::tier_of(tp.tier).properties().remote;
+  };
+  if (std::any_of(inputs.plan.tables.begin(), inputs.plan.tables.end(), on_trainer_nodes)) {
     throw std::invalid_argument(inputs.options.mode + " keeps every table on the parameter servers; the placement put some "
                                 "elsewhere (use placement tiers: [remote_ps])");
   }
