@@ -3,7 +3,8 @@
 // Every coefficient comes from a GPU's DeviceProfile (configs/calibration/*.yaml, see
 // device_profile.hpp for the fitted forms) or from the platform file (CPU sockets: cores,
 // DRAM bandwidth, per-core gather bandwidth, peak FLOP/s), never from constants here. The
-// formulas, following ../shared/DESIGN.md "Cost models and calibration":
+// formulas (each a small documented formula; one cost model per operator, read by both the
+// placement planner and the simulation):
 //
 //  Dense layers (ModelSpec::dense_layers): each kind is a dense operator (dense_operator.hpp)
 //  whose file documents its formulas; gpu_dense_costs and cpu_dense_costs ask each layer's

@@ -66,17 +66,8 @@ double solve_characteristic_time(Occ occupancy, double cache_rows) {
 
 }  // namespace
 
-std::string_view to_string(CacheModel m) {
-  switch (m) {
-    case CacheModel::lru: return "lru";
-    case CacheModel::static_top_k: return "static_top_k";
-  }
-  return "?";
-}
-
 CacheModel cache_model_from_string(std::string_view name) {
-  if (name == "lru") return CacheModel::lru;
-  if (name == "static_top_k") return CacheModel::static_top_k;
+  if (const auto m = kCacheModelNames.parse(name)) return *m;
   throw std::invalid_argument("unknown cache model '" + std::string(name) + "'; expected lru or static_top_k");
 }
 

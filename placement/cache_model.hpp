@@ -41,11 +41,15 @@
 #include <utility>
 #include <vector>
 
+#include "common/enum_names.hpp"
+
 namespace dlrmsim::placement {
 
 /// How a cache replaces rows (see the header comment).
 enum class CacheModel { lru, static_top_k };
-std::string_view to_string(CacheModel m);
+inline constexpr auto kCacheModelNames =
+    enum_names<CacheModel>({{CacheModel::lru, "lru"}, {CacheModel::static_top_k, "static_top_k"}});
+inline std::string_view to_string(CacheModel m) { return kCacheModelNames.name(m); }
 /// Parses "lru" or "static_top_k"; throws std::invalid_argument otherwise.
 CacheModel cache_model_from_string(std::string_view name);
 

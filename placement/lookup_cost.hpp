@@ -4,9 +4,9 @@
 // (cost_greedy), to rank tiers and to print the plan's estimated load; the training modes
 // simulate the real step. Every coefficient comes from the PlacementDevice, i.e. from the
 // platform file (bandwidths, capacities) and the device profile (gather and zero-copy
-// efficiencies, CPU gather rate, backward factor of a GPU without a profile), following the
-// cost models of
-// ../shared/DESIGN.md ("Cost models and calibration"):
+// efficiencies, CPU gather rate, backward factor of a GPU without a profile), never from
+// constants in code; one cost model per operator, read by both the placement planner and the
+// simulation:
 //   rows looked up   L = lookups per step that reach this shard
 //   bytes per row    b = max(shard columns x element size, access granule)
 // Each tier's file in placement/tiers/ composes the shard's cost (placement/tier.hpp,

@@ -27,52 +27,9 @@ E parse_enum(std::string_view name, const E (&values)[N], std::string_view what)
 std::string_view to_string(Tier t) { return tier_of(t).name(); }
 Tier tier_from_string(std::string_view name) { return parse_enum(name, kAllTiers, "placement tier"); }
 
-std::string_view to_string(Sharding s) {
-  switch (s) {
-    case Sharding::table_wise: return "table_wise";
-    case Sharding::row_wise: return "row_wise";
-    case Sharding::column_wise: return "column_wise";
-    case Sharding::table_row_wise: return "table_row_wise";
-    case Sharding::data_parallel: return "data_parallel";
-  }
-  return "?";
-}
-Sharding sharding_from_string(std::string_view name) { return parse_enum(name, kAllShardings, "sharding"); }
-
-std::string_view to_string(Collective c) {
-  switch (c) {
-    case Collective::all_to_all: return "all_to_all";
-    case Collective::reduce_scatter: return "reduce_scatter";
-    case Collective::all_gather: return "all_gather";
-    case Collective::all_reduce: return "all_reduce";
-  }
-  return "?";
-}
-std::string_view to_string(Pass p) { return p == Pass::forward ? "forward" : "backward"; }
-std::string_view to_string(CommScope s) {
-  switch (s) {
-    case CommScope::all_trainers: return "all_trainers";
-    case CommScope::within_node: return "within_node";
-    case CommScope::across_nodes: return "across_nodes";
-  }
-  return "?";
-}
-std::string_view to_string(Payload p) {
-  switch (p) {
-    case Payload::sparse_ids: return "sparse_ids";
-    case Payload::pooled_embeddings: return "pooled_embeddings";
-    case Payload::pooled_gradients: return "pooled_gradients";
-    case Payload::weight_gradients: return "weight_gradients";
-  }
-  return "?";
-}
-std::string_view to_string(DeviceKind k) {
-  switch (k) {
-    case DeviceKind::gpu: return "gpu";
-    case DeviceKind::cpu_socket: return "cpu_socket";
-    case DeviceKind::parameter_server: return "parameter_server";
-  }
-  return "?";
+Sharding sharding_from_string(std::string_view name) {
+  if (const auto s = kShardingNames.parse(name)) return *s;
+  throw std::invalid_argument("unknown sharding '" + std::string(name) + "'; expected one of " + kShardingNames.choices(", "));
 }
 
 std::span<const CommunicationStep> communication_of(Sharding s) {

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "common/config.hpp"
+#include "common/enum_names.hpp"
 #include "common/parameters.hpp"
 #include "common/units.hpp"
 #include "topologies/cpu_row_cost.hpp"
@@ -66,16 +67,29 @@ enum class Sharding {
 };
 inline constexpr Sharding kAllShardings[] = {Sharding::table_wise, Sharding::row_wise, Sharding::column_wise,
                                              Sharding::table_row_wise, Sharding::data_parallel};
-std::string_view to_string(Sharding s);
+inline constexpr auto kShardingNames = enum_names<Sharding>({{Sharding::table_wise, "table_wise"},
+                                                             {Sharding::row_wise, "row_wise"},
+                                                             {Sharding::column_wise, "column_wise"},
+                                                             {Sharding::table_row_wise, "table_row_wise"},
+                                                             {Sharding::data_parallel, "data_parallel"}});
+inline std::string_view to_string(Sharding s) { return kShardingNames.name(s); }
+/// Throws std::invalid_argument naming the valid shardings.
 Sharding sharding_from_string(std::string_view name);
 
 enum class Collective { all_to_all, reduce_scatter, all_gather, all_reduce };
-std::string_view to_string(Collective c);
+inline constexpr auto kCollectiveNames = enum_names<Collective>({{Collective::all_to_all, "all_to_all"},
+                                                                 {Collective::reduce_scatter, "reduce_scatter"},
+                                                                 {Collective::all_gather, "all_gather"},
+                                                                 {Collective::all_reduce, "all_reduce"}});
+inline std::string_view to_string(Collective c) { return kCollectiveNames.name(c); }
 enum class Pass { forward, backward };
-std::string_view to_string(Pass p);
+inline constexpr auto kPassNames = enum_names<Pass>({{Pass::forward, "forward"}, {Pass::backward, "backward"}});
+inline std::string_view to_string(Pass p) { return kPassNames.name(p); }
 /// Which trainers take part in a collective.
 enum class CommScope { all_trainers, within_node, across_nodes };
-std::string_view to_string(CommScope s);
+inline constexpr auto kCommScopeNames = enum_names<CommScope>(
+    {{CommScope::all_trainers, "all_trainers"}, {CommScope::within_node, "within_node"}, {CommScope::across_nodes, "across_nodes"}});
+inline std::string_view to_string(CommScope s) { return kCommScopeNames.name(s); }
 /// What a collective carries.
 enum class Payload {
   sparse_ids,          // lookup indices sent to the shard owners (input distribution)
@@ -83,7 +97,11 @@ enum class Payload {
   pooled_gradients,    // gradients of the pooled embeddings sent back to the shard owners
   weight_gradients,    // gradients of replicated table weights (data parallel)
 };
-std::string_view to_string(Payload p);
+inline constexpr auto kPayloadNames = enum_names<Payload>({{Payload::sparse_ids, "sparse_ids"},
+                                                           {Payload::pooled_embeddings, "pooled_embeddings"},
+                                                           {Payload::pooled_gradients, "pooled_gradients"},
+                                                           {Payload::weight_gradients, "weight_gradients"}});
+inline std::string_view to_string(Payload p) { return kPayloadNames.name(p); }
 
 /// One collective a sharding implies in a training step, in execution order.
 struct CommunicationStep {
@@ -124,8 +142,11 @@ struct TableDemand {
   [[nodiscard]] Bytes footprint() const { return footprint(rows, dim); }
 };
 
+/// The kind of owner a shard has (a role in the placement, not topo::DeviceKind's hardware kind).
 enum class DeviceKind { gpu, cpu_socket, parameter_server };
-std::string_view to_string(DeviceKind k);
+inline constexpr auto kOwnerKindNames = enum_names<DeviceKind>(
+    {{DeviceKind::gpu, "gpu"}, {DeviceKind::cpu_socket, "cpu_socket"}, {DeviceKind::parameter_server, "parameter_server"}});
+inline std::string_view to_string(DeviceKind k) { return kOwnerKindNames.name(k); }
 
 /// A device that can own shards: memory capacity and the parameters of its lookup cost.
 /// Every cost parameter comes from the platform file or the device profile; a GPU with a

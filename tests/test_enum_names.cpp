@@ -9,6 +9,8 @@
 #include "common/enum_names.hpp"
 #include "models/goodput.hpp"
 #include "models/model_spec.hpp"
+#include "placement/cache_model.hpp"
+#include "placement/placement.hpp"
 #include "topologies/device_profile.hpp"
 #include "topologies/devices.hpp"
 #include "topologies/fabric.hpp"
@@ -53,6 +55,13 @@ TEST_CASE("every enum's name table names each enumerator once, in order, and rea
   check_table(models::kFailureComponentNames, "FailureComponent");
   check_table(validation::kMeasurementKindNames, "MeasurementKind");
   check_table(validation::kCpuMeasurementKindNames, "CpuMeasurementKind");
+  check_table(placement::kShardingNames, "Sharding");
+  check_table(placement::kCollectiveNames, "Collective");
+  check_table(placement::kPassNames, "Pass");
+  check_table(placement::kCommScopeNames, "CommScope");
+  check_table(placement::kPayloadNames, "Payload");
+  check_table(placement::kOwnerKindNames, "placement::DeviceKind");
+  check_table(placement::kCacheModelNames, "CacheModel");
 }
 
 // System: the Precision table. Expected: the words the platform files, models and profiles

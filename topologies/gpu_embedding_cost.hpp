@@ -6,8 +6,8 @@
 // formulas the simulation runs.
 //
 // Every coefficient comes from the GPU's DeviceProfile (configs/calibration/*.yaml; the
-// fitted forms are in device_profile.hpp), following ../shared/DESIGN.md ("Cost models and
-// calibration"):
+// fitted forms are in device_profile.hpp), never a constant in code; one cost model per
+// operator, read by both the placement planner and the simulation:
 //   forward              DeviceProfile::embedding_forward_time(rows read from HBM, row bytes,
 //                        max(pooling, 1)) (FBGEMM-style table-batched kernel, no launch)
 //   backward + update    DeviceProfile::embedding_backward_time over every lookup (updates of
