@@ -1,12 +1,14 @@
-// The scenario keys read by models/scenario.cpp and the option readers it calls
-// (TrainingOptions, GoodputOptions, StragglerOptions, CostOptions). Defaults are those of the
-// Scenario and option structs' member initialisers.
+// The scenario keys read by models/scenario.cpp and the option readers it calls, in the order
+// `dlrmsim list --keys` shows them: the rows written here by hand (the top level, goodput,
+// jobs, stragglers) and those of the typed parameters declared by the readers of `training`,
+// `cost` and `run` (common/param.hpp). Defaults are those of the Scenario and option structs'
+// member initialisers.
 #include "models/scenario_parameters.hpp"
 
 namespace dlrmsim::models {
 namespace {
 
-constexpr Parameter kScenarioParameters[] = {
+constexpr Parameter kTopLevel[] = {
     {"name", "", "required", "text", "Name of the scenario, shown in reports."},
     {"description", "", "\"\"", "text", "Free text."},
     {"set", "", "none", "a list of \"key.path=value\"", "Overrides applied before the command line's --set."},
@@ -15,40 +17,9 @@ constexpr Parameter kScenarioParameters[] = {
     {"model", "", "required", "a model file path or a mapping", "The model (model keys)."},
     {"software", "", "the built-in stack (torchrec-fbgemm)", "a software file path or a mapping",
      "The training software (software keys)."},
-    // training (TrainingOptions::from_config, models/training_options.cpp)
-    {"training", "", "required", "a mapping", "How the model is trained."},
-    {"training.mode", "", "required", "a training mode of `dlrmsim list`", "The training mode."},
-    {"training.nodes", "", "auto", "auto | representative | all",
-     "Every node simulated, or one trainer node standing for all (symmetric clusters); auto: every node up to 64 trainer nodes."},
-    {"training.communication", "", "aggregated", "aggregated | per_pair",
-     "One flow per destination node, or one per pair of endpoints."},
-    {"training.embedding_overlap", "", "serial", "serial | concurrent",
-     "Embedding kernels on the GPU's one compute stream (pessimistic), or on a stream of their own (optimistic)."},
-    {"training.staleness", "steps", "1 (Persia's bounded staleness, smallest bound)", ">= 0",
-     "persia_hybrid: steps the embedding pipeline may run ahead of the applied updates."},
-    {"training.averaging_period", "steps", "required by persia_async", "> 0",
-     "persia_async: steps between two averages of the dense parameters (refused under other modes)."},
-    {"training.cpu", "", "none", "{dense_efficiency, access_granule}", "CPU settings: dense layers on CPU trainers, row reads from DRAM."},
-    {"training.cpu.dense_efficiency", "fraction of peak", "the sockets' CPU profile; else required by CPU trainers", "(0, 1]",
-     "Dense layers on CPUs: one fraction of peak FLOP/s, replacing the efficiencies of the platform's CPU profile."},
-    {"training.cpu.access_granule", "bytes", "64 B (x86 cache line)", "> 0", "Granule of CPU row reads."},
-    {"training.pods", "", "none (whole nodes)", "{parameter_server, embedding_worker}",
-     "Pods a role runs, as a Kubernetes deployment gives them: CPU rates scale with the share of the node they use."},
-    {"training.pods.parameter_server", "", "none", "{count, cpus, memory}", "The parameter servers' pods."},
-    {"training.pods.parameter_server.count", "count", "required", "> 0, a multiple of the role's nodes",
-     "Pods, spread evenly over the role's nodes."},
-    {"training.pods.parameter_server.cpus", "count", "required", "> 0", "Logical CPUs of one pod."},
-    {"training.pods.parameter_server.memory", "bytes", "0 (no limit of its own)", ">= 0",
-     "Memory of one pod: the tables a node may hold."},
-    {"training.pods.embedding_worker", "", "none", "{count, cpus}", "The embedding workers' pods."},
-    {"training.pods.embedding_worker.count", "count", "required", "> 0, a multiple of the role's nodes",
-     "Pods, spread evenly over the role's nodes."},
-    {"training.pods.embedding_worker.cpus", "count", "required", "> 0", "Logical CPUs of one pod."},
-    {"training.roles", "", "groups named by their role", "{trainer, parameter_server, embedding_worker}",
-     "Names of the platform groups playing each role."},
-    {"training.roles.trainer", "", "trainer", "a group role or name", "Trainers' group."},
-    {"training.roles.parameter_server", "", "parameter_server", "a group role or name", "Parameter servers' group."},
-    {"training.roles.embedding_worker", "", "embedding_worker", "a group role or name", "Embedding workers' group."},
+};
+
+constexpr Parameter kSections[] = {
     // goodput (GoodputOptions::from_config, models/goodput.cpp)
     {"goodput", "", "none (no goodput report)", "a mapping; the platform needs storage",
      "Failures, checkpoints and goodput over a training run (models/goodput.hpp)."},
@@ -92,24 +63,20 @@ constexpr Parameter kScenarioParameters[] = {
     {"stragglers.random.sigma", "", "required (lognormal)", "[0, 2]", "Standard deviation of the log of the slowdown."},
     {"stragglers.random.median", "factor", "1", "> 0, <= 1000", "Median slowdown (lognormal)."},
     {"stragglers.random.seed", "", "1", ">= 0", "Seed of the draws (runs are repeatable)."},
-    // cost (CostOptions::from_config, models/cost.cpp)
-    {"cost", "", "the defaults below", "{pue, energy_price, training_samples}", "Cost of a training run (models/cost.hpp)."},
-    {"cost.pue", "ratio", "1 (IT power only)", "[1, 10]", "Facility power over IT power."},
-    {"cost.energy_price", "money per kWh (\"0.12 USD/kWh\")", "none (required for owned nodes' cost)", "> 0",
-     "Price of energy for owned nodes."},
-    {"cost.training_samples", "samples", "4195197692 (one epoch of Criteo 1TB)", "> 0, <= 1e18",
-     "Samples of one training run."},
-    // run (models/scenario.cpp)
-    {"run", "", "the defaults below", "a mapping", "How the simulation runs."},
-    {"run.warmup_steps", "steps", "2", "[0, 1000]", "Steps simulated before measuring."},
-    {"run.steps", "steps", "3", "[1, 1000]", "Measured steps."},
-    {"run.backend", "", "native", "native | simgrid", "Engine backend."},
-    {"run.calibration", "", "../calibration", "a directory (next to the scenario, then the data search path)",
-     "Where the device profiles are."},
 };
 
 }  // namespace
 
-std::span<const Parameter> scenario_parameters() { return kScenarioParameters; }
+std::span<const Parameter> scenario_parameters() {
+  static const ParameterTable table = [] {
+    std::vector<ParameterRow> rows(std::begin(kTopLevel), std::end(kTopLevel));
+    for (auto& r : training_parameter_rows()) rows.push_back(std::move(r));
+    rows.insert(rows.end(), std::begin(kSections), std::end(kSections));
+    for (auto& r : cost_parameter_rows()) rows.push_back(std::move(r));
+    for (auto& r : run_parameter_rows()) rows.push_back(std::move(r));
+    return ParameterTable(std::move(rows));
+  }();
+  return table.parameters();
+}
 
 }  // namespace dlrmsim::models
