@@ -85,6 +85,33 @@ TEST_CASE("a parameter's row writes its default and range from the typed values"
   CHECK(none.row().default_value == "none (feature off)");
 }
 
+// System: how rows write numbers and text. Expected: doubles in the shortest form that reads
+// back as the same value, exponents as a file writes them ("1e18", not "1e+18" or
+// "4.1952e+09"); text bare when it is one word, in quotes when empty or holding a space (so
+// that "" and a name with a space stay readable in a table cell).
+TEST_CASE("a row writes numbers in their shortest form and text quoted only when needed") {
+  const Param<double> samples{.key_path = "s", .fallback = 4195197692.0,
+                              .range = {.min = Bound<double>{0.0, false}, .max = Bound<double>{1e18}}};
+  CHECK(samples.row().default_value == "4195197692");
+  CHECK(samples.row().range == "> 0, <= 1e18");
+  CHECK(param_text(0.2) == "0.2");
+  CHECK(param_text(std::string("trainer")) == "trainer");
+  CHECK(param_text(std::string("torchrec-fbgemm (modified)")) == "\"torchrec-fbgemm (modified)\"");
+  const Param<std::string> dir{.key_path = "d", .fallback = "../calibration", .range = {.note = "a directory"}};
+  CHECK(dir.row().default_value == "../calibration");
+  CHECK(dir.row().range == "a directory");
+}
+
+// System: a lower bound of 1 on a whole number. Expected: written ">= 1" but refused as
+// ConfigNode::get_positive refuses (the message readers gave for run.steps before), since
+// for whole numbers >= 1 and > 0 are the same range.
+TEST_CASE("a whole number's lower bound of 1 refuses with the positive message") {
+  const Param<int> steps{.key_path = "steps", .fallback = 3, .range = {.min = Bound<int>{1}, .max = Bound<int>{1000}, .interval = true}};
+  CHECK(steps.row().range == "[1, 1000]");
+  CHECK(error_of([&] { (void)steps.read(yaml("steps: -3\n")); }) == "t.yaml:1:8: steps: value -3 must be positive");
+  CHECK(error_of([&] { (void)steps.read(yaml("steps: many\n")); }) == "t.yaml:1:8: steps: expected a whole number, found 'many'");
+}
+
 // System: a Param with an auto word. Expected: nullopt when absent or "auto", the value
 // otherwise (checked against the range); its row writes "auto" as the default and puts it
 // before the range.
