@@ -1,15 +1,19 @@
 // The parameter registry: every configuration key declared once, with its meaning, unit,
 // default and valid range.
 //
-// Each configuration kind (scenario, platform, model, software, sweep) has one constant table
-// of Parameter declarations in the layer that owns its reader (topologies/platform_parameters.cpp,
-// models/model_parameters.cpp, ...); tools/parameter_registry.cpp gathers them for
-// `dlrmsim list --keys` and docs/configuration.md. tests/test_parameters.cpp keeps the
-// tables true both ways: every key a reader asks for while loading the shipped files is
-// declared, and every declared key is asked for while loading them (and a few rare settings
-// the test adds). Readers may take their key, choices and default from
-// the declaration (`declared`, `parameter_key`, `parameter_choices`), so that they are written
-// once: models/software_stack.cpp and topologies/platform_loader.cpp do so for their choices.
+// Each configuration kind (scenario, platform, model, software, sweep) has one table of
+// Parameter declarations in the layer that owns its reader; tools/parameter_registry.cpp
+// gathers them for `dlrmsim list --keys` and docs/configuration.md. Where a reader declares
+// its keys as typed parameters (common/param.hpp: models/software_stack.cpp,
+// placement/placement.cpp, and the scenario's training, cost and run readers), the rows are
+// written from those declarations, default and range from the typed values the reader uses;
+// the other tables (topologies/platform_parameters.cpp, models/model_parameters.cpp, ...) are
+// written by hand. tests/test_parameters.cpp keeps the tables true both ways: every key a
+// reader asks for while loading the shipped files is declared, and every declared key is
+// asked for while loading them (and a few rare settings the test adds). Hand-written tables'
+// readers may take their key, choices and default from the declaration (`declared`,
+// `parameter_key`, `parameter_choices`), so that they are written once:
+// topologies/platform_loader.cpp does so for its choices.
 //
 // Key paths are written as `--set` names them, from the scenario's top level: a platform
 // file's keys start with `platform.`, a model file's with `model.`, a software file's with

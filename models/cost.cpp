@@ -3,25 +3,51 @@
 #include <map>
 #include <set>
 
+#include "common/param.hpp"
+#include "models/scenario_parameters.hpp"
+
 namespace dlrmsim::models {
+
+namespace {
+
+// The `cost:` keys read below (cost_parameter_rows() lists them); defaults are CostOptions'
+// member initialisers.
+const CostOptions kDefaults;
+constexpr std::string_view kPueMessage = "a PUE (facility power / IT power) between 1 and 10 is expected";
+const Param<double> kPue{.key_path = "cost.pue", .unit = "ratio", .fallback = kDefaults.pue, .default_note = "IT power only",
+                         .range = {.min = Bound<double>{1.0, true, kPueMessage}, .max = Bound<double>{10.0, true, kPueMessage},
+                                   .interval = true},
+                         .meaning = "Facility power over IT power."};
+const Parameter kEnergyPrice{"cost.energy_price", "money per kWh (\"0.12 USD/kWh\")", "none (required for owned nodes' cost)",
+                             "> 0", "Price of energy for owned nodes."};
+constexpr std::string_view kSamplesMessage = "a positive number of samples (at most 1e18) is expected";
+const Param<double> kTrainingSamples{
+    .key_path = "cost.training_samples", .unit = "samples", .fallback = kDefaults.training_samples,
+    .default_note = "one epoch of Criteo 1TB",
+    .range = {.min = Bound<double>{0.0, false, kSamplesMessage}, .max = Bound<double>{1e18, true, kSamplesMessage}},
+    .meaning = "Samples of one training run."};
+
+}  // namespace
+
+std::vector<ParameterRow> cost_parameter_rows() {
+  return {
+      Parameter{"cost", "", "the defaults below", "{pue, energy_price, training_samples}",
+                "Cost of a training run (models/cost.hpp)."},
+      kPue.row(),
+      kEnergyPrice,
+      kTrainingSamples.row(),
+  };
+}
 
 CostOptions CostOptions::from_config(const ConfigNode& node) {
   CostOptions o;
-  if (auto p = node.optional_child("pue")) {
-    o.pue = p->as<double>();
-    if (!(o.pue >= 1.0) || o.pue > 10.0) p->fail("a PUE (facility power / IT power) between 1 and 10 is expected");
-  }
-  if (auto e = node.optional_child("energy_price")) {
+  o.pue = kPue.read(node);
+  if (auto e = node.optional_child(param_detail::last_segment(kEnergyPrice.key_path))) {
     const Price p = read_price(*e);
     if (p.unit != PriceUnit::per_kilowatt_hour) e->fail("expected a price per energy, such as '0.12 USD/kWh'");
     o.energy_price = p;
   }
-  if (auto s = node.optional_child("training_samples")) {
-    o.training_samples = s->as<double>();
-    if (!(o.training_samples > 0.0) || o.training_samples > 1e18) {
-      s->fail("a positive number of samples (at most 1e18) is expected");
-    }
-  }
+  o.training_samples = kTrainingSamples.read(node);
   node.finish();
   return o;
 }

@@ -8,6 +8,9 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "common/param.hpp"
+#include "models/scenario_parameters.hpp"
+
 namespace dlrmsim::models {
 namespace {
 
@@ -96,6 +99,47 @@ std::optional<std::array<ComponentFailureRate, kFailureComponents>> failure_rate
   };
 }
 
+namespace {
+
+// The `goodput:` keys read below (goodput_parameter_rows() lists them); defaults are
+// GoodputOptions' member initialisers.
+const GoodputOptions kDefaults;
+constexpr std::string_view kFractionMessage = "expected a fraction in [0, 1] of the embedding bytes that one checkpoint writes";
+const Param<double> kEmbeddingFractionWritten{
+    .key_path = "goodput.checkpoint.embedding_fraction_written", .unit = "fraction",
+    .fallback = kDefaults.embedding_fraction_written,
+    .range = {.min = Bound<double>{0.0, true, kFractionMessage}, .max = Bound<double>{1.0, true, kFractionMessage},
+              .interval = true},
+    .meaning = "Fraction of the embedding bytes one checkpoint writes."};
+const Param<Seconds> kRestart{.key_path = "goodput.restart", .unit = "s (\"10 min\")",
+                              .range = {.min = Bound<Seconds>{Seconds{0.0}}},
+                              .meaning = "Time to restart after a failure, besides reading the checkpoint."};
+
+}  // namespace
+
+std::vector<ParameterRow> goodput_parameter_rows() {
+  return {
+      Parameter{"goodput", "", "none (no goodput report)", "a mapping; the platform needs storage",
+                "Failures, checkpoints and goodput over a training run (models/goodput.hpp)."},
+      Parameter{"goodput.samples", "samples", "required", "> 0, finite", "Samples of the whole training run."},
+      Parameter{"goodput.failure_rates", "", "required", "a mapping of component to rate",
+                "Failure rates of one component each; components not given fail never (or as the preset says)."},
+      Parameter{"goodput.failure_rates.preset", "", "none", "llama3_16k_h100", "Published rates to start from."},
+      Parameter{"goodput.failure_rates.gpu", "failures per time (\"1 per 80000 h\")", "0 per h (or the preset's)", ">= 0",
+                "Per GPU."},
+      Parameter{"goodput.failure_rates.host", "failures per time", "0 per h (or the preset's)", ">= 0", "Per node."},
+      Parameter{"goodput.failure_rates.link", "failures per time", "0 per h (or the preset's)", ">= 0", "Per NIC."},
+      Parameter{"goodput.failure_rates.switch", "failures per time", "0 per h (or the preset's)", ">= 0",
+                "Per network switch."},
+      Parameter{"goodput.failure_rates.software", "failures per time", "0 per h (or the preset's)", ">= 0", "Per GPU."},
+      Parameter{"goodput.checkpoint", "", "the defaults below", "{interval, embedding_fraction_written}", "Checkpointing."},
+      Parameter{"goodput.checkpoint.interval", "s (\"30 min\")", "best", "best | > 0",
+                "Time between checkpoints; best: the optimum."},
+      kEmbeddingFractionWritten.row(),
+      kRestart.row(),
+  };
+}
+
 GoodputOptions GoodputOptions::from_config(const ConfigNode& node) {
   if (!node.is_map()) node.fail("expected a mapping with samples, failure_rates, checkpoint and restart");
   GoodputOptions o;
@@ -135,15 +179,10 @@ GoodputOptions GoodputOptions::from_config(const ConfigNode& node) {
         o.checkpoint_interval = t;
       }
     }
-    if (auto f = cp->optional_child("embedding_fraction_written")) {
-      o.embedding_fraction_written = f->as<double>();
-      if (!(o.embedding_fraction_written >= 0.0 && o.embedding_fraction_written <= 1.0)) {
-        f->fail("expected a fraction in [0, 1] of the embedding bytes that one checkpoint writes");
-      }
-    }
+    o.embedding_fraction_written = kEmbeddingFractionWritten.read(*cp);
     cp->finish();
   }
-  o.restart = node.get_positive<Seconds>("restart", true);
+  o.restart = kRestart.read(node);
   node.finish();
   return o;
 }

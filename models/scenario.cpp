@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/param.hpp"
+#include "models/scenario_parameters.hpp"
 #include "models/training_mode.hpp"
 #include "topologies/platform_loader.hpp"
 
@@ -15,6 +17,24 @@ namespace dlrmsim::models {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The `run:` keys (run_parameter_rows() lists them); the defaults are Scenario's member
+// initialisers (tests/test_parameters.cpp checks they agree). Steady state is reached within a
+// few steps; thousands only cost time and memory.
+const Param<int> kWarmupSteps{
+    .key_path = "run.warmup_steps", .unit = "steps", .fallback = 2,
+    .range = {.min = Bound<int>{0}, .max = Bound<int>{1000, true, "at most 1000 warm-up steps"}, .interval = true},
+    .meaning = "Steps simulated before measuring."};
+const Param<int> kSteps{
+    .key_path = "run.steps", .unit = "steps", .fallback = 3,
+    .range = {.min = Bound<int>{1}, .max = Bound<int>{1000, true, "at most 1000 measured steps"}, .interval = true},
+    .meaning = "Measured steps."};
+const Choice<std::string> kBackend{.key_path = "run.backend", .words = {{"native", "native"}, {"simgrid", "simgrid"}},
+                                   .fallback = "native", .meaning = "Engine backend."};
+const Param<std::string> kCalibration{
+    .key_path = "run.calibration", .fallback = "../calibration",
+    .range = {.note = "a directory (next to the scenario, then the data search path)"},
+    .meaning = "Where the device profiles are."};
 
 YAML::Node load_yaml_file(const std::string& path, const ConfigNode& referenced_from) {
   std::string text;
@@ -281,15 +301,12 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   }
   if (auto st = scenario.optional_child("stragglers")) s.stragglers = StragglerOptions::from_config(*st, s.platform);
   if (auto c = scenario.optional_child("cost")) s.cost = CostOptions::from_config(*c);
-  std::string calibration = "../calibration";
+  std::string calibration = *kCalibration.fallback;
   if (auto run = scenario.optional_child("run")) {
-    s.warmup_steps = run->get_positive_or<int>("warmup_steps", s.warmup_steps, true);
-    s.steps = run->get_positive_or<int>("steps", s.steps);
-    // Steady state is reached within a few steps; thousands only cost time and memory.
-    if (s.warmup_steps > 1000) run->child("warmup_steps").fail("at most 1000 warm-up steps");
-    if (s.steps > 1000) run->child("steps").fail("at most 1000 measured steps");
-    s.backend = run->get_choice_or("backend", {"native", "simgrid"}, s.backend);
-    calibration = run->get_or<std::string>("calibration", calibration);
+    s.warmup_steps = kWarmupSteps.read(*run);
+    s.steps = kSteps.read(*run);
+    s.backend = kBackend.read(*run);
+    calibration = kCalibration.read(*run);
     run->finish();
   }
   // Next to the scenario's folder, else in the data search path (common/data_paths.hpp).
@@ -299,6 +316,16 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
 }
 
 }  // namespace
+
+std::vector<ParameterRow> run_parameter_rows() {
+  return {
+      Parameter{"run", "", "the defaults below", "a mapping", "How the simulation runs."},
+      kWarmupSteps.row(),
+      kSteps.row(),
+      kBackend.row(),
+      kCalibration.row(),
+  };
+}
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
                        const std::shared_ptr<KeyLog>& log) {

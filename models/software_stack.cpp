@@ -2,75 +2,197 @@
 
 #include <algorithm>
 
+#include "common/param.hpp"
+
 namespace dlrmsim::models {
 namespace {
 
-/// A choice key read as software_parameters() declares it: its key, its choices (the range)
-/// and its default, written once in the table.
-std::string choice(const ConfigNode& node, std::string_view key_path) {
-  const Parameter& p = declared(software_parameters(), key_path);
-  return node.get_choice_or(parameter_key(p), parameter_choices(p), std::string(p.default_value));
-}
+// The software-stack keys (configs/software/*.yaml, or a scenario's inline `software:`), read
+// by from_config below and listed by software_parameters(). Defaults are the built-in stack's
+// (SoftwareStack's member initialisers: torchrec-fbgemm.yaml).
+using Stack = SoftwareStack;
+const Stack kBuiltIn;
 
-/// A precision key whose choices are `model` and precision names: nullopt for `model`.
-std::optional<Precision> precision_or_model(const ConfigNode& node, std::string_view key_path) {
-  const std::string p = choice(node, key_path);
-  if (p == "model") return std::nullopt;
-  return topo::precision_from_string(p).value();  // a declared choice
+// Without a name (an inline stack, or `--set software.x=...` on a scenario that names none),
+// the settings not given are the built-in defaults', so it is the default stack modified.
+const Param<std::string> kName{.key_path = "software.name", .fallback = kBuiltIn.name + " (modified)",
+                               .meaning = "Name of the stack, shown in reports."};
+const Param<std::string> kDescription{.key_path = "software.description", .fallback = "", .meaning = "Free text."};
+const Param<std::string> kSource{.key_path = "software.source", .fallback = "",
+                                 .meaning = "Where the settings come from (code at a commit)."};
+
+const Choice<std::optional<Precision>> kDensePrecision{
+    .key_path = "software.dense.precision",
+    .words = {{"model", std::nullopt}, {"fp32", Precision::fp32}, {"tf32", Precision::tf32},
+              {"bf16", Precision::bf16}, {"fp16", Precision::fp16}},
+    .fallback = kBuiltIn.dense_precision,
+    .meaning = "model: the model's compute precision; fp32, tf32: no autocast; bf16, fp16: GEMMs autocast to that type."};
+
+const Choice<Stack::EmbeddingKernel> kKernel{
+    .key_path = "software.embeddings.kernel",
+    .words = {{"table_batched", Stack::EmbeddingKernel::table_batched}, {"per_table", Stack::EmbeddingKernel::per_table}},
+    .fallback = kBuiltIn.embedding_kernel,
+    .meaning = "One fused kernel per pass per GPU (FBGEMM TBE, HugeCTR), or one per table (nn.EmbeddingBag)."};
+const Choice<bool> kBackward{.key_path = "software.embeddings.backward",
+                             .words = {{"deduplicated", true}, {"per_lookup", false}},
+                             .fallback = kBuiltIn.deduplicated_backward,
+                             .meaning = "Each distinct row updated once (sorted segment reduce), or every lookup's row."};
+const Choice<bool> kOptimizer{
+    .key_path = "software.embeddings.optimizer",
+    .words = {{"fused", true}, {"separate", false}},
+    .fallback = kBuiltIn.fused_optimizer,
+    .meaning = "Optimiser fused into the backward kernel, or a separate kernel per table reading a sparse gradient."};
+const Choice<bool> kHostUpdate{
+    .key_path = "software.embeddings.host_update",
+    .words = {{"lock_free", false}, {"striped_locks", true}},
+    .fallback = kBuiltIn.striped_host_updates,
+    .meaning = "Sparse updates of host-memory tables: all cores at once, or under TensorFlow's 1024 id-range locks."};
+
+const Param<bool> kPeerToPeer{.key_path = "software.collectives.peer_to_peer", .fallback = kBuiltIn.peer_to_peer,
+                              .meaning = "false: NCCL_P2P_DISABLE, GPU-to-GPU traffic staged through host memory."};
+const Param<bool> kNvlinkRelay{
+    .key_path = "software.collectives.nvlink_relay", .fallback = kBuiltIn.nvlink_relay,
+    .meaning = "GPUs without an NVLink of their own relay over NVLink through a third GPU (NCCL >= 2.8.3)."};
+const Param<Bytes> kAllreduceBucket{.key_path = "software.collectives.allreduce_bucket", .unit = "bytes (\"25 MiB\")",
+                                    .fallback = kBuiltIn.allreduce_bucket, .default_note = "PyTorch DDP's bucket_cap_mb",
+                                    .range = {.min = Bound<Bytes>{Bytes{0.0}, false}},
+                                    .meaning = "Dense-gradient bucket size."};
+const Choice<bool> kAllreduceOverlap{
+    .key_path = "software.collectives.allreduce_overlap",
+    .words = {{"backward", true}, {"none", false}},
+    .fallback = kBuiltIn.allreduce_overlaps_backward,
+    .meaning = "backward: a bucket is reduced as soon as its gradients exist; none: after the whole backward."};
+const Param<Seconds> kLaunchDelay{.key_path = "software.collectives.launch_delay", .unit = "s (\"2 ms\")",
+                                  .fallback = kBuiltIn.collective_launch,
+                                  .range = {.min = Bound<Seconds>{Seconds{0.0}}},
+                                  .meaning = "From a collective's inputs being ready to its start (framework negotiation)."};
+const Param<int> kSms{
+    .key_path = "software.collectives.sms", .unit = "count", .auto_word = "auto",
+    .default_note = "NCCL: 16 with NVLink, 2 without",
+    .range = {.min = Bound<int>{0},
+              .max = Bound<int>{1024, true, "expected at most 1024 SMs (NCCL runs one CTA per channel, 64 channels at most)"}},
+    .meaning = "SMs a GPU's NCCL kernel holds while it runs, taken from concurrent compute kernels."};
+
+/// The wire element types of the embedding workers: `model` is the model's (nullopt).
+std::vector<std::pair<std::string_view, std::optional<Precision>>> wire_precisions() {
+  return {{"model", std::nullopt}, {"fp32", Precision::fp32}, {"bf16", Precision::bf16}, {"fp16", Precision::fp16}};
+}
+const Choice<std::optional<Precision>> kWorkerEmbeddings{
+    .key_path = "software.embedding_workers.embeddings", .words = wire_precisions(),
+    .fallback = kBuiltIn.worker_embeddings,
+    .meaning = "Element type of the pooled embeddings sent to the trainers (model: the model's communication precision)."};
+const Choice<std::optional<Precision>> kWorkerGradients{
+    .key_path = "software.embedding_workers.gradients", .words = wire_precisions(),
+    .fallback = kBuiltIn.worker_gradients,
+    .meaning = "Element type of the pooled-embedding gradients the trainers send back."};
+
+const Choice<bool> kLaunch{.key_path = "software.host.launch",
+                           .words = {{"per_kernel", true}, {"cuda_graph", false}},
+                           .fallback = kBuiltIn.per_kernel_launch,
+                           .meaning = "The host launches each kernel, or one captured CUDA graph per step."};
+const Param<Seconds> kDispatch{.key_path = "software.host.dispatch", .unit = "s (\"5.3 us\")",
+                               .fallback = kBuiltIn.dispatch, .default_note = "PyTorch eager, torchrec-fbgemm.yaml",
+                               .range = {.min = Bound<Seconds>{Seconds{0.0}}},
+                               .meaning = "Framework cost per GPU kernel launched, besides cudaLaunchKernel itself."};
+const Param<int> kFeatureOperators{.key_path = "software.host.feature_operators", .unit = "count",
+                                   .fallback = kBuiltIn.feature_operators, .range = {.min = Bound<int>{0}},
+                                   .meaning = "Host operators per sparse feature per step, each costing `dispatch`."};
+const Choice<Stack::HostSync> kSync{
+    .key_path = "software.host.sync",
+    .words = {{"none", Stack::HostSync::none}, {"per_step", Stack::HostSync::per_step},
+              {"per_feature", Stack::HostSync::per_feature}},
+    .fallback = kBuiltIn.sync,
+    .meaning = "Where the host waits for its GPU."};
+const Param<Seconds> kLoaderPerSample{.key_path = "software.host.loader.per_sample", .unit = "s",
+                                      .fallback = kBuiltIn.loader_per_sample,
+                                      .range = {.min = Bound<Seconds>{Seconds{0.0}}},
+                                      .meaning = "CPU time per sample (decode, batch assembly)."};
+const Param<int> kLoaderWorkers{
+    .key_path = "software.host.loader.workers", .unit = "count", .fallback = kBuiltIn.loader_workers,
+    .range = {.min = Bound<int>{0, false}, .max = Bound<int>{1024, true, "expected at most 1024 loader threads per trainer"}},
+    .meaning = "Loader threads per trainer (one core each at most)."};
+
+/// A section of the stack: a mapping whose keys follow it in the table.
+ParameterRow section(std::string_view key_path, std::string_view range, std::string_view meaning) {
+  return {key_path, "", "the defaults below", std::string(range), meaning};
 }
 
 }  // namespace
 
+std::span<const Parameter> software_parameters() {
+  static const ParameterTable table({
+      kName.row(),
+      kDescription.row(),
+      kSource.row(),
+      section("software.dense", "{precision}", "The dense part's arithmetic."),
+      kDensePrecision.row(),
+      section("software.embeddings", "{kernel, backward, optimizer, host_update}", "The embedding kernels."),
+      kKernel.row(),
+      kBackward.row(),
+      kOptimizer.row(),
+      kHostUpdate.row(),
+      section("software.collectives", "a mapping", "The collective library (NCCL) and how it is used."),
+      kPeerToPeer.row(),
+      kNvlinkRelay.row(),
+      kAllreduceBucket.row(),
+      kAllreduceOverlap.row(),
+      kLaunchDelay.row(),
+      kSms.row(),
+      section("software.embedding_workers", "{embeddings, gradients}",
+              "The Persia modes' CPU embedding workers: what they exchange with the trainers."),
+      kWorkerEmbeddings.row(),
+      kWorkerGradients.row(),
+      section("software.host", "a mapping", "The work of each GPU trainer's host thread."),
+      kLaunch.row(),
+      kDispatch.row(),
+      kFeatureOperators.row(),
+      kSync.row(),
+      section("software.host.loader", "{per_sample, workers}", "Data loading on the trainer node's cores."),
+      kLoaderPerSample.row(),
+      kLoaderWorkers.row(),
+  });
+  return table.parameters();
+}
+
 SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
   if (!node.is_map()) node.fail("expected a software stack: a mapping with name, dense, embeddings, collectives");
   SoftwareStack s;
-  // Without a name (an inline stack, or `--set software.x=...` on a scenario that names none),
-  // the settings not given are the built-in defaults', so it is the default stack modified.
-  s.name = node.get_or<std::string>("name", s.name + " (modified)");
-  s.description = node.get_or<std::string>("description", "");
-  s.source = node.get_or<std::string>("source", "");
+  s.name = kName.read(node);
+  s.description = kDescription.read(node);
+  s.source = kSource.read(node);
   if (auto dense = node.optional_child("dense")) {
-    s.dense_precision = precision_or_model(*dense, "software.dense.precision");
+    s.dense_precision = kDensePrecision.read(*dense);
     dense->finish();
   }
   if (auto emb = node.optional_child("embeddings")) {
-    s.embedding_kernel = choice(*emb, "software.embeddings.kernel") == "per_table"
-                             ? EmbeddingKernel::per_table
-                             : EmbeddingKernel::table_batched;
-    s.deduplicated_backward =
-        choice(*emb, "software.embeddings.backward") == "deduplicated";
-    s.fused_optimizer = choice(*emb, "software.embeddings.optimizer") == "fused";
-    s.striped_host_updates = choice(*emb, "software.embeddings.host_update") == "striped_locks";
+    s.embedding_kernel = kKernel.read(*emb);
+    s.deduplicated_backward = kBackward.read(*emb);
+    s.fused_optimizer = kOptimizer.read(*emb);
+    s.striped_host_updates = kHostUpdate.read(*emb);
     emb->finish();
   }
   if (auto coll = node.optional_child("collectives")) {
-    s.peer_to_peer = coll->get_or<bool>("peer_to_peer", s.peer_to_peer);
-    s.nvlink_relay = coll->get_or<bool>("nvlink_relay", s.nvlink_relay);
-    s.allreduce_bucket = coll->get_positive_or<Bytes>("allreduce_bucket", s.allreduce_bucket);
-    s.allreduce_overlaps_backward =
-        choice(*coll, "software.collectives.allreduce_overlap") == "backward";
-    s.collective_launch = coll->get_positive_or<Seconds>("launch_delay", s.collective_launch, true);
-    if (auto sms = coll->optional_child("sms"); sms && !(sms->is_scalar() && sms->as<std::string>() == "auto")) {
-      s.collective_sms = coll->get_positive<int>("sms", true);
-      if (*s.collective_sms > 1024) sms->fail("expected at most 1024 SMs (NCCL runs one CTA per channel, 64 channels at most)");
-    }
+    s.peer_to_peer = kPeerToPeer.read(*coll);
+    s.nvlink_relay = kNvlinkRelay.read(*coll);
+    s.allreduce_bucket = kAllreduceBucket.read(*coll);
+    s.allreduce_overlaps_backward = kAllreduceOverlap.read(*coll);
+    s.collective_launch = kLaunchDelay.read(*coll);
+    s.collective_sms = kSms.read_optional(*coll);
     coll->finish();
   }
   if (auto ew = node.optional_child("embedding_workers")) {
-    s.worker_embeddings = precision_or_model(*ew, "software.embedding_workers.embeddings");
-    s.worker_gradients = precision_or_model(*ew, "software.embedding_workers.gradients");
+    s.worker_embeddings = kWorkerEmbeddings.read(*ew);
+    s.worker_gradients = kWorkerGradients.read(*ew);
     ew->finish();
   }
   if (auto host = node.optional_child("host")) {
-    s.per_kernel_launch = choice(*host, "software.host.launch") == "per_kernel";
-    s.dispatch = host->get_positive_or<Seconds>("dispatch", s.dispatch, true);
-    s.feature_operators = host->get_positive_or<int>("feature_operators", 0, true);
-    const std::string sync = choice(*host, "software.host.sync");
-    s.sync = sync == "per_step" ? HostSync::per_step : sync == "per_feature" ? HostSync::per_feature : HostSync::none;
+    s.per_kernel_launch = kLaunch.read(*host);
+    s.dispatch = kDispatch.read(*host);
+    s.feature_operators = kFeatureOperators.read(*host);
+    s.sync = kSync.read(*host);
     if (auto loader = host->optional_child("loader")) {
-      s.loader_per_sample = loader->get_positive_or<Seconds>("per_sample", s.loader_per_sample, true);
-      s.loader_workers = loader->get_positive_or<int>("workers", 1);
-      if (s.loader_workers > 1024) loader->child("workers").fail("expected at most 1024 loader threads per trainer");
+      s.loader_per_sample = kLoaderPerSample.read(*loader);
+      s.loader_workers = kLoaderWorkers.read(*loader);
       loader->finish();
     }
     host->finish();

@@ -150,7 +150,7 @@ struct SoftwareStack {
 };
 
 /// The declarations of every software-stack key SoftwareStack::from_config reads
-/// (models/software_parameters.cpp).
+/// (declared as typed parameters in models/software_stack.cpp).
 std::span<const Parameter> software_parameters();
 
 }  // namespace dlrmsim::models

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <numbers>
 
+#include "common/param.hpp"
+#include "models/scenario_parameters.hpp"
+
 namespace dlrmsim::models {
 namespace {
 
@@ -29,6 +32,33 @@ void check_factor(const ConfigNode& node, double f) {
   if (!(f <= kMaxFactor)) node.fail("expected a slowdown factor of at most 1000 (a member 1000x slower has failed)");
 }
 
+// The `stragglers:` keys read below (straggler_parameter_rows() lists them).
+using Random = StragglerOptions::Random;
+constexpr std::string_view kFactorMessage = "expected a slowdown factor of at most 1000 (a member 1000x slower has failed)";
+constexpr Range<double> kFactorRange{.min = Bound<double>{0.0, false}, .max = Bound<double>{kMaxFactor, true, kFactorMessage}};
+const Choice<Random::Per> kPer{.key_path = "stragglers.random.per",
+                               .words = {{"node", Random::Per::node}, {"gpu", Random::Per::gpu}},
+                               .fallback = Random::Per::node,
+                               .meaning = "What is drawn."};
+const Param<double> kProbability{
+    .key_path = "stragglers.random.probability", .unit = "probability", .absent = "required (bernoulli)",
+    .range = {.min = Bound<double>{0.0, true, "expected a probability in [0, 1]"},
+              .max = Bound<double>{1.0, true, "expected a probability in [0, 1]"}, .interval = true},
+    .meaning = "Chance of being slow."};
+const Param<double> kSlowdown{.key_path = "stragglers.random.slowdown", .unit = "factor", .absent = "required (bernoulli)",
+                              .range = kFactorRange, .meaning = "Slowdown when slow."};
+const Param<double> kSigma{
+    .key_path = "stragglers.random.sigma", .absent = "required (lognormal)",
+    .range = {.min = Bound<double>{0.0},
+              .max = Bound<double>{2.0, true, "expected sigma of at most 2 (a factor of e^2 = 7.4 per standard deviation)"},
+              .interval = true},
+    .meaning = "Standard deviation of the log of the slowdown."};
+const Param<double> kMedian{.key_path = "stragglers.random.median", .unit = "factor", .fallback = 1.0,
+                            .range = kFactorRange, .meaning = "Median slowdown (lognormal)."};
+const Param<std::int64_t> kSeed{.key_path = "stragglers.random.seed", .fallback = 1,
+                                .range = {.min = Bound<std::int64_t>{0}},
+                                .meaning = "Seed of the draws (runs are repeatable)."};
+
 std::optional<topo::NodeId> find_node(const topo::Platform& platform, const std::string& name) {
   for (const auto& n : platform.nodes()) {
     if (n.name == name) return n.id;
@@ -37,6 +67,29 @@ std::optional<topo::NodeId> find_node(const topo::Platform& platform, const std:
 }
 
 }  // namespace
+
+std::vector<ParameterRow> straggler_parameter_rows() {
+  return {
+      Parameter{"stragglers", "", "none (no slow members)", "{slowdown, random}", "Slow members (models/stragglers.hpp)."},
+      Parameter{"stragglers.applies_to", "", "[compute, memory]", "a list of compute, memory, links",
+                "What a slow member's factor slows: compute tasks, memory-bound work (lookups, pooling, updates), "
+                "transfers over its links."},
+      Parameter{"stragglers.slowdown", "", "none", "a mapping of node or device names to factors", "Fixed slow members."},
+      Parameter{"stragglers.slowdown.*", "factor", "required", "> 0, <= 1000",
+                "How many times slower the named node or device is."},
+      Parameter{"stragglers.random", "", "none", "a mapping", "Members slowed at random, drawn per step."},
+      kPer.row(),
+      Parameter{"stragglers.random.distribution", "", "required", "bernoulli | uniform | lognormal",
+                "Distribution of the slowdown."},
+      kProbability.row(),
+      kSlowdown.row(),
+      Parameter{"stragglers.random.min", "factor", "required (uniform)", "> 0", "Smallest slowdown."},
+      Parameter{"stragglers.random.max", "factor", "required (uniform)", ">= min, <= 1000", "Largest slowdown."},
+      kSigma.row(),
+      kMedian.row(),
+      kSeed.row(),
+  };
+}
 
 StragglerOptions StragglerOptions::from_config(const ConfigNode& node, const topo::Platform& platform) {
   if (!node.is_map()) node.fail("expected a mapping with slowdown and/or random");
@@ -63,15 +116,12 @@ StragglerOptions StragglerOptions::from_config(const ConfigNode& node, const top
   if (auto rnd = node.optional_child("random")) {
     if (!rnd->is_map()) rnd->fail("expected a mapping such as {per: node, distribution: bernoulli, probability: 0.01, slowdown: 2}");
     Random r;
-    r.per = rnd->get_choice_or("per", {"node", "gpu"}, "node") == "gpu" ? Random::Per::gpu : Random::Per::node;
+    r.per = kPer.read(*rnd);
     const std::string dist = rnd->get_choice("distribution", {"bernoulli", "uniform", "lognormal"});
     if (dist == "bernoulli") {
       r.distribution = Random::Distribution::bernoulli;
-      const auto p = rnd->child("probability");
-      r.probability = p.as<double>();
-      if (!(r.probability >= 0.0 && r.probability <= 1.0)) p.fail("expected a probability in [0, 1]");
-      r.slowdown = rnd->get_positive<double>("slowdown");
-      check_factor(rnd->child("slowdown"), r.slowdown);
+      r.probability = kProbability.read(*rnd);
+      r.slowdown = kSlowdown.read(*rnd);
     } else if (dist == "uniform") {
       r.distribution = Random::Distribution::uniform;
       r.min = rnd->get_positive<double>("min");
@@ -80,15 +130,13 @@ StragglerOptions StragglerOptions::from_config(const ConfigNode& node, const top
       check_factor(rnd->child("max"), r.max);
     } else {
       r.distribution = Random::Distribution::lognormal;
-      r.sigma = rnd->get_positive<double>("sigma", true);
-      r.median = rnd->get_positive_or<double>("median", 1.0);
-      if (r.sigma > 2.0) rnd->child("sigma").fail("expected sigma of at most 2 (a factor of e^2 = 7.4 per standard deviation)");
-      if (r.median > kMaxFactor) check_factor(rnd->child("median"), r.median);
+      r.sigma = kSigma.read(*rnd);
+      r.median = kMedian.read(*rnd);
     }
     for (double v : {r.slowdown, r.min, r.max, r.sigma, r.median}) {
       if (!std::isfinite(v)) rnd->fail("expected finite parameters");
     }
-    r.seed = static_cast<std::uint64_t>(rnd->get_positive_or<std::int64_t>("seed", 1, true));
+    r.seed = static_cast<std::uint64_t>(kSeed.read(*rnd));
     rnd->finish();
     o.random = r;
   }

@@ -1,66 +1,173 @@
 #include "models/training_options.hpp"
 
+#include "common/param.hpp"
+#include "models/scenario_parameters.hpp"
 #include "models/training_mode.hpp"
 
 namespace dlrmsim::models {
 
+namespace {
+
+// The `training:` keys read below (training_parameter_rows() lists them); defaults are
+// TrainingOptions' member initialisers.
+using NodeFidelity = TrainingOptions::NodeFidelity;
+using CommunicationFidelity = TrainingOptions::CommunicationFidelity;
+using EmbeddingOverlap = TrainingOptions::EmbeddingOverlap;
+const TrainingOptions kDefaults;
+
+const Param<std::string> kMode{.key_path = "training.mode", .range = {.note = "a training mode of `dlrmsim list`"},
+                               .meaning = "The training mode."};
+const Choice<NodeFidelity> kNodes{
+    .key_path = "training.nodes",
+    .words = {{"auto", NodeFidelity::automatic}, {"representative", NodeFidelity::representative}, {"all", NodeFidelity::all}},
+    .fallback = kDefaults.nodes,
+    .meaning = "Every node simulated, or one trainer node standing for all (symmetric clusters); auto: every node up to "
+               "64 trainer nodes."};
+const Choice<CommunicationFidelity> kCommunication{
+    .key_path = "training.communication",
+    .words = {{"aggregated", CommunicationFidelity::aggregated}, {"per_pair", CommunicationFidelity::per_pair}},
+    .fallback = kDefaults.communication,
+    .meaning = "One flow per destination node, or one per pair of endpoints."};
+const Choice<EmbeddingOverlap> kEmbeddingOverlap{
+    .key_path = "training.embedding_overlap",
+    .words = {{"serial", EmbeddingOverlap::serial}, {"concurrent", EmbeddingOverlap::concurrent}},
+    .fallback = kDefaults.embedding_overlap,
+    .meaning = "Embedding kernels on the GPU's one compute stream (pessimistic), or on a stream of their own (optimistic)."};
+const Param<int> kStaleness{.key_path = "training.staleness", .unit = "steps", .fallback = kDefaults.staleness,
+                            .default_note = "Persia's bounded staleness, smallest bound", .range = {.min = Bound<int>{0}},
+                            .meaning = "persia_hybrid: steps the embedding pipeline may run ahead of the applied updates."};
+const Param<int> kAveragingPeriod{
+    .key_path = "training.averaging_period", .unit = "steps", .absent = "required by persia_async",
+    .range = {.min = Bound<int>{0, false}},
+    .meaning = "persia_async: steps between two averages of the dense parameters (refused under other modes)."};
+const Param<double> kDenseEfficiency{
+    .key_path = "training.cpu.dense_efficiency", .unit = "fraction of peak",
+    .absent = "the sockets' CPU profile; else required by CPU trainers",
+    .range = {.min = Bound<double>{0.0, false}, .max = Bound<double>{1.0, true, "a fraction of peak must be at most 1"},
+              .interval = true},
+    .meaning = "Dense layers on CPUs: one fraction of peak FLOP/s, replacing the efficiencies of the platform's CPU profile."};
+const Param<Bytes> kAccessGranule{.key_path = "training.cpu.access_granule", .unit = "bytes",
+                                  .fallback = kDefaults.cpu_access_granule, .default_note = "x86 cache line",
+                                  .range = {.min = Bound<Bytes>{Bytes{0.0}, false}}, .meaning = "Granule of CPU row reads."};
+
+// The keys of each role's pods (training.pods.ROLE).
+constexpr std::string_view kPodCount = "Pods, spread evenly over the role's nodes.";
+constexpr std::string_view kPodCpus = "Logical CPUs of one pod.";
+constexpr Range<int> kPodCountRange{.min = Bound<int>{0, false}, .note = ", a multiple of the role's nodes"};
+const Param<int> kServerPodCount{.key_path = "training.pods.parameter_server.count", .unit = "count",
+                                 .range = kPodCountRange, .meaning = kPodCount};
+const Param<int> kServerPodCpus{.key_path = "training.pods.parameter_server.cpus", .unit = "count",
+                                .range = {.min = Bound<int>{0, false}}, .meaning = kPodCpus};
+const Param<Bytes> kServerPodMemory{.key_path = "training.pods.parameter_server.memory", .unit = "bytes",
+                                    .fallback = Bytes(0.0), .default_note = "no limit of its own",
+                                    .range = {.min = Bound<Bytes>{Bytes{0.0}}},
+                                    .meaning = "Memory of one pod: the tables a node may hold."};
+const Param<int> kWorkerPodCount{.key_path = "training.pods.embedding_worker.count", .unit = "count",
+                                 .range = kPodCountRange, .meaning = kPodCount};
+const Param<int> kWorkerPodCpus{.key_path = "training.pods.embedding_worker.cpus", .unit = "count",
+                                .range = {.min = Bound<int>{0, false}}, .meaning = kPodCpus};
+
+/// The keys of one role's pods; `memory` for a role that holds tables, else null.
+struct PodKeys {
+  const Param<int>& count;
+  const Param<int>& cpus;
+  const Param<Bytes>* memory;
+};
+const PodKeys kServerPods{kServerPodCount, kServerPodCpus, &kServerPodMemory};
+const PodKeys kWorkerPods{kWorkerPodCount, kWorkerPodCpus, nullptr};
+
+const Param<std::string> kTrainerRole{.key_path = "training.roles.trainer", .fallback = kDefaults.trainer_role,
+                                      .range = {.note = "a group role or name"}, .meaning = "Trainers' group."};
+const Param<std::string> kServerRole{.key_path = "training.roles.parameter_server",
+                                     .fallback = kDefaults.parameter_server_role,
+                                     .range = {.note = "a group role or name"}, .meaning = "Parameter servers' group."};
+const Param<std::string> kWorkerRole{.key_path = "training.roles.embedding_worker",
+                                     .fallback = kDefaults.embedding_worker_role,
+                                     .range = {.note = "a group role or name"}, .meaning = "Embedding workers' group."};
+
+/// Reads one role's pods.
+placement::RolePods read_pods(const ConfigNode& r, const PodKeys& keys) {
+  if (!r.is_map()) r.fail("expected a mapping: {count: 120, cpus: 80}");
+  placement::RolePods p;
+  p.count = keys.count.read(r);
+  p.count_where = r.child(keys.count.key()).where();
+  p.cpus = keys.cpus.read(r);
+  // Memory limits what a parameter server holds; an embedding worker holds no tables.
+  if (keys.memory) p.memory = keys.memory->read(r);
+  r.finish();
+  return p;
+}
+
+}  // namespace
+
+std::vector<ParameterRow> training_parameter_rows() {
+  return {
+      Parameter{"training", "", "required", "a mapping", "How the model is trained."},
+      kMode.row(),
+      kNodes.row(),
+      kCommunication.row(),
+      kEmbeddingOverlap.row(),
+      kStaleness.row(),
+      kAveragingPeriod.row(),
+      Parameter{"training.cpu", "", "none", "{dense_efficiency, access_granule}",
+                "CPU settings: dense layers on CPU trainers, row reads from DRAM."},
+      kDenseEfficiency.row(),
+      kAccessGranule.row(),
+      Parameter{"training.pods", "", "none (whole nodes)", "{parameter_server, embedding_worker}",
+                "Pods a role runs, as a Kubernetes deployment gives them: CPU rates scale with the share of the node they use."},
+      Parameter{"training.pods.parameter_server", "", "none", "{count, cpus, memory}", "The parameter servers' pods."},
+      kServerPodCount.row(),
+      kServerPodCpus.row(),
+      kServerPodMemory.row(),
+      Parameter{"training.pods.embedding_worker", "", "none", "{count, cpus}", "The embedding workers' pods."},
+      kWorkerPodCount.row(),
+      kWorkerPodCpus.row(),
+      Parameter{"training.roles", "", "groups named by their role", "{trainer, parameter_server, embedding_worker}",
+                "Names of the platform groups playing each role."},
+      kTrainerRole.row(),
+      kServerRole.row(),
+      kWorkerRole.row(),
+  };
+}
+
 TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
   TrainingOptions o;
   if (!node.is_map()) node.fail("expected a mapping with mode: ...");
-  o.mode = node.get<std::string>("mode");
-  const std::string nodes = node.get_choice_or("nodes", {"auto", "representative", "all"}, "auto");
-  o.nodes = nodes == "all" ? NodeFidelity::all : nodes == "representative" ? NodeFidelity::representative : NodeFidelity::automatic;
-  o.communication = node.get_choice_or("communication", {"aggregated", "per_pair"}, "aggregated") == "per_pair"
-                        ? CommunicationFidelity::per_pair
-                        : CommunicationFidelity::aggregated;
-  o.staleness = node.get_positive_or<int>("staleness", o.staleness, true);
-  if (node.has("averaging_period")) {
-    o.averaging_period = node.get_positive<int>("averaging_period");
+  o.mode = kMode.read(node);
+  o.nodes = kNodes.read(node);
+  o.communication = kCommunication.read(node);
+  o.staleness = kStaleness.read(node);
+  o.averaging_period = kAveragingPeriod.read_optional(node);
+  if (o.averaging_period) {
     // Only a mode that averages dense parameters reads it; anywhere else it would be ignored.
     if (const auto* mode = find_training_mode(o.mode); mode && !mode->reads_averaging_period) {
       std::string readers;
       for (const auto& m : training_modes()) {
         if (m.reads_averaging_period) readers += (readers.empty() ? "" : ", ") + std::string(m.name);
       }
-      node.child("averaging_period").fail("applies only to training.mode " + readers + " (this scenario's mode is " + o.mode + ")");
+      node.child(kAveragingPeriod.key()).fail("applies only to training.mode " + readers + " (this scenario's mode is " + o.mode + ")");
     }
   }
-  o.embedding_overlap = node.get_choice_or("embedding_overlap", {"serial", "concurrent"}, "serial") == "concurrent"
-                            ? EmbeddingOverlap::concurrent
-                            : EmbeddingOverlap::serial;
+  o.embedding_overlap = kEmbeddingOverlap.read(node);
   if (auto cpu = node.optional_child("cpu")) {
     if (!cpu->is_map()) cpu->fail("expected a mapping: {dense_efficiency: 0.4}");
     // dense_efficiency matters only where CPU sockets run dense layers (dense_costs asks for
     // it there); access_granule alone is a complete setting for GPU trainers.
-    if (cpu->has("dense_efficiency")) {
-      o.cpu_dense_efficiency = cpu->get_positive<double>("dense_efficiency");
-      if (*o.cpu_dense_efficiency > 1.0) cpu->child("dense_efficiency").fail("a fraction of peak must be at most 1");
-    }
-    o.cpu_access_granule = cpu->get_positive_or<Bytes>("access_granule", o.cpu_access_granule);
+    o.cpu_dense_efficiency = kDenseEfficiency.read_optional(*cpu);
+    o.cpu_access_granule = kAccessGranule.read(*cpu);
     cpu->finish();
   }
   if (auto pods = node.optional_child("pods")) {
     if (!pods->is_map()) pods->fail("expected a mapping: {parameter_server: {count, cpus, memory}, embedding_worker: ...}");
-    // Memory limits what a parameter server holds; an embedding worker holds no tables.
-    auto read = [](const ConfigNode& r, bool holds_tables) {
-      if (!r.is_map()) r.fail("expected a mapping: {count: 120, cpus: 80}");
-      placement::RolePods p;
-      p.count = r.get_positive<int>("count");
-      p.count_where = r.child("count").where();
-      p.cpus = r.get_positive<int>("cpus");
-      if (holds_tables) p.memory = r.get_positive_or<Bytes>("memory", Bytes(0.0), true);
-      r.finish();
-      return p;
-    };
-    if (auto r = pods->optional_child("parameter_server")) o.server_pods = read(*r, true);
-    if (auto r = pods->optional_child("embedding_worker")) o.worker_pods = read(*r, false);
+    if (auto r = pods->optional_child("parameter_server")) o.server_pods = read_pods(*r, kServerPods);
+    if (auto r = pods->optional_child("embedding_worker")) o.worker_pods = read_pods(*r, kWorkerPods);
     pods->finish();
   }
   if (auto roles = node.optional_child("roles")) {
     if (!roles->is_map()) roles->fail("expected a mapping of roles to group roles");
-    o.trainer_role = roles->get_or<std::string>("trainer", o.trainer_role);
-    o.parameter_server_role = roles->get_or<std::string>("parameter_server", o.parameter_server_role);
-    o.embedding_worker_role = roles->get_or<std::string>("embedding_worker", o.embedding_worker_role);
+    o.trainer_role = kTrainerRole.read(*roles);
+    o.parameter_server_role = kServerRole.read(*roles);
+    o.embedding_worker_role = kWorkerRole.read(*roles);
     roles->finish();
   }
   node.finish();

@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "common/param.hpp"
 #include "placement/lookup_cost.hpp"
 #include "placement/tier.hpp"
 
@@ -106,26 +107,88 @@ InfeasiblePlacement::InfeasiblePlacement(const std::string& message, std::string
 
 // ---------------------------------------------------------------------------------------
 
+namespace {
+
+// The scenario's `placement:` keys, read by PlacementOptions::from_config below and listed by
+// placement_parameters(). Defaults are PlacementOptions' member initialisers.
+const PlacementOptions kDefaults;
+
+/// The policy key: one of placement_policies() (built on first use, from another file's table).
+const Choice<std::string>& policy_choice() {
+  static const Choice<std::string> choice = [] {
+    Choice<std::string> c{.key_path = "placement.policy", .words = {}, .fallback = kDefaults.policy,
+                          .meaning = "The placement policy."};
+    for (const auto& p : placement_policies()) c.words.emplace_back(p.name, std::string(p.name));
+    return c;
+  }();
+  return choice;
+}
+
+const Choice<CacheModel> kCacheModel{.key_path = "placement.cache_model",
+                                     .words = {{"lru", CacheModel::lru}, {"static_top_k", CacheModel::static_top_k}},
+                                     .fallback = kDefaults.cache_model,
+                                     .meaning = "How a UVM cache's hit rate is modelled."};
+constexpr std::string_view kRowFraction = "must be a fraction of each table's rows in [0, 1]";
+const Param<double> kUvmCacheFraction{
+    .key_path = "placement.uvm_cache_fraction", .unit = "fraction", .fallback = kDefaults.uvm_cache_fraction,
+    .default_note = "TorchRec's planner default",
+    .range = {.min = Bound<double>{0.0, true, kRowFraction}, .max = Bound<double>{1.0, true, kRowFraction}, .interval = true},
+    .meaning = "UVM cache size as a fraction of each table's rows."};
+constexpr std::string_view kMemoryFraction = "must be a fraction of each device's memory in [0, 1)";
+const Param<double> kMemoryReserveFraction{
+    .key_path = "placement.memory_reserve_fraction", .unit = "fraction", .fallback = kDefaults.memory_reserve_fraction,
+    .range = {.min = Bound<double>{0.0, true, kMemoryFraction}, .max = Bound<double>{1.0, false, kMemoryFraction},
+              .interval = true},
+    .meaning = "Fraction of every device's memory kept free (allocator slack, framework buffers)."};
+const Parameter kTiers{"placement.tiers", "", "every tier the platform has",
+                       "a non-empty list of gpu_hbm | host_dram | uvm | remote_ps",
+                       "Tiers the size_greedy, cost_greedy and search policies may use."};
+const Param<std::int64_t> kSearchExhaustiveLimit{
+    .key_path = "placement.search_exhaustive_limit", .unit = "candidate plans",
+    .fallback = static_cast<std::int64_t>(kDefaults.search_exhaustive_limit),
+    .range = {.min = Bound<std::int64_t>{1, true, "must be a number of candidate plans >= 1"}},
+    .meaning = "search: enumerate every candidate when there are at most this many, else local search."};
+const Param<std::int64_t> kSearchMaxEvaluations{
+    .key_path = "placement.search_max_evaluations", .unit = "evaluations",
+    .fallback = static_cast<std::int64_t>(kDefaults.search_max_evaluations),
+    .range = {.min = Bound<std::int64_t>{1, true, "must be a number of evaluations >= 1"}},
+    .meaning = "search: most evaluator calls in local search."};
+constexpr std::string_view kSliceElements = "must be a number of table elements (rows x columns) >= 1";
+const Param<double> kColumnSliceElements{
+    .key_path = "placement.column_slice_elements", .unit = "elements (rows x columns)",
+    .absent = "none (slice only while fewer slices than GPUs)",
+    .range = {.min = Bound<double>{1.0, true, kSliceElements}, .max = Bound<double>{1e18, true, kSliceElements}},
+    .meaning = "memory_balanced: a table of more elements is cut into column slices."};
+const Param<Bytes> kGpuEmbeddingMemory{
+    .key_path = "placement.gpu_embedding_memory", .unit = "bytes", .absent = "none (everything stays in GPU memory)",
+    .range = {.min = Bound<Bytes>{Bytes{0.0}}, .note = "; tiers must include host_dram"},
+    .meaning = "memory_balanced: embedding weights each GPU keeps; larger tables go to host DRAM."};
+
+}  // namespace
+
+std::span<const Parameter> placement_parameters() {
+  static const ParameterTable table({
+      Parameter{"placement", "", "the defaults below", "a mapping", "Where the embedding tables live and how they are sharded."},
+      policy_choice().row(),
+      kCacheModel.row(),
+      kUvmCacheFraction.row(),
+      kMemoryReserveFraction.row(),
+      kTiers,
+      kSearchExhaustiveLimit.row(),
+      kSearchMaxEvaluations.row(),
+      kColumnSliceElements.row(),
+      kGpuEmbeddingMemory.row(),
+  });
+  return table.parameters();
+}
+
 PlacementOptions PlacementOptions::from_config(const ConfigNode& node) {
   PlacementOptions o;
-  std::vector<std::string> names;
-  for (const auto& p : placement_policies()) names.emplace_back(p.name);
-  o.policy = node.get_choice_or("policy", names, o.policy);
-  o.cache_model = cache_model_from_string(
-      node.get_choice_or("cache_model", {"lru", "static_top_k"}, std::string(to_string(o.cache_model))));
-  if (auto c = node.optional_child("uvm_cache_fraction")) {
-    o.uvm_cache_fraction = c->as<double>();
-    if (!(o.uvm_cache_fraction >= 0.0 && o.uvm_cache_fraction <= 1.0)) {
-      c->fail("must be a fraction of each table's rows in [0, 1]");
-    }
-  }
-  if (auto c = node.optional_child("memory_reserve_fraction")) {
-    o.memory_reserve_fraction = c->as<double>();
-    if (!(o.memory_reserve_fraction >= 0.0 && o.memory_reserve_fraction < 1.0)) {
-      c->fail("must be a fraction of each device's memory in [0, 1)");
-    }
-  }
-  if (auto c = node.optional_child("tiers")) {
+  o.policy = policy_choice().read(node);
+  o.cache_model = kCacheModel.read(node);
+  o.uvm_cache_fraction = kUvmCacheFraction.read(node);
+  o.memory_reserve_fraction = kMemoryReserveFraction.read(node);
+  if (auto c = node.optional_child(param_detail::last_segment(kTiers.key_path))) {
     std::vector<std::string> tier_names;
     for (const MemoryTier* t : memory_tiers()) tier_names.emplace_back(t->name());
     std::string expected;  // "a, b or c"
@@ -143,26 +206,13 @@ PlacementOptions PlacementOptions::from_config(const ConfigNode& node) {
     }
     if (o.tiers.empty()) c->fail("must list at least one tier");
   }
-  if (auto c = node.optional_child("search_exhaustive_limit")) {
-    const auto v = c->as<std::int64_t>();
-    if (v < 1) c->fail("must be a number of candidate plans >= 1");
-    o.search_exhaustive_limit = static_cast<std::size_t>(v);
-  }
-  if (auto c = node.optional_child("search_max_evaluations")) {
-    const auto v = c->as<std::int64_t>();
-    if (v < 1) c->fail("must be a number of evaluations >= 1");
-    o.search_max_evaluations = static_cast<std::size_t>(v);
-  }
-  if (auto c = node.optional_child("column_slice_elements")) {
-    const auto v = c->as<double>();
-    if (!(v >= 1.0 && v <= 1e18)) c->fail("must be a number of table elements (rows x columns) >= 1");
-    o.column_slice_elements = v;
-  }
-  if (node.has("gpu_embedding_memory")) {
-    o.gpu_embedding_memory = node.get_positive<Bytes>("gpu_embedding_memory", true);
-    if (!o.tiers.empty() && std::find(o.tiers.begin(), o.tiers.end(), Tier::host_dram) == o.tiers.end()) {
-      node.child("gpu_embedding_memory").fail("offloads tables to host memory: placement.tiers must include host_dram");
-    }
+  o.search_exhaustive_limit = static_cast<std::size_t>(kSearchExhaustiveLimit.read(node));
+  o.search_max_evaluations = static_cast<std::size_t>(kSearchMaxEvaluations.read(node));
+  o.column_slice_elements = kColumnSliceElements.read_optional(node);
+  o.gpu_embedding_memory = kGpuEmbeddingMemory.read_optional(node);
+  if (o.gpu_embedding_memory && !o.tiers.empty() &&
+      std::find(o.tiers.begin(), o.tiers.end(), Tier::host_dram) == o.tiers.end()) {
+    node.child(kGpuEmbeddingMemory.key()).fail("offloads tables to host memory: placement.tiers must include host_dram");
   }
   node.finish();
   return o;

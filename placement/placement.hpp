@@ -369,7 +369,7 @@ std::optional<std::uint32_t> most_overflowing_device(const PlacementPlan& plan);
 /// Throws InfeasiblePlacement if a device is over its usable capacity.
 void check_capacity(const PlacementPlan& plan, const PlacementOptions& options);
 
-/// The declarations of the scenario's `placement:` keys (placement/placement_parameters.cpp).
+/// The declarations of the scenario's `placement:` keys (typed parameters in placement/placement.cpp).
 std::span<const Parameter> placement_parameters();
 
 }  // namespace dlrmsim::placement
