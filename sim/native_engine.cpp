@@ -1,6 +1,8 @@
 // The native engine's event loop, and what happens when activities become ready, flows
-// start and flows end (sim/native_engine_impl.hpp declares the class).
+// start and flows end (sim/native_engine_impl.hpp declares the class; the sharing it calls
+// is in sim/native_sharing.hpp, part of this translation unit).
 #include "sim/native_engine_impl.hpp"
+#include "sim/native_sharing.hpp"
 
 #include <algorithm>
 #include <cmath>

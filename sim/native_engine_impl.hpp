@@ -1,7 +1,8 @@
-// The native engine as a class (internal to sim/native_engine*.cpp): the event loop and
-// flow starts and ends are in sim/native_engine.cpp, the max-min sharing and the rate groups
-// in sim/native_sharing.cpp. Small members every part calls are defined here, so that both
-// files inline them. The algorithm is in sim/native_engine.hpp.
+// The native engine as a class, internal to its one translation unit (sim/native_engine.cpp,
+// which includes this and sim/native_sharing.hpp): the event loop and flow starts and ends
+// are defined in native_engine.cpp, the max-min sharing and the rate groups in
+// native_sharing.hpp, the small members both call here. The class is in an unnamed
+// namespace, so every member has internal linkage. The algorithm is in sim/native_engine.hpp.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include "sim/native_tables.hpp"
 
 namespace dlrmsim::sim::native {
+namespace {
 
 class NativeEngine {
  public:
@@ -201,4 +203,5 @@ class NativeEngine {
   std::vector<Ps> engine_busy_;
 };
 
+}  // namespace
 }  // namespace dlrmsim::sim::native
