@@ -3,8 +3,9 @@
 // of the engine class, included by sim/native_engine.cpp only: the event loop and the
 // sharing are one translation unit, so that the compiler sees the whole hot loop (every
 // member has internal linkage and the helpers called once are inlined, as when this was one
-// file; as two translation units `dlrmsim-bench`'s staggered all-to-all ran about 8 % slower
-// on the 2-core build machine, 2026-12-02).
+// file). As two translation units, `dlrmsim-bench --only staggered` ran a median 1.08x as long
+// in one interleaved A/B of 8 pairs (spread 0.97-1.42x: the 2-core build machine was loaded,
+// 2026-12-02), so the hot loop is kept in one unit.
 #pragma once
 
 #include "sim/native_engine_impl.hpp"
