@@ -20,7 +20,7 @@
 #include "topologies/devices.hpp"
 
 namespace dlrmsim::topo {
-struct CpuProfile;
+class CpuProfile;
 }
 
 namespace dlrmsim::models {

@@ -304,7 +304,7 @@ DeviceProfile load_device_profile_for(std::string_view gpu_model, const std::str
 /// rates, and a what-if on it ("HBM at 4.8 TB/s") reaches every cost model.
 DeviceProfile on_platform_gpu(DeviceProfile profile, const topo::GpuSpec& gpu);
 
-struct CpuProfile;  // topologies/cpu_profile.hpp
+class CpuProfile;  // topologies/cpu_profile.hpp
 
 /// Profile files parsed once for many runs (the points of a sweep, which otherwise parse the
 /// same file at every point): load(path) returns what load_device_profile(path) returns, and
