@@ -8,7 +8,7 @@
 
 namespace dlrmsim::models {
 
-using placement::DeviceKind;
+using placement::OwnerKind;
 using sim::ActivityId;
 
 std::vector<ActivityId> Collectives::collective_launch(std::span<const ActivityId> ready, std::uint16_t category) {
@@ -92,11 +92,11 @@ void Collectives::owner_trainer_flows(
   ctx_.fidelity().owner_off_node(*this, od, towards, bytes, local, ready, arrived, category);
 }
 
-std::vector<ActivityId> Collectives::pooled_to_trainers(DeviceKind kind, const std::map<std::uint32_t, ActivityId>& owner_ready_in,
+std::vector<ActivityId> Collectives::pooled_to_trainers(OwnerKind kind, const std::map<std::uint32_t, ActivityId>& owner_ready_in,
                                                         std::span<const ActivityId> trainer_gate, std::uint16_t category,
                                                         Bytes OwnerWork::*what) {
   std::map<std::uint32_t, ActivityId> launched;
-  if (kind == DeviceKind::gpu && ctx_.total_trainers() > 1) {
+  if (kind == OwnerKind::gpu && ctx_.total_trainers() > 1) {
     for (const auto& [o, r] : owner_ready_in) launched[o] = collective_launch(std::span(&r, 1), category).front();
   }
   const auto& owner_ready = launched.empty() ? owner_ready_in : launched;
@@ -127,19 +127,19 @@ std::vector<ActivityId> Collectives::pooled_to_trainers(DeviceKind kind, const s
   return arrived;
 }
 
-std::map<std::uint32_t, ActivityId> Collectives::gradients_to_owners(DeviceKind kind, std::span<const ActivityId> trainer_ready,
+std::map<std::uint32_t, ActivityId> Collectives::gradients_to_owners(OwnerKind kind, std::span<const ActivityId> trainer_ready,
                                                                      std::uint16_t category, Bytes OwnerWork::*what) {
   // The reverse of pooled_to_trainers: each trainer sends each owner its share of the pooled
   // gradients (same bytes as the forward outputs).
   std::vector<ActivityId> launched;
-  if (kind == DeviceKind::gpu && ctx_.total_trainers() > 1) {
+  if (kind == OwnerKind::gpu && ctx_.total_trainers() > 1) {
     launched = collective_launch(trainer_ready, category);
     trainer_ready = launched;
   }
   // The simulated trainers' traffic towards the owners that are not simulated (the
   // representative node's counterparts), joined into the arrival of the owner standing for them.
   auto counterparts = ctx_.fidelity().counterparts_to_owners(*this, kind, what, trainer_ready, category);
-  if (kind == DeviceKind::gpu && ctx_.total_trainers() > 1) {
+  if (kind == OwnerKind::gpu && ctx_.total_trainers() > 1) {
     // NCCL's kernel on each GPU owner starts with its own trainer's part.
     std::map<std::uint32_t, ActivityId> ready_on;  // by GPU device index
     for (std::size_t i = 0; i < ctx_.trainers().size(); ++i) ready_on.emplace(ctx_.trainers()[i].device.index, trainer_ready[i]);
@@ -207,9 +207,9 @@ const Collectives::NcclView& Collectives::nccl_view(const SimDevice& gpu) {
   return nccl_views_.emplace(gpu.device.index, v).first->second;
 }
 
-void Collectives::nccl_all_to_all(DeviceKind kind, Bytes OwnerWork::*what,
+void Collectives::nccl_all_to_all(OwnerKind kind, Bytes OwnerWork::*what,
                                   const std::map<std::uint32_t, ActivityId>& start, std::uint16_t category) {
-  if (kind != DeviceKind::gpu || ctx_.total_trainers() <= 1) return;
+  if (kind != OwnerKind::gpu || ctx_.total_trainers() <= 1) return;
   const double total = static_cast<double>(ctx_.total_trainers());
   const double local = static_cast<double>(ctx_.trainers_per_node());
   for (const auto& [o, begin] : start) {

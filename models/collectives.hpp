@@ -60,10 +60,10 @@ class Collectives {
   /// `owner_ready[o]` gates owner o's sends; `trainer_gate[i]` joins trainer i's arrival.
   /// Returns per simulated trainer its arrival marker (forward), per simulated owner its
   /// arrival marker (backward).
-  std::vector<sim::ActivityId> pooled_to_trainers(placement::DeviceKind kind, const std::map<std::uint32_t, sim::ActivityId>& owner_ready,
+  std::vector<sim::ActivityId> pooled_to_trainers(placement::OwnerKind kind, const std::map<std::uint32_t, sim::ActivityId>& owner_ready,
                                                   std::span<const sim::ActivityId> trainer_gate, std::uint16_t category,
                                                   Bytes OwnerWork::*what = &OwnerWork::pooled_out);
-  std::map<std::uint32_t, sim::ActivityId> gradients_to_owners(placement::DeviceKind kind,
+  std::map<std::uint32_t, sim::ActivityId> gradients_to_owners(placement::OwnerKind kind,
                                                                std::span<const sim::ActivityId> trainer_ready,
                                                                std::uint16_t category,
                                                                Bytes OwnerWork::*what = &OwnerWork::pooled_out);
@@ -95,7 +95,7 @@ class Collectives {
   const NcclView& nccl_view(const SimDevice& gpu);
   /// nccl_kernel for each GPU owner of one all-to-all direction in `start` (owner -> when its
   /// part starts): it exchanges its owner bytes w.*what with the other trainers, 1/T each.
-  void nccl_all_to_all(placement::DeviceKind kind, Bytes OwnerWork::*what,
+  void nccl_all_to_all(placement::OwnerKind kind, Bytes OwnerWork::*what,
                        const std::map<std::uint32_t, sim::ActivityId>& start, std::uint16_t category);
 
   StepContext& ctx_;

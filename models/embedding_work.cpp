@@ -5,7 +5,7 @@
 
 namespace dlrmsim::models {
 
-using placement::DeviceKind;
+using placement::OwnerKind;
 using sim::ActivityId;
 
 SimDevice EmbeddingWork::embedding_device(const SimDevice& d) {
@@ -27,7 +27,7 @@ ActivityId EmbeddingWork::embedding_pass(std::uint32_t o, Pass pass, std::span<c
   const bool backward = pass == Pass::backward;
   const Seconds work = backward ? w.backward_compute : w.forward_compute;
   std::vector<ActivityId> parts;
-  if (ctx_.in.problem.devices.at(o).kind == DeviceKind::parameter_server) {
+  if (ctx_.in.problem.devices.at(o).kind == OwnerKind::parameter_server) {
     for (SimDevice* sock : ctx_.sockets_of(topo::NodeId{ctx_.in.problem.devices[o].topology_id})) {
       parts.push_back(ctx_.compute(*sock, work, deps, ctx_.cat.embedding_lookup));
     }

@@ -7,7 +7,7 @@
 
 namespace dlrmsim::models {
 
-using placement::DeviceKind;
+using placement::OwnerKind;
 using sim::ActivityId;
 using Towards = Collectives::Towards;
 
@@ -27,10 +27,10 @@ RepKey key_of(const placement::PlacementProblem& problem, const topo::Platform& 
   const auto& dev = problem.devices[owner];
   topo::NodeId node{dev.topology_id};
   int local = 0;
-  if (dev.kind != DeviceKind::parameter_server) {
+  if (dev.kind != OwnerKind::parameter_server) {
     const topo::DeviceId d{dev.topology_id};
     node = platform.node_of(d);
-    const auto list = dev.kind == DeviceKind::gpu ? platform.gpus(node) : platform.cpus(node);
+    const auto list = dev.kind == OwnerKind::gpu ? platform.gpus(node) : platform.cpus(node);
     local = static_cast<int>(std::find(list.begin(), list.end(), d) - list.begin());
   }
   if (node_out) *node_out = node;
@@ -86,7 +86,7 @@ std::string EveryNode::description() const {
                                            : "flows aggregated per destination node");
 }
 
-std::vector<std::uint32_t> EveryNode::simulated_owners(DeviceKind kind) const {
+std::vector<std::uint32_t> EveryNode::simulated_owners(OwnerKind kind) const {
   std::vector<std::uint32_t> out;
   for (std::uint32_t i = 0; i < in_.problem.devices.size(); ++i) {
     if (in_.problem.devices[i].kind == kind && work_of(in_.owner_work, i).any) out.push_back(i);
@@ -129,13 +129,13 @@ void EveryNode::owner_off_node(Collectives& b, const SimDevice& od, Towards towa
   }
 }
 
-std::vector<std::vector<ActivityId>> EveryNode::counterparts_to_trainers(Collectives& b, DeviceKind, Bytes OwnerWork::*,
+std::vector<std::vector<ActivityId>> EveryNode::counterparts_to_trainers(Collectives& b, OwnerKind, Bytes OwnerWork::*,
                                                                          const std::map<std::uint32_t, ActivityId>&,
                                                                          std::uint16_t) const {
   return std::vector<std::vector<ActivityId>>(b.context().trainers().size());  // every owner is simulated
 }
 
-std::map<std::uint32_t, std::vector<ActivityId>> EveryNode::counterparts_to_owners(Collectives&, DeviceKind,
+std::map<std::uint32_t, std::vector<ActivityId>> EveryNode::counterparts_to_owners(Collectives&, OwnerKind,
                                                                                    Bytes OwnerWork::*,
                                                                                    std::span<const ActivityId>,
                                                                                    std::uint16_t) const {
@@ -185,7 +185,7 @@ RepresentativeNode::RepresentativeNode(FidelityInputs inputs) : ClusterFidelity(
   double worst = -1.0;
   for (std::uint32_t i = 0; i < in_.owner_work.size(); ++i) {
     const auto& dev = in_.problem.devices[i];
-    if (dev.kind == DeviceKind::parameter_server) continue;
+    if (dev.kind == OwnerKind::parameter_server) continue;
     const topo::DeviceId device{dev.topology_id};
     const auto node = platform.node_of(device).index;
     if (by_node.count(node) == 0) continue;
@@ -215,11 +215,11 @@ RepresentativeNode::RepresentativeNode(FidelityInputs inputs) : ClusterFidelity(
     const RepKey key = key_of(in_.problem, platform, i, &node);
     const std::string& tmpl = key.node_template;
     const bool on_simulated_trainer_node = simulates_node(node) && tmpl == trainer_template;
-    if (on_simulated_trainer_node && dev.kind != DeviceKind::parameter_server) {
+    if (on_simulated_trainer_node && dev.kind != OwnerKind::parameter_server) {
       represented_owner_[i] = i;
       continue;
     }
-    if ((tmpl != trainer_template || dev.kind == DeviceKind::parameter_server) && simulated.count(key) == 0) {
+    if ((tmpl != trainer_template || dev.kind == OwnerKind::parameter_server) && simulated.count(key) == 0) {
       simulated[key] = i;
     }
     // More compute time is larger work; between equal compute times, more pooled output bytes.
@@ -245,7 +245,7 @@ bool RepresentativeNode::simulates_node(topo::NodeId n) const {
   return std::find(simulated_nodes_.begin(), simulated_nodes_.end(), n) != simulated_nodes_.end();
 }
 
-std::vector<std::uint32_t> RepresentativeNode::simulated_owners(DeviceKind kind) const {
+std::vector<std::uint32_t> RepresentativeNode::simulated_owners(OwnerKind kind) const {
   std::vector<std::uint32_t> out;
   for (std::uint32_t i = 0; i < in_.problem.devices.size(); ++i) {
     if (in_.problem.devices[i].kind != kind) continue;
@@ -269,7 +269,7 @@ double RepresentativeNode::link_slowdown(const Slowdowns& s, int step, topo::Dir
   return s.link_factor(step, link, true);
 }
 
-std::map<std::uint32_t, Bytes> RepresentativeNode::remote_counterparts(DeviceKind kind, Bytes OwnerWork::*what) const {
+std::map<std::uint32_t, Bytes> RepresentativeNode::remote_counterparts(OwnerKind kind, Bytes OwnerWork::*what) const {
   std::map<RepKey, std::uint32_t> simulated;
   for (const auto& [owner, src] : represented_owner_) {
     if (in_.problem.devices[owner].kind == kind) simulated[key_of(in_.problem, in_.platform, owner)] = owner;
@@ -279,7 +279,7 @@ std::map<std::uint32_t, Bytes> RepresentativeNode::remote_counterparts(DeviceKin
     if (in_.problem.devices[j].kind != kind) continue;
     topo::NodeId node;
     const RepKey key = key_of(in_.problem, in_.platform, j, &node);
-    if (kind != DeviceKind::parameter_server && simulates_node(node)) continue;  // on the simulated node
+    if (kind != OwnerKind::parameter_server && simulates_node(node)) continue;  // on the simulated node
     auto it = simulated.find(key);
     if (it == simulated.end()) continue;
     out[it->second] += in_.owner_work[j].*what;
@@ -323,7 +323,7 @@ std::size_t RepresentativeNode::rail_trainer(Collectives& b, std::uint32_t owner
 }
 
 std::vector<std::vector<ActivityId>> RepresentativeNode::counterparts_to_trainers(
-    Collectives& b, DeviceKind kind, Bytes OwnerWork::*what, const std::map<std::uint32_t, ActivityId>& owner_ready,
+    Collectives& b, OwnerKind kind, Bytes OwnerWork::*what, const std::map<std::uint32_t, ActivityId>& owner_ready,
     std::uint16_t category) const {
   const auto& trainers = b.context().trainers();
   const std::size_t n = trainers.size();
@@ -333,7 +333,7 @@ std::vector<std::vector<ActivityId>> RepresentativeNode::counterparts_to_trainer
     auto r = owner_ready.find(o);
     if (r == owner_ready.end() || bytes.value() <= 0.0) continue;
     const std::array<ActivityId, 1> dep{r->second};
-    if (kind == DeviceKind::gpu && n > 0) {
+    if (kind == OwnerKind::gpu && n > 0) {
       // As every node's owners send it (Collectives::owner_trainer_flows): one flow per remote
       // node to the trainer on the owner's rail, carrying the node's shares.
       const ActivityId a = off_node_flows(b, trainers[rail_trainer(b, o)].device, false,
@@ -347,7 +347,7 @@ std::vector<std::vector<ActivityId>> RepresentativeNode::counterparts_to_trainer
 }
 
 std::map<std::uint32_t, std::vector<ActivityId>> RepresentativeNode::counterparts_to_owners(
-    Collectives& b, DeviceKind kind, Bytes OwnerWork::*what, std::span<const ActivityId> trainer_ready,
+    Collectives& b, OwnerKind kind, Bytes OwnerWork::*what, std::span<const ActivityId> trainer_ready,
     std::uint16_t category) const {
   const auto& trainers = b.context().trainers();
   const std::size_t n = trainers.size();
@@ -355,7 +355,7 @@ std::map<std::uint32_t, std::vector<ActivityId>> RepresentativeNode::counterpart
   std::map<std::uint32_t, std::vector<ActivityId>> egress;
   for (const auto& [o, bytes] : remote_counterparts(kind, what)) {
     if (bytes.value() <= 0.0) continue;
-    if (kind == DeviceKind::gpu && n > 0) {
+    if (kind == OwnerKind::gpu && n > 0) {
       // The mirror of counterparts_to_trainers: the rail's trainer sends the node's shares,
       // once every simulated trainer is ready.
       egress[o].push_back(off_node_flows(b, trainers[rail_trainer(b, o)].device, true,

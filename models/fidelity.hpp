@@ -89,7 +89,7 @@ class ClusterFidelity {
   /// Whether node n is simulated (every node is, except the trainer nodes that are not).
   virtual bool simulates_node(topo::NodeId n) const = 0;
   /// The simulated owners of `kind` that have work, by placement problem device index.
-  virtual std::vector<std::uint32_t> simulated_owners(placement::DeviceKind kind) const = 0;
+  virtual std::vector<std::uint32_t> simulated_owners(placement::OwnerKind kind) const = 0;
   /// The work a simulated owner carries: its own, or the largest of those it stands for.
   virtual const OwnerWork& represented_work(std::uint32_t owner) const = 0;
 
@@ -110,12 +110,12 @@ class ClusterFidelity {
   /// per simulated trainer, the flows it waits for (forward, emitted after the owners' flows;
   /// owner o's ready when owner_ready has it).
   virtual std::vector<std::vector<sim::ActivityId>> counterparts_to_trainers(
-      Collectives& b, placement::DeviceKind kind, Bytes OwnerWork::*what,
+      Collectives& b, placement::OwnerKind kind, Bytes OwnerWork::*what,
       const std::map<std::uint32_t, sim::ActivityId>& owner_ready, std::uint16_t category) const = 0;
   /// The other direction (backward, emitted before the owners' flows): per simulated owner,
   /// the flows from the simulated trainers standing for the trainers of the other nodes.
   virtual std::map<std::uint32_t, std::vector<sim::ActivityId>> counterparts_to_owners(
-      Collectives& b, placement::DeviceKind kind, Bytes OwnerWork::*what, std::span<const sim::ActivityId> trainer_ready,
+      Collectives& b, placement::OwnerKind kind, Bytes OwnerWork::*what, std::span<const sim::ActivityId> trainer_ready,
       std::uint16_t category) const = 0;
   /// The all-reduce's inter-node phase: `bytes` per GPU each way (the ring's 2 (N-1)/N of
   /// its shard), after `ready` (per simulated trainer); per simulated trainer, its completion.
@@ -138,7 +138,7 @@ class EveryNode final : public ClusterFidelity {
   bool representative() const override { return false; }
   std::string description() const override;
   bool simulates_node(topo::NodeId) const override { return true; }
-  std::vector<std::uint32_t> simulated_owners(placement::DeviceKind kind) const override;
+  std::vector<std::uint32_t> simulated_owners(placement::OwnerKind kind) const override;
   const OwnerWork& represented_work(std::uint32_t owner) const override;
   double device_slowdown(const Slowdowns& s, int step, topo::DeviceId d) const override;
   double link_slowdown(const Slowdowns& s, int step, topo::DirectedLinkId link) const override;
@@ -146,10 +146,10 @@ class EveryNode final : public ClusterFidelity {
                       std::size_t local_trainers, const Ready& ready, const Arrived& arrived,
                       std::uint16_t category) const override;
   std::vector<std::vector<sim::ActivityId>> counterparts_to_trainers(
-      Collectives& b, placement::DeviceKind kind, Bytes OwnerWork::*what,
+      Collectives& b, placement::OwnerKind kind, Bytes OwnerWork::*what,
       const std::map<std::uint32_t, sim::ActivityId>& owner_ready, std::uint16_t category) const override;
   std::map<std::uint32_t, std::vector<sim::ActivityId>> counterparts_to_owners(
-      Collectives& b, placement::DeviceKind kind, Bytes OwnerWork::*what, std::span<const sim::ActivityId> trainer_ready,
+      Collectives& b, placement::OwnerKind kind, Bytes OwnerWork::*what, std::span<const sim::ActivityId> trainer_ready,
       std::uint16_t category) const override;
   std::vector<sim::ActivityId> inter_node_all_reduce(Collectives& b, Bytes bytes, std::span<const sim::ActivityId> ready,
                                                      std::uint16_t category) const override;
@@ -163,7 +163,7 @@ class RepresentativeNode final : public ClusterFidelity {
   bool representative() const override { return true; }
   std::string description() const override;
   bool simulates_node(topo::NodeId n) const override;
-  std::vector<std::uint32_t> simulated_owners(placement::DeviceKind kind) const override;
+  std::vector<std::uint32_t> simulated_owners(placement::OwnerKind kind) const override;
   const OwnerWork& represented_work(std::uint32_t owner) const override;
   /// The largest factor of the devices d stands for (Slowdowns::largest_stood_for).
   double device_slowdown(const Slowdowns& s, int step, topo::DeviceId d) const override;
@@ -179,12 +179,12 @@ class RepresentativeNode final : public ClusterFidelity {
   /// (as every node's owners send it), waited for by every trainer; otherwise each trainer's
   /// share.
   std::vector<std::vector<sim::ActivityId>> counterparts_to_trainers(
-      Collectives& b, placement::DeviceKind kind, Bytes OwnerWork::*what,
+      Collectives& b, placement::OwnerKind kind, Bytes OwnerWork::*what,
       const std::map<std::uint32_t, sim::ActivityId>& owner_ready, std::uint16_t category) const override;
   /// The simulated trainers' egress towards the off-node counterparts of each simulated owner,
   /// joined into that owner's arrival (the mirror of counterparts_to_trainers).
   std::map<std::uint32_t, std::vector<sim::ActivityId>> counterparts_to_owners(
-      Collectives& b, placement::DeviceKind kind, Bytes OwnerWork::*what, std::span<const sim::ActivityId> trainer_ready,
+      Collectives& b, placement::OwnerKind kind, Bytes OwnerWork::*what, std::span<const sim::ActivityId> trainer_ready,
       std::uint16_t category) const override;
   /// Per simulated trainer, an egress and an ingress segment of `bytes`.
   std::vector<sim::ActivityId> inter_node_all_reduce(Collectives& b, Bytes bytes, std::span<const sim::ActivityId> ready,
@@ -193,7 +193,7 @@ class RepresentativeNode final : public ClusterFidelity {
   /// Per simulated owner of `kind`, the sum of `what` over the owners it stands for that are
   /// off the simulated trainer node (its counterparts on the other nodes, or every server of
   /// its group).
-  std::map<std::uint32_t, Bytes> remote_counterparts(placement::DeviceKind kind, Bytes OwnerWork::*what) const;
+  std::map<std::uint32_t, Bytes> remote_counterparts(placement::OwnerKind kind, Bytes OwnerWork::*what) const;
 
  private:
   /// A device's off-node traffic as `flows` equal flows over its egress route (`sends`) or

@@ -10,7 +10,7 @@
 
 namespace dlrmsim::models {
 
-using placement::DeviceKind;
+using placement::OwnerKind;
 
 OwnerWorkTable compute_owner_work(const StepInputs& in) {
   OwnerWorkTable table_out;
@@ -42,7 +42,7 @@ OwnerWorkTable compute_owner_work(const StepInputs& in) {
           ow.ids_in += placement::kIndexBytes * lookups;
         }
         switch (dev.kind) {
-          case DeviceKind::gpu: {
+          case OwnerKind::gpu: {
             const topo::DeviceId gpu{dev.topology_id};
             const topo::DeviceProfile& prof = in.profiles.get(in.platform.gpu_spec(gpu));
             ++ow.gpu_tables;
@@ -64,7 +64,7 @@ OwnerWorkTable compute_owner_work(const StepInputs& in) {
             }
             break;
           }
-          case DeviceKind::cpu_socket: {
+          case OwnerKind::cpu_socket: {
             const auto& spec = in.platform.cpu_spec(topo::DeviceId{dev.topology_id});
             const auto cpu = cpu_row_access(in, spec);
             if (w.serial_update_share > 0.0 && !(cpu.latency.value() > 0.0 && cpu.one_core.value() > 0.0)) {
@@ -77,7 +77,7 @@ OwnerWorkTable compute_owner_work(const StepInputs& in) {
                 topo::cpu_update_time(cpu, lookups, row, table.optimizer_state_per_row, w.serial_update_share);
             break;
           }
-          case DeviceKind::parameter_server: {
+          case OwnerKind::parameter_server: {
             const topo::NodeId node{dev.topology_id};
             const auto cpus = in.platform.cpus(node);
             if (cpus.empty()) throw std::invalid_argument("parameter server '" + dev.name + "' has no CPU socket");
@@ -109,7 +109,7 @@ topo::CpuRowAccess role_cpu_access(const StepInputs& in, const topo::CpuSocketSp
   const auto& pods = server ? in.options.server_pods : in.options.worker_pods;
   if (pods) {
     // Servers as the placement problem counts them (pod_share's other caller), workers by role.
-    const auto nodes = server ? in.problem.devices_of(DeviceKind::parameter_server).size()
+    const auto nodes = server ? in.problem.devices_of(OwnerKind::parameter_server).size()
                               : nodes_with_role(in.platform, in.options.embedding_worker_role).size();
     access.cores *= placement::pod_share(in.platform, node, *pods, nodes).cpu;
   }

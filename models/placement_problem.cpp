@@ -36,7 +36,7 @@ BytesPerSecond nic_bandwidth(const topo::Platform& p, topo::DeviceId d) {
 
 // A trainer node's GPU or CPU socket: its identity, memory and NIC (the kind's other figures
 // are set by the caller).
-PlacementDevice trainer_device(const topo::Platform& p, DeviceKind kind, topo::DeviceId id, topo::NodeId node,
+PlacementDevice trainer_device(const topo::Platform& p, OwnerKind kind, topo::DeviceId id, topo::NodeId node,
                                Bytes capacity, BytesPerSecond bandwidth) {
   PlacementDevice d;
   d.kind = kind;
@@ -121,7 +121,7 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
     for (topo::DeviceId c : n.cpus) {
       const auto& spec = platform.cpu_spec(c);
       PlacementDevice d =
-          trainer_device(platform, DeviceKind::cpu_socket, c, n.id, spec.dram_capacity, spec.dram_bandwidth);
+          trainer_device(platform, OwnerKind::cpu_socket, c, n.id, spec.dram_capacity, spec.dram_bandwidth);
       d.cpu_rows = topo::CpuRowAccess::of(spec, settings.cpu_access_granule);
       d.access_granule = d.cpu_rows.granule;
       // PCIe towards the GPUs: the route to the first GPU that calls this socket its host.
@@ -142,7 +142,7 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
     if (!is_trainer[n.id.index]) continue;
     for (topo::DeviceId g : n.gpus) {
       const auto& spec = platform.gpu_spec(g);
-      PlacementDevice d = trainer_device(platform, DeviceKind::gpu, g, n.id, spec.hbm_capacity, spec.hbm_bandwidth);
+      PlacementDevice d = trainer_device(platform, OwnerKind::gpu, g, n.id, spec.hbm_capacity, spec.hbm_bandwidth);
       d.backward_factor = kUncalibratedGpuBackwardFactor;
       if (auto host = platform.host_cpu(g)) {
         d.host_link_bandwidth = platform.route_bandwidth(g, *host);
@@ -165,7 +165,7 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
   for (const auto& n : platform.nodes()) {
     if (!is_server[n.id.index]) continue;
     PlacementDevice d;
-    d.kind = DeviceKind::parameter_server;
+    d.kind = OwnerKind::parameter_server;
     d.name = n.name;
     d.topology_id = n.id.index;
     d.node = n.id.index;

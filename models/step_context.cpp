@@ -8,7 +8,7 @@
 
 namespace dlrmsim::models {
 
-using placement::DeviceKind;
+using placement::OwnerKind;
 using placement::Tier;
 using sim::ActivityId;
 
@@ -44,7 +44,7 @@ bool StepContext::representative() const { return fidelity_ && fidelity_->repres
 
 void StepContext::select_trainers(bool cpu_trainers, std::function<BytesPerSecond(topo::DeviceId)> egress,
                                   std::function<BytesPerSecond(topo::DeviceId)> ingress) {
-  const auto kind = cpu_trainers ? DeviceKind::cpu_socket : DeviceKind::gpu;
+  const auto kind = cpu_trainers ? OwnerKind::cpu_socket : OwnerKind::gpu;
   const auto ids = in.problem.devices_of(kind);
   if (ids.empty()) {
     throw std::invalid_argument(std::string("training mode '") + in.options.mode + "' needs " +
@@ -77,13 +77,13 @@ std::int64_t StepContext::local_batch() const {
 
 const OwnerWork& StepContext::represented_work(std::uint32_t owner) const { return fidelity().represented_work(owner); }
 
-std::vector<std::uint32_t> StepContext::simulated_owners(DeviceKind kind) const {
+std::vector<std::uint32_t> StepContext::simulated_owners(OwnerKind kind) const {
   return fidelity().simulated_owners(kind);
 }
 
 SimDevice* StepContext::owner_device(std::uint32_t owner) {
   const auto& dev = in.problem.devices.at(owner);
-  if (dev.kind == DeviceKind::parameter_server) return sockets_of(topo::NodeId{dev.topology_id}).front();
+  if (dev.kind == OwnerKind::parameter_server) return sockets_of(topo::NodeId{dev.topology_id}).front();
   return &sim_device(topo::DeviceId{dev.topology_id});
 }
 

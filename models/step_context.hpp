@@ -122,7 +122,7 @@ class StepContext {
   /// The work a simulated owner carries (its own, or the largest of those it represents).
   const OwnerWork& represented_work(std::uint32_t owner) const;
   /// Simulated owner ids of every owner of `kind` whose device is simulated (with work).
-  std::vector<std::uint32_t> simulated_owners(placement::DeviceKind kind) const;
+  std::vector<std::uint32_t> simulated_owners(placement::OwnerKind kind) const;
   /// The simulated device an owner maps to (a parameter server: its first socket).
   SimDevice* owner_device(std::uint32_t owner);
   /// The simulated device of a trainer-side owner (GPU or CPU socket) or of a server socket

@@ -11,7 +11,7 @@
 
 namespace dlrmsim::models {
 
-using placement::DeviceKind;
+using placement::OwnerKind;
 using sim::ActivityId;
 
 double Transfers::link_factor(std::span<const sim::ResourceId> route) const {
@@ -184,7 +184,7 @@ Transfers::RemoteBytes Transfers::remote_bytes(topo::NodeId n) const {
     const OwnerWork& w = work.by_owner[i];
     if (!w.any) continue;
     const auto& dev = ctx_.in.problem.devices[i];
-    const bool here = dev.kind != DeviceKind::parameter_server &&
+    const bool here = dev.kind != OwnerKind::parameter_server &&
                       ctx_.in.platform.node_of(topo::DeviceId{dev.topology_id}) == n;
     const Bytes in = w.ids_in + w.pooled_out, out = w.pooled_out;
     if (here) {

@@ -71,7 +71,7 @@ double striped_lock_share(const TableDemand& table, std::int64_t row_begin, std:
 
 Seconds lookup_time(const PlacementProblem& problem, const PlacementDevice& d, Tier tier, const TableDemand& table,
                     const LookupWork& w) {
-  const topo::DeviceProfile* profile = d.kind == DeviceKind::gpu ? d.profile.get() : nullptr;
+  const topo::DeviceProfile* profile = d.kind == OwnerKind::gpu ? d.profile.get() : nullptr;
   return tier_of(tier).cost({problem, d, table, w, profile, problem.gpu_embedding}).estimate();
 }
 

@@ -74,7 +74,7 @@ Bytes TableDemand::footprint(std::int64_t row_count, int columns) const {
   return element_size * (r * columns) + optimizer_state_per_row * (r * column_share);
 }
 
-std::vector<std::uint32_t> PlacementProblem::devices_of(DeviceKind k) const {
+std::vector<std::uint32_t> PlacementProblem::devices_of(OwnerKind k) const {
   std::vector<std::uint32_t> out;
   for (std::uint32_t i = 0; i < devices.size(); ++i) {
     if (devices[i].kind == k) out.push_back(i);
@@ -84,13 +84,13 @@ std::vector<std::uint32_t> PlacementProblem::devices_of(DeviceKind k) const {
 
 std::uint32_t PlacementProblem::gpu_count() const {
   return static_cast<std::uint32_t>(std::count_if(devices.begin(), devices.end(),
-                                                  [](const PlacementDevice& d) { return d.kind == DeviceKind::gpu; }));
+                                                  [](const PlacementDevice& d) { return d.kind == OwnerKind::gpu; }));
 }
 
 std::uint32_t PlacementProblem::trainer_node_count() const {
   std::vector<std::uint32_t> nodes;
   for (const auto& d : devices) {
-    if (d.kind == DeviceKind::gpu) nodes.push_back(d.node);
+    if (d.kind == OwnerKind::gpu) nodes.push_back(d.node);
   }
   std::sort(nodes.begin(), nodes.end());
   return static_cast<std::uint32_t>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
@@ -243,7 +243,7 @@ void account(const PlacementProblem& problem, const PlacementOptions& options, P
     u.topology_id = d.topology_id;
     u.node = d.node;
     u.capacity = d.memory_capacity;
-    if (d.kind == DeviceKind::gpu) {
+    if (d.kind == OwnerKind::gpu) {
       u.activations = problem.activations_per_gpu;
       u.weights = problem.dense_weights_per_gpu;
       u.optimizer_state = problem.dense_optimizer_state_per_gpu;

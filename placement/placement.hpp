@@ -143,17 +143,17 @@ struct TableDemand {
 };
 
 /// The kind of owner a shard has (a role in the placement, not topo::DeviceKind's hardware kind).
-enum class DeviceKind { gpu, cpu_socket, parameter_server };
-inline constexpr auto kOwnerKindNames = enum_names<DeviceKind>(
-    {{DeviceKind::gpu, "gpu"}, {DeviceKind::cpu_socket, "cpu_socket"}, {DeviceKind::parameter_server, "parameter_server"}});
-inline std::string_view to_string(DeviceKind k) { return kOwnerKindNames.name(k); }
+enum class OwnerKind { gpu, cpu_socket, parameter_server };
+inline constexpr auto kOwnerKindNames = enum_names<OwnerKind>(
+    {{OwnerKind::gpu, "gpu"}, {OwnerKind::cpu_socket, "cpu_socket"}, {OwnerKind::parameter_server, "parameter_server"}});
+inline std::string_view to_string(OwnerKind k) { return kOwnerKindNames.name(k); }
 
 /// A device that can own shards: memory capacity and the parameters of its lookup cost.
 /// Every cost parameter comes from the platform file or the device profile; a GPU with a
 /// profile is costed with the profile's calibrated formulas (topologies/device_profile.hpp),
 /// one without with the plain fields below (peak bandwidth x the given efficiency).
 struct PlacementDevice {
-  DeviceKind kind = DeviceKind::gpu;
+  OwnerKind kind = OwnerKind::gpu;
   std::string name;               // the platform's name, e.g. "trainers0.gpu3"
   /// The platform's id: topo::DeviceId of the GPU or CPU socket, topo::NodeId of a
   /// parameter-server node.
@@ -207,7 +207,7 @@ struct PlacementProblem {
   /// Assumptions made while building the problem (e.g. a GPU without a profile).
   std::vector<std::string> notes;
 
-  [[nodiscard]] std::vector<std::uint32_t> devices_of(DeviceKind k) const;
+  [[nodiscard]] std::vector<std::uint32_t> devices_of(OwnerKind k) const;
   [[nodiscard]] std::uint32_t gpu_count() const;
   [[nodiscard]] std::uint32_t trainer_node_count() const;
 };
@@ -249,7 +249,7 @@ struct TablePlacement {
 };
 
 struct DeviceUsage {
-  DeviceKind kind = DeviceKind::gpu;
+  OwnerKind kind = OwnerKind::gpu;
   std::string name;
   std::uint32_t topology_id = 0;
   std::uint32_t node = 0;

@@ -34,7 +34,7 @@ PlanBuilder::PlanBuilder(const PlacementProblem& problem, const PlacementOptions
   for (std::uint32_t i = 0; i < n; ++i) {
     const PlacementDevice& d = problem.devices[i];
     usable_[i] = d.memory_capacity.value() * (1.0 - options.memory_reserve_fraction);
-    if (d.kind == DeviceKind::gpu) {
+    if (d.kind == OwnerKind::gpu) {
       used_[i] = (problem.activations_per_gpu + problem.dense_weights_per_gpu + problem.dense_optimizer_state_per_gpu).value();
     }
   }

@@ -24,7 +24,7 @@ PlacementProblem make_synthetic_problem(std::size_t tables, std::uint32_t gpus_p
   for (std::uint32_t n = 0; n < nodes; ++n) {
     for (int s = 0; s < 2; ++s) {
       PlacementDevice d;
-      d.kind = DeviceKind::cpu_socket;
+      d.kind = OwnerKind::cpu_socket;
       d.name = "node" + std::to_string(n) + ".cpu" + std::to_string(s);
       d.topology_id = static_cast<std::uint32_t>(p.devices.size());
       d.node = n;
@@ -43,7 +43,7 @@ PlacementProblem make_synthetic_problem(std::size_t tables, std::uint32_t gpus_p
   for (std::uint32_t n = 0; n < nodes; ++n) {
     for (std::uint32_t g = 0; g < gpus_per_node; ++g) {
       PlacementDevice d;
-      d.kind = DeviceKind::gpu;
+      d.kind = OwnerKind::gpu;
       d.name = "node" + std::to_string(n) + ".gpu" + std::to_string(g);
       d.topology_id = static_cast<std::uint32_t>(p.devices.size());
       d.node = n;

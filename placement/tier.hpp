@@ -27,7 +27,7 @@ namespace dlrmsim::placement {
 
 /// What a tier is.
 struct TierProperties {
-  DeviceKind owner_kind = DeviceKind::gpu;  // the kind of device that runs its lookups
+  OwnerKind owner_kind = OwnerKind::gpu;  // the kind of device that runs its lookups
   bool on_gpu = false;          // lookups run in the owning GPU's embedding kernel
   bool over_host_link = false;  // rows or pooled results cross the GPU-host link (PCIe)
   bool remote = false;          // on other nodes than the trainers, reached over the network

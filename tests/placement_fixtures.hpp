@@ -14,7 +14,7 @@ inline constexpr double kGiB = 1073741824.0;
 /// no access granule, backward = 1x forward (so forward + backward = 2x forward).
 inline PlacementDevice gpu(std::string name, double hbm_gib, std::uint32_t node, std::int32_t host_socket) {
   PlacementDevice d;
-  d.kind = DeviceKind::gpu;
+  d.kind = OwnerKind::gpu;
   d.name = std::move(name);
   d.node = node;
   d.memory_capacity = Bytes(hbm_gib * kGiB);
@@ -32,7 +32,7 @@ inline PlacementDevice gpu(std::string name, double hbm_gib, std::uint32_t node,
 /// (a row moves its own bytes), PCIe 32 GB/s to the GPUs.
 inline PlacementDevice socket(std::string name, double dram_gib, std::uint32_t node) {
   PlacementDevice d;
-  d.kind = DeviceKind::cpu_socket;
+  d.kind = OwnerKind::cpu_socket;
   d.name = std::move(name);
   d.node = node;
   d.memory_capacity = Bytes(dram_gib * kGiB);
@@ -49,7 +49,7 @@ inline PlacementDevice socket(std::string name, double dram_gib, std::uint32_t n
 /// A parameter-server node: 200 GB/s DRAM, 20 cores gathering 5 GB/s each (100 GB/s), NIC 12.5 GB/s.
 inline PlacementDevice server(std::string name, double dram_gib, std::uint32_t node) {
   PlacementDevice d = socket(std::move(name), dram_gib, node);
-  d.kind = DeviceKind::parameter_server;
+  d.kind = OwnerKind::parameter_server;
   d.memory_bandwidth = BytesPerSecond(200e9);
   d.cpu_rows.dram_bandwidth = d.memory_bandwidth;
   d.cpu_rows.cores = 20.0;

@@ -60,7 +60,7 @@ TEST_CASE("every enum's name table names each enumerator once, in order, and rea
   check_table(placement::kPassNames, "Pass");
   check_table(placement::kCommScopeNames, "CommScope");
   check_table(placement::kPayloadNames, "Payload");
-  check_table(placement::kOwnerKindNames, "placement::DeviceKind");
+  check_table(placement::kOwnerKindNames, "placement::OwnerKind");
   check_table(placement::kCacheModelNames, "CacheModel");
 }
 

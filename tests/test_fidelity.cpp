@@ -24,7 +24,7 @@
 using namespace dlrmsim;
 using namespace dlrmsim::models;
 using dlrmsim::models::testing::mini_server_template;
-using placement::DeviceKind;
+using placement::OwnerKind;
 
 namespace {
 
@@ -92,7 +92,7 @@ struct Fixture {
   /// The trainer GPUs by node, as StepBuilder::select_trainers gives them.
   std::map<std::uint32_t, std::vector<topo::DeviceId>> trainers_by_node() const {
     std::map<std::uint32_t, std::vector<topo::DeviceId>> out;
-    for (auto i : problem.devices_of(DeviceKind::gpu)) {
+    for (auto i : problem.devices_of(OwnerKind::gpu)) {
       const topo::DeviceId d{problem.devices[i].topology_id};
       out[sc.platform.node_of(d).index].push_back(d);
     }
@@ -163,8 +163,8 @@ TEST_CASE("every node: all trainer nodes, every owner with work, each its own") 
         std::vector<std::uint32_t>{f.node_of("n0.gpu0").index, f.node_of("n1.gpu0").index, f.node_of("n2.gpu0").index,
                                    f.node_of("n3.gpu0").index});
   for (const auto& n : f.sc.platform.nodes()) CHECK(every.simulates_node(n.id));
-  CHECK(every.simulated_owners(DeviceKind::gpu) == std::vector<std::uint32_t>{f.owner("n1.gpu0"), f.owner("n3.gpu1")});
-  CHECK(every.simulated_owners(DeviceKind::cpu_socket).empty());
+  CHECK(every.simulated_owners(OwnerKind::gpu) == std::vector<std::uint32_t>{f.owner("n1.gpu0"), f.owner("n3.gpu1")});
+  CHECK(every.simulated_owners(OwnerKind::cpu_socket).empty());
   CHECK(&every.represented_work(f.owner("n3.gpu1")) == &f.work[f.owner("n3.gpu1")]);
   CHECK(&every.represented_work(f.owner("n0.gpu0")) == &f.work[f.owner("n0.gpu0")]);
 }
@@ -183,7 +183,7 @@ TEST_CASE("representative: the node of the owner with the most compute") {
   CHECK(node_indices(rep) == std::vector<std::uint32_t>{f.node_of("n2.gpu1").index});
   CHECK(rep.simulates_node(f.node_of("n2.gpu0")));
   CHECK_FALSE(rep.simulates_node(f.node_of("n0.gpu0")));
-  CHECK(rep.simulated_owners(DeviceKind::gpu) == std::vector<std::uint32_t>{f.owner("n2.gpu0"), f.owner("n2.gpu1")});
+  CHECK(rep.simulated_owners(OwnerKind::gpu) == std::vector<std::uint32_t>{f.owner("n2.gpu0"), f.owner("n2.gpu1")});
   CHECK(&rep.represented_work(f.owner("n2.gpu1")) == &f.work[f.owner("n2.gpu1")]);
 }
 
@@ -224,13 +224,13 @@ TEST_CASE("representative: servers stand for their group, carrying its largest w
   f.busy("ps2", 2.0, 4.0);
   const RepresentativeNode rep(f.inputs());
   REQUIRE(node_indices(rep) == std::vector<std::uint32_t>{f.node_of("n0.gpu1").index});
-  CHECK(rep.simulated_owners(DeviceKind::parameter_server) == std::vector<std::uint32_t>{f.owner("ps0")});
+  CHECK(rep.simulated_owners(OwnerKind::parameter_server) == std::vector<std::uint32_t>{f.owner("ps0")});
   CHECK(&rep.represented_work(f.owner("ps0")) == &f.work[f.owner("ps1")]);
-  const auto gpus = rep.remote_counterparts(DeviceKind::gpu, &OwnerWork::pooled_out);
+  const auto gpus = rep.remote_counterparts(OwnerKind::gpu, &OwnerWork::pooled_out);
   CHECK(gpus.size() == 2);
   CHECK(gpus.at(f.owner("n0.gpu1")).value() == dlrmsim::rel(9e6));
   CHECK(gpus.at(f.owner("n0.gpu0")).value() == 0.0);
-  const auto servers = rep.remote_counterparts(DeviceKind::parameter_server, &OwnerWork::pooled_out);
+  const auto servers = rep.remote_counterparts(OwnerKind::parameter_server, &OwnerWork::pooled_out);
   CHECK(servers.size() == 1);
   CHECK(servers.at(f.owner("ps0")).value() == dlrmsim::rel(7e6));
 }

@@ -219,7 +219,7 @@ TEST_CASE("cost_greedy balances equal tables exactly") {
   const Seconds first = plan.devices[1].estimated_load;
   CHECK(first.value() > 0.0);
   for (const auto& d : plan.devices) {
-    if (d.kind == DeviceKind::gpu) CHECK(d.estimated_load == first);
+    if (d.kind == OwnerKind::gpu) CHECK(d.estimated_load == first);
   }
   // Hand check of one table: 65,536 x 10 lookups of 512 B at 1 TB/s x 0.5, forward + backward.
   CHECK(plan.tables[0].shards[0].estimated_time.value() == dlrmsim::rel(2.0 * 655360.0 * 512.0 / 0.5e12));
@@ -239,7 +239,7 @@ TEST_CASE("cost_greedy splits hot tables by columns to balance them") {
   check_coverage(p, plan);
   const Seconds first = plan.devices[1].estimated_load;
   for (const auto& d : plan.devices) {
-    if (d.kind == DeviceKind::gpu) CHECK(d.estimated_load == first);
+    if (d.kind == OwnerKind::gpu) CHECK(d.estimated_load == first);
   }
 }
 
@@ -413,7 +413,7 @@ TEST_CASE("cost_greedy plans 5,000 tables over 64 GPUs quickly") {
   double worst = 0.0;
   int gpus = 0;
   for (const auto& d : plan.devices) {
-    if (d.kind != DeviceKind::gpu) continue;
+    if (d.kind != OwnerKind::gpu) continue;
     total += d.estimated_load.value();
     worst = std::max(worst, d.estimated_load.value());
     ++gpus;
@@ -531,7 +531,7 @@ TEST_CASE("cost_greedy cuts a hot table only into pieces that are cheaper than t
     CAPTURE(granule);
     PlacementProblem p = one_node(2, 80, 512);
     for (auto& d : p.devices) {
-      if (d.kind == DeviceKind::gpu) d.access_granule = Bytes(granule);
+      if (d.kind == OwnerKind::gpu) d.access_granule = Bytes(granule);
     }
     p.tables = {table("H", 1000000, 128, 10), table("C", 1000, 128, 1)};
     PlacementOptions o;
@@ -565,7 +565,7 @@ TEST_CASE("cost_greedy cuts a hot table only into pieces that are cheaper than t
 TEST_CASE("cost_greedy cuts a table no finer than a share of the floor set by the costliest one") {
   PlacementProblem p = one_node(32, 80, 512);
   for (auto& d : p.devices) {
-    if (d.kind == DeviceKind::gpu) d.memory_bandwidth = BytesPerSecond(1e18);
+    if (d.kind == OwnerKind::gpu) d.memory_bandwidth = BytesPerSecond(1e18);
   }
   p.off_node_fraction = 0.5;
   p.wire_element_size = Bytes(4.0);

@@ -24,7 +24,7 @@ const std::string kConfigs = dlrmsim::testing::kRoot + "/configs/";
 topo::Platform platform(const std::string& name) { return topo::load_platform(kConfigs + "platforms/" + name); }
 models::ModelSpec model(const std::string& name) { return models::load_model(kConfigs + "models/" + name); }
 
-std::size_t count_kind(const PlacementProblem& p, DeviceKind k) { return p.devices_of(k).size(); }
+std::size_t count_kind(const PlacementProblem& p, OwnerKind k) { return p.devices_of(k).size(); }
 
 }  // namespace
 
@@ -37,15 +37,15 @@ TEST_CASE("Big Basin and M1 become GPUs, sockets and table demands") {
   const auto m = model("hpca21_m1.yaml");
   const topo::DeviceProfileSet profiles(kConfigs + "calibration");
   const auto p = make_placement_problem(m, plat, &profiles);
-  CHECK(count_kind(p, DeviceKind::gpu) == 8);
-  CHECK(count_kind(p, DeviceKind::cpu_socket) == 2);
-  CHECK(count_kind(p, DeviceKind::parameter_server) == 0);
+  CHECK(count_kind(p, OwnerKind::gpu) == 8);
+  CHECK(count_kind(p, OwnerKind::cpu_socket) == 2);
+  CHECK(count_kind(p, OwnerKind::parameter_server) == 0);
   CHECK(p.tables.size() == static_cast<std::size_t>(m.table_count()));
   CHECK(p.global_batch == m.global_batch_size);
   double weights = 0.0;
   for (const auto& t : p.tables) weights += t.footprint().value();
   CHECK(weights == dlrmsim::rel((m.embedding_weight_bytes() + m.embedding_optimizer_state_bytes()).value()));
-  for (std::uint32_t g : p.devices_of(DeviceKind::gpu)) {
+  for (std::uint32_t g : p.devices_of(OwnerKind::gpu)) {
     const auto& d = p.devices[g];
     const topo::DeviceId id{d.topology_id};
     CHECK(d.memory_capacity == plat.gpu_spec(id).hbm_capacity);
@@ -66,14 +66,14 @@ TEST_CASE("Big Basin and M1 become GPUs, sockets and table demands") {
 TEST_CASE("parameter-server nodes are found by their role") {
   const auto plat = platform("cpu-cluster.yaml");
   const auto p = make_placement_problem(model("hpca21_m1.yaml"), plat);
-  CHECK(count_kind(p, DeviceKind::gpu) == 0);
-  CHECK(count_kind(p, DeviceKind::parameter_server) == 8);
+  CHECK(count_kind(p, OwnerKind::gpu) == 0);
+  CHECK(count_kind(p, OwnerKind::parameter_server) == 8);
   std::size_t trainer_sockets = 0;
   for (const auto& n : plat.nodes()) {
     if (plat.group(n.group).role == "trainer") trainer_sockets += n.cpus.size();
   }
-  CHECK(count_kind(p, DeviceKind::cpu_socket) == trainer_sockets);
-  for (std::uint32_t s : p.devices_of(DeviceKind::parameter_server)) {
+  CHECK(count_kind(p, OwnerKind::cpu_socket) == trainer_sockets);
+  for (std::uint32_t s : p.devices_of(OwnerKind::parameter_server)) {
     const auto& d = p.devices[s];
     const auto& node = plat.node(topo::NodeId{d.topology_id});
     CHECK(plat.group(node.group).role == "parameter_server");
@@ -89,10 +89,10 @@ TEST_CASE("parameter-server nodes are found by their role") {
 TEST_CASE("embedding-worker nodes own no tables") {
   const auto plat = platform("persia-gcp.yaml");
   const auto p = make_placement_problem(model("hpca21_m1.yaml"), plat);
-  CHECK(count_kind(p, DeviceKind::gpu) == 64);
-  CHECK(count_kind(p, DeviceKind::parameter_server) == 30);
+  CHECK(count_kind(p, OwnerKind::gpu) == 64);
+  CHECK(count_kind(p, OwnerKind::parameter_server) == 30);
   std::set<std::uint32_t> socket_nodes;
-  for (std::uint32_t s : p.devices_of(DeviceKind::cpu_socket)) socket_nodes.insert(p.devices[s].node);
+  for (std::uint32_t s : p.devices_of(OwnerKind::cpu_socket)) socket_nodes.insert(p.devices[s].node);
   CHECK(socket_nodes.size() == 8);
 }
 
@@ -107,7 +107,7 @@ TEST_CASE("tier policies place tables on the devices the platform provides") {
   const auto gpu_plan = place(bb, o);
   for (const auto& tp : gpu_plan.tables) {
     for (const auto& s : tp.shards) {
-      for (auto owner : s.owners) CHECK(bb.devices[owner].kind == DeviceKind::gpu);
+      for (auto owner : s.owners) CHECK(bb.devices[owner].kind == OwnerKind::gpu);
     }
   }
   const auto plat = topo::load_platform_reference(
@@ -120,20 +120,20 @@ TEST_CASE("tier policies place tables on the devices the platform provides") {
     for (const auto& s : tp.shards) {
       REQUIRE(s.owners.size() == 1);
       const auto& d = remote.devices[s.owners[0]];
-      CHECK(d.kind == DeviceKind::parameter_server);
+      CHECK(d.kind == OwnerKind::parameter_server);
       CHECK(plat.group(plat.node(topo::NodeId{d.topology_id}).group).role == "parameter_server");
     }
   }
   const auto zion = make_placement_problem(m1, platform("zion.yaml"));
-  CHECK(count_kind(zion, DeviceKind::cpu_socket) == 8);
+  CHECK(count_kind(zion, OwnerKind::cpu_socket) == 8);
   std::set<std::int32_t> hosts;
-  for (std::uint32_t g : zion.devices_of(DeviceKind::gpu)) hosts.insert(zion.devices[g].host_socket);
+  for (std::uint32_t g : zion.devices_of(OwnerKind::gpu)) hosts.insert(zion.devices[g].host_socket);
   CHECK(hosts.size() == 8);  // one accelerator per socket
   o.policy = "all_host";
   const auto host_plan = place(zion, o);
   for (const auto& tp : host_plan.tables) {
     CHECK(tp.tier == Tier::host_dram);
-    for (const auto& s : tp.shards) CHECK(zion.devices[s.owners[0]].kind == DeviceKind::cpu_socket);
+    for (const auto& s : tp.shards) CHECK(zion.devices[s.owners[0]].kind == OwnerKind::cpu_socket);
   }
 }
 
@@ -149,10 +149,10 @@ TEST_CASE("the planner takes the CPU access granule from the scenario") {
   wide.cpu_access_granule = Bytes(128.0);
   const auto p = make_placement_problem(model("hpca21_m3.yaml"), plat, &profiles, wide);
   const auto plain = make_placement_problem(model("hpca21_m3.yaml"), plat, &profiles);
-  REQUIRE(count_kind(p, DeviceKind::cpu_socket) > 0);
-  REQUIRE(count_kind(p, DeviceKind::parameter_server) > 0);
+  REQUIRE(count_kind(p, OwnerKind::cpu_socket) > 0);
+  REQUIRE(count_kind(p, OwnerKind::parameter_server) > 0);
   for (std::size_t i = 0; i < p.devices.size(); ++i) {
-    if (p.devices[i].kind == DeviceKind::gpu) {
+    if (p.devices[i].kind == OwnerKind::gpu) {
       CHECK(p.devices[i].access_granule.value() == 32.0);
     } else {
       CHECK(p.devices[i].access_granule.value() == 128.0);
@@ -175,7 +175,7 @@ TEST_CASE("a role's pods cut its nodes' CPU rate and memory to their share") {
   pods.server_pods = RolePods{120, 80, Bytes(2500.0 * 1024 * 1024 * 1024), "s.yaml:9:23: training.pods.parameter_server.count"};
   const auto a = make_placement_problem(m, plat, nullptr, whole);
   const auto b = make_placement_problem(m, plat, nullptr, pods);
-  const auto servers = a.devices_of(DeviceKind::parameter_server);
+  const auto servers = a.devices_of(OwnerKind::parameter_server);
   REQUIRE(servers.size() == 30);
   for (auto s : servers) {
     CHECK(b.devices[s].cpu_rows.cores == dlrmsim::rel(a.devices[s].cpu_rows.cores * 320.0 / 416.0));

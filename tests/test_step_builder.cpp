@@ -236,6 +236,6 @@ TEST_CASE("a parameter server's and an embedding worker's sockets run at their p
   CHECK(ps_access.keyed);
   CHECK(!ew_access.keyed);
   CHECK(ps_access.dram_bandwidth.value() == cpu_row_access(inputs, ps_cpu).dram_bandwidth.value());
-  const auto server = problem.devices_of(placement::DeviceKind::parameter_server).front();
+  const auto server = problem.devices_of(placement::OwnerKind::parameter_server).front();
   CHECK(problem.devices[server].cpu_rows.cores == dlrmsim::rel(8.0 * ps_access.cores));
 }

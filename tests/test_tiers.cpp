@@ -101,16 +101,16 @@ TEST_CASE("memory tiers: one per Tier value, found by value and by name, unknown
 // remote_ps is on parameter-server nodes across the network.
 TEST_CASE("memory tiers: properties of each tier") {
   const TierProperties hbm = tier_of(Tier::gpu_hbm).properties();
-  CHECK(hbm.owner_kind == DeviceKind::gpu);
+  CHECK(hbm.owner_kind == OwnerKind::gpu);
   CHECK((hbm.on_gpu && hbm.replicable && !hbm.over_host_link && !hbm.remote && !hbm.hbm_cache));
   const TierProperties uvm = tier_of(Tier::uvm).properties();
-  CHECK(uvm.owner_kind == DeviceKind::gpu);
+  CHECK(uvm.owner_kind == OwnerKind::gpu);
   CHECK((uvm.on_gpu && uvm.over_host_link && uvm.hbm_cache && !uvm.remote && !uvm.replicable));
   const TierProperties host = tier_of(Tier::host_dram).properties();
-  CHECK(host.owner_kind == DeviceKind::cpu_socket);
+  CHECK(host.owner_kind == OwnerKind::cpu_socket);
   CHECK((host.over_host_link && !host.on_gpu && !host.remote && !host.hbm_cache && !host.replicable));
   const TierProperties ps = tier_of(Tier::remote_ps).properties();
-  CHECK(ps.owner_kind == DeviceKind::parameter_server);
+  CHECK(ps.owner_kind == OwnerKind::parameter_server);
   CHECK((ps.remote && !ps.on_gpu && !ps.over_host_link && !ps.hbm_cache && !ps.replicable));
 }
 

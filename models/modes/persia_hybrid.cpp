@@ -65,7 +65,7 @@
 
 namespace dlrmsim::models {
 
-using placement::DeviceKind;
+using placement::OwnerKind;
 using sim::ActivityId;
 
 namespace {
@@ -122,7 +122,7 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
     throw std::invalid_argument(inputs.options.mode + " needs a platform group with role '" + inputs.options.embedding_worker_role +
                                 "' (the embedding workers)");
   }
-  const auto servers = ctx.simulated_owners(DeviceKind::parameter_server);
+  const auto servers = ctx.simulated_owners(OwnerKind::parameter_server);
   if (servers.empty()) {
     throw std::invalid_argument(inputs.options.mode + " needs the tables on parameter servers (placement tier remote_ps) "
                                 "and a platform group with role '" + inputs.options.parameter_server_role + "'");

@@ -29,18 +29,18 @@
 
 namespace dlrmsim::models {
 
-using placement::DeviceKind;
+using placement::OwnerKind;
 using sim::ActivityId;
 
 namespace {
 
-constexpr std::array kOwnerKinds{DeviceKind::gpu, DeviceKind::cpu_socket, DeviceKind::parameter_server};
+constexpr std::array kOwnerKinds{OwnerKind::gpu, OwnerKind::cpu_socket, OwnerKind::parameter_server};
 
 /// Owner <-> trainer traffic: parameter-server traffic, host-device copies (host_dram tables
 /// looked up by CPU sockets for GPU trainers: ids down, pooled rows up over PCIe), or all-to-all.
-std::uint16_t traffic_category(const StepContext& ctx, DeviceKind kind) {
-  if (kind == DeviceKind::parameter_server) return ctx.cat.parameter_server_traffic;
-  if (kind == DeviceKind::cpu_socket && !ctx.trainers().empty() && ctx.trainers().front().is_gpu) {
+std::uint16_t traffic_category(const StepContext& ctx, OwnerKind kind) {
+  if (kind == OwnerKind::parameter_server) return ctx.cat.parameter_server_traffic;
+  if (kind == OwnerKind::cpu_socket && !ctx.trainers().empty() && ctx.trainers().front().is_gpu) {
     return ctx.cat.host_device_copy;
   }
   return ctx.cat.all_to_all;
@@ -68,8 +68,8 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
     for (std::size_t i = 0; i < n; ++i) copy[i] = host.step_input(i, s, step_end);
 
     // 2-3. Ids to the owners, then the forward lookups.
-    std::map<DeviceKind, std::map<std::uint32_t, ActivityId>> lookup_done;
-    for (DeviceKind kind : kOwnerKinds) {
+    std::map<OwnerKind, std::map<std::uint32_t, ActivityId>> lookup_done;
+    for (OwnerKind kind : kOwnerKinds) {
       if (ctx.simulated_owners(kind).empty()) continue;
       for (const auto& [o, ids] : coll.gradients_to_owners(kind, copy, traffic_category(ctx, kind), &OwnerWork::ids_in)) {
         lookup_done[kind][o] = emb.embedding_pass(o, Pass::forward, std::span(&ids, 1));
@@ -104,8 +104,8 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
     if (stack.sync == SoftwareStack::HostSync::per_feature) {
       for (std::size_t i = 0; i < n; ++i) host.host_wait(trainers[i], inter_bwd[i]);
     }
-    std::map<DeviceKind, std::map<std::uint32_t, ActivityId>> grads_in;
-    for (DeviceKind kind : kOwnerKinds) {
+    std::map<OwnerKind, std::map<std::uint32_t, ActivityId>> grads_in;
+    for (OwnerKind kind : kOwnerKinds) {
       if (lookup_done.count(kind) == 0) continue;
       grads_in[kind] = coll.gradients_to_owners(kind, inter_bwd, traffic_category(ctx, kind));
     }

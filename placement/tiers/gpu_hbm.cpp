@@ -16,7 +16,7 @@ class GpuHbmTier final : public MemoryTier {
   [[nodiscard]] std::string_view owners_description() const override { return "GPUs"; }
   [[nodiscard]] TierProperties properties() const override {
     TierProperties p;
-    p.owner_kind = DeviceKind::gpu;
+    p.owner_kind = OwnerKind::gpu;
     p.on_gpu = true;
     p.replicable = true;  // a full replica per trainer is TorchRec's data-parallel sharding
     return p;

@@ -18,7 +18,7 @@ class HostDramTier final : public MemoryTier {
   [[nodiscard]] std::string_view owners_description() const override { return "CPU sockets on trainer nodes"; }
   [[nodiscard]] TierProperties properties() const override {
     TierProperties p;
-    p.owner_kind = DeviceKind::cpu_socket;
+    p.owner_kind = OwnerKind::cpu_socket;
     p.over_host_link = true;
     return p;
   }

@@ -21,7 +21,7 @@ class RemotePsTier final : public MemoryTier {
   }
   [[nodiscard]] TierProperties properties() const override {
     TierProperties p;
-    p.owner_kind = DeviceKind::parameter_server;
+    p.owner_kind = OwnerKind::parameter_server;
     p.remote = true;
     return p;
   }

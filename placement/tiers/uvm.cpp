@@ -19,14 +19,14 @@ class UvmTier final : public MemoryTier {
   [[nodiscard]] std::string_view owners_description() const override { return "GPUs with a host CPU socket"; }
   [[nodiscard]] TierProperties properties() const override {
     TierProperties p;
-    p.owner_kind = DeviceKind::gpu;
+    p.owner_kind = OwnerKind::gpu;
     p.on_gpu = true;
     p.over_host_link = true;
     p.hbm_cache = true;
     return p;
   }
   [[nodiscard]] bool can_own(const PlacementDevice& device) const override {
-    return device.kind == DeviceKind::gpu && device.host_socket >= 0;
+    return device.kind == OwnerKind::gpu && device.host_socket >= 0;
   }
   [[nodiscard]] std::uint32_t storage_of(const PlacementProblem& problem, std::uint32_t owner) const override {
     return static_cast<std::uint32_t>(problem.devices.at(owner).host_socket);
