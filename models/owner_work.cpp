@@ -111,7 +111,7 @@ topo::CpuRowAccess role_cpu_access(const StepInputs& in, const topo::CpuSocketSp
     // Servers as the placement problem counts them (pod_share's other caller), workers by role.
     const auto nodes = server ? in.problem.devices_of(OwnerKind::parameter_server).size()
                               : nodes_with_role(in.platform, in.options.embedding_worker_role).size();
-    access.cores *= placement::pod_share(in.platform, node, *pods, nodes).cpu;
+    access.cores *= pod_share(in.platform, node, *pods, nodes).cpu;
   }
   return access;
 }

@@ -53,7 +53,7 @@ OwnerWorkTable compute_owner_work(const StepInputs& in);
 topo::CpuRowAccess cpu_row_access(const StepInputs& in, const topo::CpuSocketSpec& cpu);
 /// The same for a socket of `node`, a parameter server (`server`: ids resolved through its
 /// hash map) or an embedding worker, its cores scaled by the share of the node its role's
-/// pods use (training.pods, placement::pod_share; the whole node without pods).
+/// pods use (training.pods, pod_share; the whole node without pods).
 topo::CpuRowAccess role_cpu_access(const StepInputs& in, const topo::CpuSocketSpec& cpu, topo::NodeId node, bool server);
 
 }  // namespace dlrmsim::models

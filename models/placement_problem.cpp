@@ -10,7 +10,15 @@
 #include "models/cost_models.hpp"
 #include "models/scenario.hpp"
 
-namespace dlrmsim::placement {
+namespace dlrmsim::models {
+
+using placement::AccessDistribution;
+using placement::OwnerKind;
+using placement::PlacementDevice;
+using placement::PlacementPlan;
+using placement::PlacementProblem;
+using placement::TableDemand;
+
 namespace {
 
 // TorchRec planner's backward-to-forward ratio (BWD_COMPUTE_MULTIPLIER = 2, "empirical
@@ -18,14 +26,14 @@ namespace {
 // peer's assumption, used only for a GPU without a measured profile.
 constexpr double kUncalibratedGpuBackwardFactor = 2.0;
 
-AccessDistribution access_of(const models::AccessSkew& skew) {
+AccessDistribution access_of(const AccessSkew& skew) {
   AccessDistribution d;
   switch (skew.kind) {
-    case models::AccessSkew::Kind::uniform: d = AccessDistribution::uniform(); break;
-    case models::AccessSkew::Kind::zipf: d = AccessDistribution::zipf(skew.zipf_exponent); break;
-    case models::AccessSkew::Kind::hit_rate_curve: d = AccessDistribution::hit_rate(skew.hit_rate_points); break;
+    case AccessSkew::Kind::uniform: d = AccessDistribution::uniform(); break;
+    case AccessSkew::Kind::zipf: d = AccessDistribution::zipf(skew.zipf_exponent); break;
+    case AccessSkew::Kind::hit_rate_curve: d = AccessDistribution::hit_rate(skew.hit_rate_points); break;
   }
-  d.ids_by_frequency = skew.id_order == models::AccessSkew::IdOrder::by_frequency;
+  d.ids_by_frequency = skew.id_order == AccessSkew::IdOrder::by_frequency;
   return d;
 }
 
@@ -51,7 +59,7 @@ PlacementDevice trainer_device(const topo::Platform& p, OwnerKind kind, topo::De
 
 }  // namespace
 
-PlacementProblem make_placement_problem(const models::ModelSpec& model, const topo::Platform& platform,
+PlacementProblem make_placement_problem(const ModelSpec& model, const topo::Platform& platform,
                                         const topo::DeviceProfileSet* profiles, const ProblemSettings& settings) {
   const NodeRoles& roles = settings.roles;
   const auto& only_nodes = settings.only_nodes;
@@ -70,7 +78,7 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
       d.instance = i;
       d.rows = t.rows;
       d.dim = t.dim;
-      d.element_size = models::element_size(t.dtype);
+      d.element_size = element_size(t.dtype);
       d.lookups_per_sample = t.lookups.mean();
       d.optimizer_state_per_row = model.embedding_optimizer.embedding_state_bytes(1, t.dim);
       d.access = access_of(t.access);
@@ -79,13 +87,13 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
   }
   problem.gpu_embedding.deduplicated_backward = settings.deduplicated_backward;
   problem.gpu_embedding.fused_optimizer = settings.fused_optimizer;
-  problem.gpu_embedding.update = models::embedding_update(model.embedding_optimizer);
+  problem.gpu_embedding.update = embedding_update(model.embedding_optimizer);
   switch (model.embedding_optimizer.kind) {
-    case models::OptimizerKind::sgd:
-    case models::OptimizerKind::rowwise_adagrad: break;
-    case models::OptimizerKind::adagrad:
-    case models::OptimizerKind::adam:
-      problem.notes.push_back("embedding optimizer " + std::string(models::to_string(model.embedding_optimizer.kind)) +
+    case OptimizerKind::sgd:
+    case OptimizerKind::rowwise_adagrad: break;
+    case OptimizerKind::adagrad:
+    case OptimizerKind::adam:
+      problem.notes.push_back("embedding optimizer " + std::string(to_string(model.embedding_optimizer.kind)) +
                               ": profiles measure sgd and rowwise_adagrad backward only; the rowwise_adagrad "
                               "multiple is used");
       break;
@@ -195,7 +203,7 @@ PlacementProblem make_placement_problem(const models::ModelSpec& model, const to
     const double local_batch = static_cast<double>(model.global_batch_size) / gpus;
     double elements = 2.0 * static_cast<double>(model.pooled_embedding_width());
     for (const auto& layer : model.dense_layers()) elements += layer.activation_elements_per_sample;
-    problem.activations_per_gpu = models::element_size(model.compute_precision) * (local_batch * elements);
+    problem.activations_per_gpu = element_size(model.compute_precision) * (local_batch * elements);
     problem.dense_weights_per_gpu = model.dense_weight_bytes();
     problem.dense_optimizer_state_per_gpu = model.dense_optimizer_state_bytes();
   }
@@ -221,7 +229,7 @@ PodShare pod_share(const topo::Platform& platform, topo::NodeId node, const Role
   return share;
 }
 
-PlacementProblem make_placement_problem(const models::Scenario& scenario, const topo::DeviceProfileSet& profiles) {
+PlacementProblem make_placement_problem(const Scenario& scenario, const topo::DeviceProfileSet& profiles) {
   ProblemSettings settings;
   settings.server_pods = scenario.training.server_pods;
   settings.roles.parameter_server = scenario.training.parameter_server_role;
@@ -234,10 +242,10 @@ PlacementProblem make_placement_problem(const models::Scenario& scenario, const 
   return make_placement_problem(scenario.model, scenario.platform, &profiles, settings);
 }
 
-PlacementPlan place_tables(const models::ModelSpec& model, const topo::Platform& platform,
-                           const PlacementOptions& options, const StepTimeEvaluator& evaluator,
+PlacementPlan place_tables(const ModelSpec& model, const topo::Platform& platform,
+                           const placement::PlacementOptions& options, const placement::StepTimeEvaluator& evaluator,
                            const topo::DeviceProfileSet* profiles) {
-  return place(make_placement_problem(model, platform, profiles), options, evaluator);
+  return placement::place(make_placement_problem(model, platform, profiles), options, evaluator);
 }
 
-}  // namespace dlrmsim::placement
+}  // namespace dlrmsim::models

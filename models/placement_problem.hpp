@@ -42,10 +42,8 @@
 #include "topologies/platform.hpp"
 
 namespace dlrmsim::models {
-struct Scenario;
-}
 
-namespace dlrmsim::placement {
+struct Scenario;
 
 /// The group roles (the platform's `role:` strings) that mark parameter-server and
 /// embedding-worker nodes.
@@ -95,16 +93,17 @@ struct ProblemSettings {
 
 /// `profiles` gives the GPUs' calibrated profiles (null: none; a GPU model without a file
 /// in its directory is costed with peak figures and a note).
-PlacementProblem make_placement_problem(const models::ModelSpec& model, const topo::Platform& platform,
-                                        const topo::DeviceProfileSet* profiles = nullptr,
-                                        const ProblemSettings& settings = {});
+placement::PlacementProblem make_placement_problem(const ModelSpec& model, const topo::Platform& platform,
+                                                   const topo::DeviceProfileSet* profiles = nullptr,
+                                                   const ProblemSettings& settings = {});
 /// The problem of a scenario: its model, platform, roles, CPU access granule and (a job of
 /// several) its nodes.
-PlacementProblem make_placement_problem(const models::Scenario& scenario, const topo::DeviceProfileSet& profiles);
+placement::PlacementProblem make_placement_problem(const Scenario& scenario, const topo::DeviceProfileSet& profiles);
 
 /// make_placement_problem + place. Throws InfeasiblePlacement when the plan does not fit.
-PlacementPlan place_tables(const models::ModelSpec& model, const topo::Platform& platform,
-                           const PlacementOptions& options, const StepTimeEvaluator& evaluator = {},
-                           const topo::DeviceProfileSet* profiles = nullptr);
+placement::PlacementPlan place_tables(const ModelSpec& model, const topo::Platform& platform,
+                                      const placement::PlacementOptions& options,
+                                      const placement::StepTimeEvaluator& evaluator = {},
+                                      const topo::DeviceProfileSet* profiles = nullptr);
 
-}  // namespace dlrmsim::placement
+}  // namespace dlrmsim::models

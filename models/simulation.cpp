@@ -69,7 +69,7 @@ PlacedScenario place_scenario(const Scenario& sc, const topo::DeviceProfileSet& 
   placement::PlacementOptions options = sc.placement;
   const auto& mode = training_mode(sc.training.mode);
   if (options.tiers.empty()) options.tiers.assign(mode.default_tiers.begin(), mode.default_tiers.end());
-  PlacedScenario placed{placement::make_placement_problem(sc, profiles), {}};
+  PlacedScenario placed{make_placement_problem(sc, profiles), {}};
   const placement::StepTimeEvaluator evaluator = [&](const placement::PlacementPlan& candidate) {
     return simulate_plan_step_time(sc, placed.problem, candidate, profiles, 1, 1);
   };

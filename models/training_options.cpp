@@ -86,9 +86,9 @@ const Param<std::string> kWorkerRole{.key_path = "training.roles.embedding_worke
                                      .range = {.note = "a group role or name"}, .meaning = "Embedding workers' group."};
 
 /// Reads one role's pods.
-placement::RolePods read_pods(const ConfigNode& r, const PodKeys& keys) {
+RolePods read_pods(const ConfigNode& r, const PodKeys& keys) {
   if (!r.is_map()) r.fail("expected a mapping: {count: 120, cpus: 80}");
-  placement::RolePods p;
+  RolePods p;
   p.count = keys.count.read(r);
   p.count_where = r.child(keys.count.key()).where();
   p.cpus = keys.cpus.read(r);

@@ -52,8 +52,8 @@ struct TrainingOptions {
   std::string parameter_server_role = "parameter_server";
   std::string embedding_worker_role = "embedding_worker";
   /// The pods the parameter servers and the embedding workers run (training.pods; none: the
-  /// role uses its whole nodes), placement::RolePods.
-  std::optional<placement::RolePods> server_pods, worker_pods;
+  /// role uses its whole nodes); RolePods is in models/placement_problem.hpp.
+  std::optional<RolePods> server_pods, worker_pods;
 
   /// The software stack (the scenario's `software:` key, not part of `training:`).
   SoftwareStack software;

@@ -75,7 +75,7 @@ struct Fixture {
   explicit Fixture(const std::vector<std::string>& overrides = {}, int trainer_nodes = 4, bool servers = false)
       : sc(load_scenario_text(cluster(trainer_nodes, servers), "fidelity.yaml", kRoot + "/configs/scenarios", overrides)),
         profiles(sc.calibration_dir),
-        problem(placement::make_placement_problem(sc, profiles)),
+        problem(models::make_placement_problem(sc, profiles)),
         work(problem.devices.size()) {
     for (std::uint32_t i = 0; i < work.size(); ++i) work[i].owner = i;
   }

@@ -15,6 +15,7 @@
 #include "paths.hpp"
 
 using namespace dlrmsim;
+using namespace dlrmsim::models;
 using namespace dlrmsim::placement;
 
 namespace {

@@ -68,7 +68,7 @@ struct Built {
   explicit Built(const std::vector<std::string>& overrides = {})
       : sc(load_scenario_text(server(), "sms.yaml", kRoot + "/configs/scenarios", overrides)),
         profiles(sc.calibration_dir),
-        problem(placement::make_placement_problem(sc, profiles)),
+        problem(models::make_placement_problem(sc, profiles)),
         b({sc.model, sc.platform, problem, plan, profiles, sc.training}, graph) {
     b.select_trainers(false);
   }
@@ -213,7 +213,7 @@ TEST_CASE("a copy between a node's GPUs reads the sender's HBM and writes the re
   CHECK(r.resources[s.b.context().resources.memory(t[1].device).index].bytes.value() == dlrmsim::rel(copy.value()).epsilon(1e-12));
 }
 
-// The simulation reads a role's pods as the planner does (placement::pod_share): on the Persia
+// The simulation reads a role's pods as the planner does (pod_share): on the Persia
 // 100 T deployment (persia_100t_gcp.yaml: 120 parameter-server pods of 80 CPUs on 30
 // m2-ultramem-416 of 416 vCPUs, 100 embedding-worker pods of 28 CPUs on 100 c2-standard-30 of
 // 30 vCPUs) a server socket counts 320/416 of its cores and a worker socket 28/30 of its,
@@ -222,7 +222,7 @@ TEST_CASE("a copy between a node's GPUs reads the sender's HBM and writes the re
 TEST_CASE("a parameter server's and an embedding worker's sockets run at their pods' share") {
   const Scenario sc = load_scenario(kRoot + "/configs/scenarios/persia_100t_gcp.yaml");
   const topo::DeviceProfileSet profiles(sc.calibration_dir);
-  const auto problem = placement::make_placement_problem(sc, profiles);
+  const auto problem = models::make_placement_problem(sc, profiles);
   const placement::PlacementPlan plan;
   const StepInputs inputs{sc.model, sc.platform, problem, plan, profiles, sc.training};
   const auto ps = nodes_with_role(sc.platform, "parameter_server").front();
