@@ -14,6 +14,7 @@
 #include "topologies/device_profile.hpp"
 #include "topologies/devices.hpp"
 #include "topologies/fabric.hpp"
+#include "topologies/links.hpp"
 #include "topologies/precision.hpp"
 #include "validation/cpu/cpu_raw_measurements.hpp"
 #include "validation/raw_measurements.hpp"
@@ -46,6 +47,7 @@ void check_table(const EnumNames<E, N>& table, const char* what, bool empty_word
 TEST_CASE("every enum's name table names each enumerator once, in order, and reads it back") {
   check_table(topo::kPrecisionNames, "Precision");
   check_table(topo::kDeviceKindNames, "DeviceKind");
+  check_table(topo::kLinkKindNames, "LinkKind");
   check_table(topo::kNetworkProtocolNames, "NetworkProtocol");
   check_table(topo::kFabricKindNames, "FabricKind");
   check_table(topo::kEmbeddingOptimizerNames, "EmbeddingOptimizer");

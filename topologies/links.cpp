@@ -15,38 +15,29 @@ using namespace unit_literals;
 //   Ethernet hop (NIC or switch port + cable): ~1 us; InfiniBand hop: ~0.3 us (switch port
 //   to port latency of HDR/NDR switches is ~0.1-0.2 us, plus NIC and cable).
 const std::array<LinkKindInfo, kAllLinkKinds.size()> kCatalogue{{
-    {LinkKind::nvlink2, "nvlink2", 25.0_GBps, 0.3_us, "nvlink",
+    {LinkKind::nvlink2, 25.0_GBps, 0.3_us, "nvlink",
      "NVIDIA Tesla V100 datasheet: 6 NVLink2 links, 300 GB/s bidirectional total"},
-    {LinkKind::nvlink3, "nvlink3", 25.0_GBps, 0.3_us, "nvlink",
+    {LinkKind::nvlink3, 25.0_GBps, 0.3_us, "nvlink",
      "NVIDIA A100 datasheet: 12 NVLink3 links, 600 GB/s bidirectional total"},
-    {LinkKind::nvlink4, "nvlink4", 25.0_GBps, 0.3_us, "nvlink",
+    {LinkKind::nvlink4, 25.0_GBps, 0.3_us, "nvlink",
      "NVIDIA H100 datasheet: 18 NVLink4 links, 900 GB/s bidirectional total"},
-    {LinkKind::pcie3x16, "pcie3x16", BytesPerSecond(8e9 * 16 * 128.0 / 130.0 / 8.0), 0.5_us, "pcie",
+    {LinkKind::pcie3x16, BytesPerSecond(8e9 * 16 * 128.0 / 130.0 / 8.0), 0.5_us, "pcie",
      "PCIe 3.0 base spec: 8 GT/s per lane, 128b/130b encoding"},
-    {LinkKind::pcie4x16, "pcie4x16", BytesPerSecond(16e9 * 16 * 128.0 / 130.0 / 8.0), 0.5_us, "pcie",
+    {LinkKind::pcie4x16, BytesPerSecond(16e9 * 16 * 128.0 / 130.0 / 8.0), 0.5_us, "pcie",
      "PCIe 4.0 base spec: 16 GT/s per lane, 128b/130b encoding"},
-    {LinkKind::pcie5x16, "pcie5x16", BytesPerSecond(32e9 * 16 * 128.0 / 130.0 / 8.0), 0.5_us, "pcie",
+    {LinkKind::pcie5x16, BytesPerSecond(32e9 * 16 * 128.0 / 130.0 / 8.0), 0.5_us, "pcie",
      "PCIe 5.0 base spec: 32 GT/s per lane, 128b/130b encoding"},
-    {LinkKind::upi, "upi", 20.8_GBps, 0.1_us, "upi",
+    {LinkKind::upi, 20.8_GBps, 0.1_us, "upi",
      "Intel Xeon Scalable (Skylake-SP) datasheet: UPI at 10.4 GT/s, 2 bytes per transfer per direction"},
-    {LinkKind::xgmi, "xgmi", 36.0_GBps, 0.1_us, "upi",
+    {LinkKind::xgmi, 36.0_GBps, 0.1_us, "upi",
      "assumption: one AMD EPYC 7002 xGMI-2 link of 16 lanes at 18 GT/s"},
-    {LinkKind::ethernet, "ethernet", std::nullopt, 1.0_us, "network", "speed given per link or taken from the NIC"},
-    {LinkKind::infiniband, "infiniband", std::nullopt, 0.3_us, "network",
+    {LinkKind::ethernet, std::nullopt, 1.0_us, "network", "speed given per link or taken from the NIC"},
+    {LinkKind::infiniband, std::nullopt, 0.3_us, "network",
      "speed given per link or taken from the NIC"},
 }};
 
 }  // namespace
 
 const LinkKindInfo& link_kind_info(LinkKind k) { return kCatalogue[static_cast<std::size_t>(k)]; }
-
-std::string_view to_string(LinkKind k) { return link_kind_info(k).name; }
-
-std::optional<LinkKind> link_kind_from_string(std::string_view name) {
-  for (const auto& info : kCatalogue) {
-    if (info.name == name) return info.kind;
-  }
-  return std::nullopt;
-}
 
 }  // namespace dlrmsim::topo

@@ -26,6 +26,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/enum_names.hpp"
 #include "common/units.hpp"
 #include "topologies/ids.hpp"
 
@@ -36,10 +37,23 @@ inline constexpr std::array<LinkKind, 10> kAllLinkKinds{
     LinkKind::nvlink2,  LinkKind::nvlink3, LinkKind::nvlink4, LinkKind::pcie3x16, LinkKind::pcie4x16,
     LinkKind::pcie5x16, LinkKind::upi,     LinkKind::xgmi,    LinkKind::ethernet, LinkKind::infiniband};
 
+/// The YAML `kind:` values.
+inline constexpr auto kLinkKindNames = enum_names<LinkKind>({{LinkKind::nvlink2, "nvlink2"},
+                                                             {LinkKind::nvlink3, "nvlink3"},
+                                                             {LinkKind::nvlink4, "nvlink4"},
+                                                             {LinkKind::pcie3x16, "pcie3x16"},
+                                                             {LinkKind::pcie4x16, "pcie4x16"},
+                                                             {LinkKind::pcie5x16, "pcie5x16"},
+                                                             {LinkKind::upi, "upi"},
+                                                             {LinkKind::xgmi, "xgmi"},
+                                                             {LinkKind::ethernet, "ethernet"},
+                                                             {LinkKind::infiniband, "infiniband"}});
+inline std::string_view to_string(LinkKind k) { return kLinkKindNames.name(k); }
+inline std::optional<LinkKind> link_kind_from_string(std::string_view name) { return kLinkKindNames.parse(name); }
+
 /// Catalogue entry of a link kind.
 struct LinkKindInfo {
   LinkKind kind;
-  std::string_view name;                          // the YAML `kind:` value, e.g. "nvlink4"
   std::optional<BytesPerSecond> bandwidth;        // per link, per direction; nullopt: must be given
   Seconds latency;                                // per traversal (assumption, see links.cpp)
   std::string_view resource_class;                // "nvlink", "pcie", "upi", or "network"
@@ -47,8 +61,6 @@ struct LinkKindInfo {
 };
 
 const LinkKindInfo& link_kind_info(LinkKind k);
-std::string_view to_string(LinkKind k);
-std::optional<LinkKind> link_kind_from_string(std::string_view name);
 
 /// One physical, full-duplex link between two devices of a platform.
 struct Link {

@@ -17,24 +17,6 @@ namespace dlrmsim::topo {
 
 namespace {
 
-std::vector<std::string> names_of_device_kinds() {
-  std::vector<std::string> out;
-  for (DeviceKind k : kAllDeviceKinds) out.emplace_back(to_string(k));
-  return out;
-}
-
-std::vector<std::string> names_of_link_kinds() {
-  std::vector<std::string> out;
-  for (LinkKind k : kAllLinkKinds) out.emplace_back(to_string(k));
-  return out;
-}
-
-std::vector<std::string> names_of_precisions() {
-  std::vector<std::string> out;
-  for (Precision p : kAllPrecisions) out.emplace_back(to_string(p));
-  return out;
-}
-
 /// A choice key read as platform_parameters() declares it: its key, its choices (the range)
 /// and, when it has one, its default, written once in the table.
 std::string choice(const ConfigNode& node, std::string_view key_path) {
@@ -46,7 +28,7 @@ std::string choice(const ConfigNode& node, std::string_view key_path) {
 /// `peak_flops: {fp32: 67 TFLOP/s, bf16: 989 TFLOP/s}`: keys must be precision names.
 PeakRates read_peak_rates(const ConfigNode& node) {
   PeakRates rates;
-  const auto allowed = names_of_precisions();
+  const auto allowed = kPrecisionNames.words();
   for (const auto& [key, value] : node.entries()) {
     const auto p = precision_from_string(key);
     if (!p) {
@@ -209,7 +191,7 @@ DeviceKind read_device_kind(const ConfigNode& d) {
   const auto name = k.as<std::string>();
   const auto kind = device_kind_from_string(name);
   if (!kind) {
-    const auto allowed = names_of_device_kinds();
+    const auto allowed = kDeviceKindNames.words();
     std::string msg = "unknown device kind '" + name + "'; expected one of gpu, cpu, pcie_switch, nic, nvswitch, network_switch";
     if (auto guess = did_you_mean(name, allowed)) msg += "; did you mean '" + *guess + "'?";
     k.fail(msg);
@@ -222,7 +204,7 @@ LinkKind read_link_kind(const ConfigNode& node, std::string_view key) {
   const auto name = k.as<std::string>();
   const auto kind = link_kind_from_string(name);
   if (!kind) {
-    const auto allowed = names_of_link_kinds();
+    const auto allowed = kLinkKindNames.words();
     std::string msg = "unknown link kind '" + name + "'; expected one of";
     for (const auto& a : allowed) msg += " " + a;
     if (auto guess = did_you_mean(name, allowed)) msg += "; did you mean '" + *guess + "'?";
@@ -503,8 +485,7 @@ FabricSpec read_fabric(const ConfigNode& f) {
   FabricSpec spec;
   const std::string kind = choice(f, "platform.cluster.fabric.kind");
   spec.kind = *fabric_kind_from_string(kind);
-  const std::string link_kind = choice(f, "platform.cluster.fabric.link_kind");
-  spec.link_kind = link_kind == "infiniband" ? LinkKind::infiniband : LinkKind::ethernet;
+  spec.link_kind = *link_kind_from_string(choice(f, "platform.cluster.fabric.link_kind"));  // ethernet | infiniband
   if (f.has("host_link_bandwidth")) spec.host_link_bandwidth = f.get_positive<BytesPerSecond>("host_link_bandwidth");
   if (f.has("link_latency")) spec.link_latency = f.get_positive<Seconds>("link_latency", true);
   if (auto s = f.optional_child("switch")) {
