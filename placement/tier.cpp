@@ -73,7 +73,8 @@ ShardCost gpu_owner_cost(const ShardCostInput& in, double hbm_lookups) {
   const Bytes row{in.table.element_size.value() * w.columns};
   const topo::GpuShardWork work{w.lookups,          hbm_lookups, w.samples, row, w.columns, w.distinct_rows,
                                 in.problem.wire_element_size, in.table.optimizer_state_per_row};
-  topo::GpuShardCost g;
+  ShardCost c;
+  topo::GpuShardCost& g = c;
   if (in.profile) {
     g = topo::gpu_shard_cost(*in.profile, work, in.software);
   } else {
@@ -85,16 +86,6 @@ ShardCost gpu_owner_cost(const ShardCostInput& in, double hbm_lookups) {
     g.separate_optimizer = transfer_time(g.hbm_separate_optimizer.value(), d.memory_bandwidth, 1.0);
     g.host_time = transfer_time(g.host_rows * row_read, d.host_link_bandwidth, d.zero_copy_efficiency);
   }
-  ShardCost c;
-  c.forward = g.forward;
-  c.backward = g.backward;
-  c.separate_optimizer = g.separate_optimizer;
-  c.hbm_forward = g.hbm_forward;
-  c.hbm_backward = g.hbm_backward;
-  c.hbm_separate_optimizer = g.hbm_separate_optimizer;
-  c.host_rows = g.host_rows;
-  c.host_bytes = g.host_bytes;
-  c.host_time = g.host_time;
   // The owner's cross-node exchange goes through its NIC, one direction at a time (ids in,
   // outputs out, gradients in): an owner of many narrow tables computes little but loads its
   // NIC most.

@@ -47,17 +47,10 @@ struct ShardCostInput {
   const topo::GpuEmbeddingSoftware& software;
 };
 
-/// One shard's cost on its owner per training step.
-struct ShardCost {
-  Seconds forward;             // forward compute: GPU gather of the rows in HBM, CPU gather
-  Seconds backward;            // backward + fused optimiser update (CPU: read-modify-write)
-  Seconds separate_optimizer;  // GPU: an unfused optimiser's extra pass
-  Bytes hbm_forward;           // GPU: HBM bytes of the forward
-  Bytes hbm_backward;          // GPU: HBM bytes of the backward and fused update
-  Bytes hbm_separate_optimizer;  // GPU: HBM bytes of the unfused optimiser's pass
-  double host_rows = 0.0;      // rows read from host memory by the GPU, each way (uvm misses)
-  Bytes host_bytes;            // their bytes, each way
-  Seconds host_time;           // their zero-copy time alone, each way
+/// One shard's cost on its owner per training step: the GPU embedding cost record
+/// (topologies/gpu_embedding_cost.hpp; host_* are a uvm shard's misses) for a GPU owner; for a
+/// CPU owner its gather as `forward` and its read-modify-write as `backward`, the rest 0.
+struct ShardCost : topo::GpuShardCost {
   /// Results, ids and gradients between the owner and the trainers: PCIe (host_dram), the
   /// server's NIC (remote_ps), a GPU owner's NIC for its off-node share.
   Seconds transfer;
