@@ -11,22 +11,9 @@
 #include "placement/tier.hpp"
 
 namespace dlrmsim::placement {
-namespace {
-
-template <class E, std::size_t N>
-E parse_enum(std::string_view name, const E (&values)[N], std::string_view what) {
-  std::string known;
-  for (E v : values) {
-    if (to_string(v) == name) return v;
-    known += (known.empty() ? "" : ", ") + std::string(to_string(v));
-  }
-  throw std::invalid_argument("unknown " + std::string(what) + " '" + std::string(name) + "'; expected one of " + known);
-}
-
-}  // namespace
 
 std::string_view to_string(Tier t) { return tier_of(t).name(); }
-Tier tier_from_string(std::string_view name) { return parse_enum(name, kAllTiers, "placement tier"); }
+Tier tier_from_string(std::string_view name) { return tier_of(name).id(); }
 
 Sharding sharding_from_string(std::string_view name) {
   if (const auto s = kShardingNames.parse(name)) return *s;

@@ -54,7 +54,7 @@ enum class Tier {
 };
 inline constexpr Tier kAllTiers[] = {Tier::gpu_hbm, Tier::host_dram, Tier::uvm, Tier::remote_ps};
 std::string_view to_string(Tier t);
-/// Throws std::invalid_argument naming the valid tiers.
+/// The tier registry's tier_of(name).id(): throws std::invalid_argument naming the valid tiers.
 Tier tier_from_string(std::string_view name);
 
 /// How a table is split over its owners.
