@@ -96,7 +96,7 @@ inline constexpr auto kFailureComponentNames = enum_names<FailureComponent>({{Fa
                                                                              {FailureComponent::link, "link"},
                                                                              {FailureComponent::switch_, "switch"},
                                                                              {FailureComponent::software, "software"}});
-inline std::string to_string(FailureComponent c) { return std::string(kFailureComponentNames.name(c)); }
+inline std::string_view to_string(FailureComponent c) { return kFailureComponentNames.name(c); }
 
 /// One component's failure rate: failures of one instance per second.
 struct ComponentFailureRate {
