@@ -18,6 +18,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The top-level keys (top_level_parameter_rows() lists them, the scenario's parts by hand).
+const Param<std::string> kName{.key_path = "name", .meaning = "Name of the scenario, shown in reports."};
+const Param<std::string> kDescription{.key_path = "description", .fallback = "", .meaning = "Free text."};
+
 // The `run:` keys (run_parameter_rows() lists them); the defaults are Scenario's member
 // initialisers (tests/test_parameters.cpp checks they agree). Steady state is reached within a
 // few steps; thousands only cost time and memory.
@@ -221,8 +225,8 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   Scenario s;
   s.source = source_name;
   const std::vector<DataRoot> data = data_search_path();
-  s.name = scenario.get<std::string>("name");
-  s.description = scenario.get_or<std::string>("description", "");
+  s.name = kName.read(scenario);
+  s.description = kDescription.read(scenario);
   scenario.has("set");  // applied above
 
   // A referenced part: the content of its file with the overrides that reach into it applied,
@@ -316,6 +320,20 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
 }
 
 }  // namespace
+
+std::vector<ParameterRow> top_level_parameter_rows() {
+  return {
+      kName.row(),
+      kDescription.row(),
+      Parameter{"set", "", "none", "a list of \"key.path=value\"", "Overrides applied before the command line's --set."},
+      Parameter{"platform", "", "required",
+                "a platform file path (next to the scenario, then the data search path) or a mapping",
+                "The hardware (platform keys)."},
+      Parameter{"model", "", "required", "a model file path or a mapping", "The model (model keys)."},
+      Parameter{"software", "", "the built-in stack (torchrec-fbgemm)", "a software file path or a mapping",
+                "The training software (software keys)."},
+  };
+}
 
 std::vector<ParameterRow> run_parameter_rows() {
   return {

@@ -1,23 +1,12 @@
 // The scenario keys read by models/scenario.cpp and the option readers it calls, in the order
-// `dlrmsim list --keys` shows them: the rows written here by hand (the top level and jobs)
-// and those the readers of `training`, `goodput`, `stragglers`, `cost` and `run` give, most
+// `dlrmsim list --keys` shows them: the rows written here by hand (jobs) and those the
+// readers of the top level, `training`, `goodput`, `stragglers`, `cost` and `run` give, most
 // written from their typed parameters (common/param.hpp). Defaults are those of the Scenario and option structs'
 // member initialisers.
 #include "models/scenario_parameters.hpp"
 
 namespace dlrmsim::models {
 namespace {
-
-constexpr Parameter kTopLevel[] = {
-    {"name", "", "required", "text", "Name of the scenario, shown in reports."},
-    {"description", "", "\"\"", "text", "Free text."},
-    {"set", "", "none", "a list of \"key.path=value\"", "Overrides applied before the command line's --set."},
-    {"platform", "", "required", "a platform file path (next to the scenario, then the data search path) or a mapping",
-     "The hardware (platform keys)."},
-    {"model", "", "required", "a model file path or a mapping", "The model (model keys)."},
-    {"software", "", "the built-in stack (torchrec-fbgemm)", "a software file path or a mapping",
-     "The training software (software keys)."},
-};
 
 constexpr Parameter kJobs[] = {
     // jobs (load_jobs, models/scenario.cpp; models/jobs.hpp)
@@ -36,7 +25,7 @@ constexpr Parameter kJobs[] = {
 
 std::span<const Parameter> scenario_parameters() {
   static const ParameterTable table = [] {
-    std::vector<ParameterRow> rows(std::begin(kTopLevel), std::end(kTopLevel));
+    std::vector<ParameterRow> rows = top_level_parameter_rows();
     for (auto& r : training_parameter_rows()) rows.push_back(std::move(r));
     for (auto& r : goodput_parameter_rows()) rows.push_back(std::move(r));
     rows.insert(rows.end(), std::begin(kJobs), std::end(kJobs));

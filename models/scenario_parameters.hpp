@@ -16,9 +16,10 @@ namespace dlrmsim::models {
 std::span<const Parameter> scenario_parameters();
 
 /// The rows of the keys declared where they are read (most as typed parameters), which
-/// scenario_parameters() puts among its own: `training` (models/training_options.cpp),
-/// `goodput` (models/goodput.cpp), `stragglers` (models/stragglers.cpp), `cost`
-/// (models/cost.cpp) and `run` (models/scenario.cpp).
+/// scenario_parameters() puts among its own: the top level (models/scenario.cpp), `training`
+/// (models/training_options.cpp), `goodput` (models/goodput.cpp), `stragglers`
+/// (models/stragglers.cpp), `cost` (models/cost.cpp) and `run` (models/scenario.cpp).
+std::vector<ParameterRow> top_level_parameter_rows();
 std::vector<ParameterRow> training_parameter_rows();
 std::vector<ParameterRow> goodput_parameter_rows();
 std::vector<ParameterRow> straggler_parameter_rows();
