@@ -11,17 +11,55 @@ namespace dlrmsim::models {
 using placement::OwnerKind;
 using sim::ActivityId;
 
-std::vector<ActivityId> Collectives::collective_launch(std::span<const ActivityId> ready, std::uint16_t category) {
-  const Seconds delay = ctx_.in.options.software.collective_launch;
+std::vector<ActivityId> Collectives::collective_launch(std::span<const ActivityId> ready, std::uint16_t category,
+                                                      Seconds nccl_latency) {
+  const Seconds delay = ctx_.in.options.software.collective_launch + nccl_latency;
   if (delay.value() <= 0.0) return {ready.begin(), ready.end()};
-  if (!launch_delay_) {
+  auto it = launch_delays_.find(delay.value());
+  if (it == launch_delays_.end()) {
     // Only zero-byte transfers cross it (they pay its latency); its capacity is any value in
     // the native engine's incremental range (sim/native_engine.hpp).
-    launch_delay_ = ctx_.graph.add_resource("software.collective_launch", BytesPerSecond(1e12), delay, "collective_launch");
+    const std::string name = launch_delays_.empty() ? "software.collective_launch"
+                                                    : "software.collective_launch." + std::to_string(launch_delays_.size());
+    it = launch_delays_.emplace(delay.value(), ctx_.graph.add_resource(name, BytesPerSecond(1e12), delay, "collective_launch")).first;
   }
   std::vector<ActivityId> out;
-  for (ActivityId r : ready) out.push_back(ctx_.graph.add_transfer(Bytes(0.0), std::span(&*launch_delay_, 1), std::span(&r, 1), category));
+  for (ActivityId r : ready) out.push_back(ctx_.graph.add_transfer(Bytes(0.0), std::span(&it->second, 1), std::span(&r, 1), category));
   return out;
+}
+
+std::optional<NcclSystem> Collectives::nccl_system() {
+  const NcclTuning* tuning = ctx_.in.options.software.nccl;
+  if (!tuning || ctx_.trainers().empty() || !ctx_.trainers().front().is_gpu) return std::nullopt;
+  const SimDevice& gpu = ctx_.trainers().front();
+  const NcclView& view = nccl_view(gpu);
+  const topo::GpuSpec& spec = ctx_.in.platform.gpu_spec(gpu.device);
+  NcclSystem s;
+  s.ranks = static_cast<int>(ctx_.total_trainers());
+  s.nodes = static_cast<int>(std::max<std::size_t>(1, ctx_.trainer_node_count()));
+  s.nvlink = view.nvlink && ctx_.in.options.software.peer_to_peer;
+  s.arch = nccl_arch(spec);
+  const auto cpus = ctx_.in.platform.cpus(gpu.node);
+  s.amd_cpu = !cpus.empty() && ctx_.in.platform.cpu_spec(cpus.front()).model.find("EPYC") != std::string::npos;
+  s.channels = std::max(1, ctx_.in.options.software.nccl_sms(spec.sm_count > 0 ? spec.sm_count : 1024, s.nvlink));
+  s.intra_gbps = view.intra_seconds_per_byte > 0.0 ? 1e-9 / view.intra_seconds_per_byte : 0.0;
+  if (s.nodes > 1) s.inter_gbps = net_.narrowest(net_.egress_route(gpu.device)).value() * 1e-9;
+  return s;
+}
+
+Seconds Collectives::all_reduce_latency(Bytes bytes) {
+  const auto s = nccl_system();
+  if (!s) return Seconds(0.0);
+  return Seconds(nccl_all_reduce(*ctx_.in.options.software.nccl, *s, bytes).latency_us * 1e-6);
+}
+
+Seconds Collectives::all_to_all_latency(Bytes OwnerWork::*what) {
+  const auto s = nccl_system();
+  if (!s) return Seconds(0.0);
+  // Each simulated GPU owner's bytes, 1 / ranks of them to each peer: the largest peer message.
+  double largest = 0.0;
+  for (std::uint32_t o : ctx_.simulated_owners(OwnerKind::gpu)) largest = std::max(largest, (ctx_.represented_work(o).*what).value());
+  return nccl_all_to_all_latency(*ctx_.in.options.software.nccl, *s, Bytes(largest / s->ranks));
 }
 
 std::vector<ActivityId> Collectives::all_reduce(Bytes bytes, std::span<const ActivityId> ready, std::uint16_t category) {
@@ -31,7 +69,7 @@ std::vector<ActivityId> Collectives::all_reduce(Bytes bytes, std::span<const Act
     for (std::size_t i = 0; i < n; ++i) done[i] = ctx_.marker(ready.subspan(i, 1));
     return done;
   }
-  const std::vector<ActivityId> launched = collective_launch(ready, category);
+  const std::vector<ActivityId> launched = collective_launch(ready, category, all_reduce_latency(bytes));
   ready = launched;
   const double g = static_cast<double>(ctx_.trainers_per_node());
   const double nodes = static_cast<double>(ctx_.trainer_node_count());
@@ -97,7 +135,8 @@ std::vector<ActivityId> Collectives::pooled_to_trainers(OwnerKind kind, const st
                                                         Bytes OwnerWork::*what) {
   std::map<std::uint32_t, ActivityId> launched;
   if (kind == OwnerKind::gpu && ctx_.total_trainers() > 1) {
-    for (const auto& [o, r] : owner_ready_in) launched[o] = collective_launch(std::span(&r, 1), category).front();
+    const Seconds latency = all_to_all_latency(what);
+    for (const auto& [o, r] : owner_ready_in) launched[o] = collective_launch(std::span(&r, 1), category, latency).front();
   }
   const auto& owner_ready = launched.empty() ? owner_ready_in : launched;
   nccl_all_to_all(kind, what, owner_ready, category);
@@ -133,7 +172,7 @@ std::map<std::uint32_t, ActivityId> Collectives::gradients_to_owners(OwnerKind k
   // gradients (same bytes as the forward outputs).
   std::vector<ActivityId> launched;
   if (kind == OwnerKind::gpu && ctx_.total_trainers() > 1) {
-    launched = collective_launch(trainer_ready, category);
+    launched = collective_launch(trainer_ready, category, all_to_all_latency(what));
     trainer_ready = launched;
   }
   // The simulated trainers' traffic towards the owners that are not simulated (the

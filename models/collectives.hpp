@@ -10,7 +10,10 @@
 // NCCL's kernel of each collective holds software.collectives.sms SMs on a stream of its own
 // for the time the GPU's part takes alone (nccl_kernel), so a GEMM that overlaps a collective
 // runs on the other SMs meanwhile (NVIDIA/nccl issue 689: NCCL's CTAs never share an SM with
-// compute). A stack's launch delay (software.collectives.launch_delay) precedes each one.
+// compute). A stack's launch delay (software.collectives.launch_delay) precedes each one, and
+// so does the latency NCCL's own model gives the collective at its size on GPU trainers
+// (software.collectives.nccl; models/nccl_model.hpp): an all-reduce's chosen algorithm and
+// protocol, an all-to-all's kernel start and hop latencies.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include "common/units.hpp"
+#include "models/nccl_model.hpp"
 #include "models/owner_work.hpp"
 #include "models/step_context.hpp"
 #include "models/transfers.hpp"
@@ -44,9 +48,18 @@ class Collectives {
 
   /// The time a collective takes to start once its inputs are ready on every simulated member
   /// (software.collectives.launch_delay: a framework's negotiation, e.g. Horovod's background
-  /// cycle), as a zero-byte transfer over a resource whose latency is that delay; `ready` as
-  /// is when the stack has none.
-  std::vector<sim::ActivityId> collective_launch(std::span<const sim::ActivityId> ready, std::uint16_t category);
+  /// cycle) plus NCCL's latency for it (`nccl_latency`), as a zero-byte transfer over a
+  /// resource whose latency is that sum; `ready` as is when the sum is zero.
+  std::vector<sim::ActivityId> collective_launch(std::span<const sim::ActivityId> ready, std::uint16_t category,
+                                                 Seconds nccl_latency = Seconds(0.0));
+  /// What NCCL sees of the trainers' communicator (models/nccl_model.hpp), or std::nullopt
+  /// when the stack names no NCCL release or the trainers are not GPUs.
+  std::optional<NcclSystem> nccl_system();
+  /// NCCL's latency of an all-reduce of `bytes` among the trainers (zero without a model).
+  Seconds all_reduce_latency(Bytes bytes);
+  /// NCCL's latency of the all-to-all between the GPU owners and the trainers that moves
+  /// w.*what of each owner (each peer its share; zero without a model).
+  Seconds all_to_all_latency(Bytes OwnerWork::*what);
   /// Hierarchical all-reduce of `bytes` among all trainers; returns per simulated trainer the
   /// marker of its completion.
   std::vector<sim::ActivityId> all_reduce(Bytes bytes, std::span<const sim::ActivityId> ready, std::uint16_t category);
@@ -100,7 +113,7 @@ class Collectives {
 
   StepContext& ctx_;
   Transfers& net_;
-  std::optional<sim::ResourceId> launch_delay_;  // collective_launch's resource
+  std::map<double, sim::ResourceId> launch_delays_;  // collective_launch's resources, by delay
   std::map<std::uint32_t, NcclView> nccl_views_;
 };
 

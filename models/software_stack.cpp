@@ -73,6 +73,16 @@ const Param<int> kSms{
               .max = Bound<int>{1024, true, "expected at most 1024 SMs (NCCL runs one CTA per channel, 64 channels at most)"}},
     .meaning = "SMs a GPU's NCCL kernel holds while it runs, taken from concurrent compute kernels."};
 
+/// The NCCL releases a stack can name, and `none`.
+std::vector<std::pair<std::string_view, const NcclTuning*>> nccl_words() {
+  std::vector<std::pair<std::string_view, const NcclTuning*>> out{{"none", nullptr}};
+  for (const NcclTuning& t : nccl_versions()) out.emplace_back(t.version, &t);
+  return out;
+}
+const Choice<const NcclTuning*> kNccl{
+    .key_path = "software.collectives.nccl", .words = nccl_words(), .fallback = kBuiltIn.nccl,
+    .meaning = "NCCL release whose tuner prices each collective's latency (models/nccl_model.hpp); none: no latency."};
+
 /// The wire element types of the embedding workers: `model` is the model's (nullopt).
 std::vector<std::pair<std::string_view, std::optional<Precision>>> wire_precisions() {
   return {{"model", std::nullopt}, {"fp32", Precision::fp32}, {"bf16", Precision::bf16}, {"fp16", Precision::fp16}};
@@ -138,6 +148,7 @@ std::span<const Parameter> software_parameters() {
       kAllreduceOverlap.row(),
       kLaunchDelay.row(),
       kSms.row(),
+      kNccl.row(),
       section("software.embedding_workers", "{embeddings, gradients}",
               "The Persia modes' CPU embedding workers: what they exchange with the trainers."),
       kWorkerEmbeddings.row(),
@@ -178,6 +189,7 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
     s.allreduce_overlaps_backward = kAllreduceOverlap.read(*coll);
     s.collective_launch = kLaunchDelay.read(*coll);
     s.collective_sms = kSms.read_optional(*coll);
+    s.nccl = kNccl.read(*coll);
     coll->finish();
   }
   if (auto ew = node.optional_child("embedding_workers")) {

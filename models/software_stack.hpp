@@ -41,6 +41,9 @@
 //     launch_delay: 0 us                # from a collective's inputs being ready to its start:
 //                                       # a framework's negotiation (Horovod's background
 //                                       # thread runs once per cycle: half a cycle expected)
+//     nccl: "2.17"                      # the NCCL release whose latency model the
+//                                       # collectives follow (models/nccl_model.hpp: 2.10,
+//                                       # 2.17, 2.21), or none: collectives without latency
 //     sms: auto                         # SMs a GPU's NCCL kernel holds while it runs (one
 //                                       # CTA per channel, never sharing its SM with compute):
 //                                       # auto is NCCL's own choice, 16 on a GPU that reaches
@@ -86,6 +89,7 @@
 #include "common/parameters.hpp"
 #include "common/units.hpp"
 #include "models/model_spec.hpp"
+#include "models/nccl_model.hpp"
 
 namespace dlrmsim::models {
 
@@ -118,6 +122,9 @@ struct SoftwareStack {
   Seconds collective_launch{0.0};
   /// SMs a GPU's NCCL kernel holds (collectives.sms); nullopt: NCCL's choice (nccl_sms()).
   std::optional<int> collective_sms;
+  /// The NCCL release whose tuner model prices each collective's latency (nullptr: none).
+  /// Default 2.17: NCCL of the NGC 23.04 containers that ran MLPerf v3.0 (torchrec-fbgemm.yaml).
+  const NcclTuning* nccl = nccl_tuning("2.17");
 
   /// Element types of what the Persia embedding workers exchange with the trainers: pooled
   /// embeddings out, their gradients back (nullopt: the model's communication precision).

@@ -151,6 +151,11 @@ const Param<Bytes> kGpuEmbeddingMemory{
     .range = {.min = Bound<Bytes>{Bytes{0.0}}, .note = "; tiers must include host_dram"},
     .meaning = "memory_balanced: embedding weights each GPU keeps; larger tables go to host DRAM."};
 
+const Param<Bytes> kDataParallelBelow{
+    .key_path = "placement.data_parallel_below", .unit = "bytes", .absent = "none (no table replicated by size)",
+    .range = {.min = Bound<Bytes>{Bytes{0.0}, false}},
+    .meaning = "cost_greedy: tables whose weights are smaller are replicated on every GPU trainer (data parallel)."};
+
 }  // namespace
 
 std::span<const Parameter> placement_parameters() {
@@ -165,6 +170,7 @@ std::span<const Parameter> placement_parameters() {
       kSearchMaxEvaluations.row(),
       kColumnSliceElements.row(),
       kGpuEmbeddingMemory.row(),
+      kDataParallelBelow.row(),
   });
   return table.parameters();
 }
@@ -197,6 +203,7 @@ PlacementOptions PlacementOptions::from_config(const ConfigNode& node) {
   o.search_max_evaluations = static_cast<std::size_t>(kSearchMaxEvaluations.read(node));
   o.column_slice_elements = kColumnSliceElements.read_optional(node);
   o.gpu_embedding_memory = kGpuEmbeddingMemory.read_optional(node);
+  o.data_parallel_below = kDataParallelBelow.read_optional(node);
   if (o.gpu_embedding_memory && !o.tiers.empty() &&
       std::find(o.tiers.begin(), o.tiers.end(), Tier::host_dram) == o.tiers.end()) {
     node.child(kGpuEmbeddingMemory.key()).fail("offloads tables to host memory: placement.tiers must include host_dram");

@@ -317,6 +317,11 @@ struct PlacementOptions {
   /// go to its host socket's DRAM, looked up by the CPU (distributed-embeddings'
   /// gpu_embedding_size). Absent: everything stays in GPU memory.
   std::optional<Bytes> gpu_embedding_memory;
+  /// cost_greedy: a table whose weights are smaller than this is replicated on every GPU
+  /// trainer (data parallel: no all-to-all, its gradient joins the dense all-reduce), as
+  /// HugeCTR's MLPerf DLRM-DCNv2 planner does for tables under DP_SHARDING_THRESHOLD. Absent:
+  /// no table is replicated by size.
+  std::optional<Bytes> data_parallel_below;
 
   /// Reads the scenario's `placement:` mapping (calls finish() on it).
   static PlacementOptions from_config(const ConfigNode& placement);

@@ -205,6 +205,16 @@ PlacementPlan plan_cost_greedy(const PlacementProblem& problem, const PlacementO
     for (std::size_t t = 0; t < n_tables; ++t) cost[t * k + i] = b.table_cost(t, tiers[i], rep).value();
   }
   std::vector<std::size_t> remaining = all_table_indices(problem);
+  // Tables below the replication threshold go to every GPU trainer first (HugeCTR's rule).
+  if (options.data_parallel_below && b.owners_of(Tier::gpu_hbm).size() > 1 &&
+      std::find(tiers.begin(), tiers.end(), Tier::gpu_hbm) != tiers.end()) {
+    std::erase_if(remaining, [&](std::size_t t) {
+      const TableDemand& d = problem.tables[t];
+      if (!(d.row_bytes() * static_cast<double>(d.rows) < *options.data_parallel_below)) return false;
+      b.add_data_parallel(t);
+      return true;
+    });
+  }
   for (std::size_t i = 0; i < k; ++i) {
     const Tier tier = tiers[i];
     const bool last = i + 1 == k;

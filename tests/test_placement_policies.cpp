@@ -225,6 +225,28 @@ TEST_CASE("cost_greedy balances equal tables exactly") {
   CHECK(plan.tables[0].shards[0].estimated_time.value() == dlrmsim::rel(2.0 * 655360.0 * 512.0 / 0.5e12));
 }
 
+// HugeCTR's MLPerf DLRM-DCNv2 planner replicates the tables under DP_SHARDING_THRESHOLD
+// (mlcommons/training_results_v4.1@b87b9e39 NVIDIA/benchmarks/dlrm_dcnv2/implementations/
+// hugectr/sharding/planner.py). System: 8 GPUs, tables of 1,000 / 12,206 / 12,207 / 1 M rows
+// of 128 fp32 columns (512 B rows) with data_parallel_below 6.25 MB: 12,206 rows are 6,249,472 B
+// and 12,207 are 6,249,984 B, both under it; 12,208 (6,250,496 B) and 1 M are not.
+// Expected: the first three replicated on all 8 GPUs, the others not.
+TEST_CASE("cost_greedy replicates the tables smaller than data_parallel_below") {
+  PlacementProblem p = one_node(8, 80, 512);
+  for (const std::int64_t rows : {1'000, 12'206, 12'207, 12'208, 1'000'000}) {
+    p.tables.push_back(table("t" + std::to_string(rows), rows, 128, 1));
+  }
+  PlacementOptions o = with_policy("cost_greedy");
+  o.data_parallel_below = Bytes(6.25e6);
+  const auto plan = place(p, o);
+  std::vector<bool> replicated;
+  for (const auto& tp : plan.tables) replicated.push_back(tp.sharding == Sharding::data_parallel);
+  CHECK(replicated == std::vector<bool>{true, true, true, false, false});
+  CHECK(plan.tables[0].shards[0].owners.size() == 8);
+  // Without the option nothing is replicated by size.
+  for (const auto& tp : place(p, with_policy("cost_greedy")).tables) CHECK(tp.sharding != Sharding::data_parallel);
+}
+
 // 4 identical hot tables on 8 GPUs: each costs twice the mean per-GPU load, so each is split
 // into 2 column shards of 64 columns and every GPU gets one shard: exactly equal loads.
 TEST_CASE("cost_greedy splits hot tables by columns to balance them") {
