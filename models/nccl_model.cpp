@@ -8,7 +8,10 @@ namespace {
 
 // The tables as each release's src/graph/tuning.cc states them (microseconds, GB/s), rows in
 // NcclTuning's order. Where a release indexes a table by fewer GPU generations the missing
-// rows repeat the row it falls back to (2.10 reads Hopper as Volta: `compCap80`).
+// rows repeat the row it falls back to (2.10 reads Hopper as Volta: `compCap80`). Left out:
+// 2.21's tree LL128 per-channel cap where it differs from the ring's (Hopper on more than two
+// nodes: 29 against 36.7 GB/s; the ring's is used) and its 0.85 for the tree pattern
+// (NCCL_TOPO_PATTERN_TREE, a property of the graph search's result).
 constexpr NcclTuning kV2_10{
     .version = "2.10",
     .source = "NVIDIA/nccl@v2.10.3-1 (7e51592) src/graph/tuning.cc, src/enqueue.cc",
