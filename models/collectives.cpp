@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <map>
 
 #include "models/fidelity.hpp"
@@ -40,8 +41,11 @@ std::optional<NcclSystem> Collectives::nccl_system() {
   s.nvlink = view.nvlink && ctx_.in.options.software.peer_to_peer;
   s.arch = nccl_arch(spec);
   const auto cpus = ctx_.in.platform.cpus(gpu.node);
+  // NCCL's CPU vendor test, by the platform's model name (AMD's server CPUs are EPYCs).
   s.amd_cpu = !cpus.empty() && ctx_.in.platform.cpu_spec(cpus.front()).model.find("EPYC") != std::string::npos;
-  s.channels = std::max(1, ctx_.in.options.software.nccl_sms(spec.sm_count > 0 ? spec.sm_count : 1024, s.nvlink));
+  // One channel per SM NCCL holds; a GPU without a published SM count does not cap it.
+  const int sm_cap = spec.sm_count > 0 ? spec.sm_count : std::numeric_limits<int>::max();
+  s.channels = std::max(1, ctx_.in.options.software.nccl_sms(sm_cap, s.nvlink));
   s.intra_gbps = view.intra_seconds_per_byte > 0.0 ? 1e-9 / view.intra_seconds_per_byte : 0.0;
   if (s.nodes > 1) s.inter_gbps = net_.narrowest(net_.egress_route(gpu.device)).value() * 1e-9;
   return s;

@@ -210,7 +210,7 @@ PlacementPlan plan_cost_greedy(const PlacementProblem& problem, const PlacementO
       std::find(tiers.begin(), tiers.end(), Tier::gpu_hbm) != tiers.end()) {
     std::erase_if(remaining, [&](std::size_t t) {
       const TableDemand& d = problem.tables[t];
-      if (!(d.row_bytes() * static_cast<double>(d.rows) < *options.data_parallel_below)) return false;
+      if (d.row_bytes() * static_cast<double>(d.rows) >= *options.data_parallel_below) return false;
       b.add_data_parallel(t);
       return true;
     });
