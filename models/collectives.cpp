@@ -66,6 +66,19 @@ Seconds Collectives::all_to_all_latency(Bytes OwnerWork::*what) {
   return nccl_all_to_all_latency(*ctx_.in.options.software.nccl, *s, Bytes(largest / s->ranks));
 }
 
+std::vector<ActivityId> Collectives::small_all_to_all(Bytes bytes_per_peer, std::span<const ActivityId> ready,
+                                                     std::uint16_t category) {
+  const std::size_t n = ctx_.trainers().size();
+  if (ctx_.total_trainers() <= 1) return {ready.begin(), ready.end()};
+  const auto s = nccl_system();
+  const Seconds latency = s ? nccl_all_to_all_latency(*ctx_.in.options.software.nccl, *s, bytes_per_peer) : Seconds(0.0);
+  const std::array<ActivityId, 1> all{ctx_.marker(ready)};
+  std::vector<ActivityId> done;
+  done.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) done.push_back(collective_launch(all, category, latency).front());
+  return done;
+}
+
 std::vector<ActivityId> Collectives::all_reduce(Bytes bytes, std::span<const ActivityId> ready, std::uint16_t category) {
   const std::size_t n = ctx_.trainers().size();
   std::vector<ActivityId> done(n);

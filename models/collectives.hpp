@@ -60,6 +60,13 @@ class Collectives {
   /// NCCL's latency of the all-to-all between the GPU owners and the trainers that moves
   /// w.*what of each owner (each peer its share; zero without a model).
   Seconds all_to_all_latency(Bytes OwnerWork::*what);
+  /// A small all-to-all among all trainers in which each sends every peer `bytes_per_peer`
+  /// (TorchRec's splits exchange: a few integers a peer): it completes for every member once
+  /// the last member is ready (`ready`, per simulated trainer), after NCCL's all-to-all latency
+  /// for that size (and the stack's launch delay). Its bytes, tens to hundreds, are left off the
+  /// links. Returns per simulated trainer its completion.
+  std::vector<sim::ActivityId> small_all_to_all(Bytes bytes_per_peer, std::span<const sim::ActivityId> ready,
+                                                std::uint16_t category);
   /// Hierarchical all-reduce of `bytes` among all trainers; returns per simulated trainer the
   /// marker of its completion.
   std::vector<sim::ActivityId> all_reduce(Bytes bytes, std::span<const sim::ActivityId> ready, std::uint16_t category);

@@ -47,6 +47,12 @@ const Choice<bool> kHostUpdate{
     .words = {{"lock_free", false}, {"striped_locks", true}},
     .fallback = kBuiltIn.striped_host_updates,
     .meaning = "Sparse updates of host-memory tables: all cores at once, or under TensorFlow's 1024 id-range locks."};
+const Choice<Stack::InputDistribution> kInputDistribution{
+    .key_path = "software.embeddings.input_distribution",
+    .words = {{"direct", Stack::InputDistribution::direct}, {"two_phase", Stack::InputDistribution::two_phase}},
+    .fallback = kBuiltIn.input_distribution,
+    .meaning = "direct: one all-to-all of the ids (HugeCTR); two_phase: TorchRec's KJTAllToAll, sizes first (the host "
+               "waits to read them), then lengths and ids; the owner's host reads the lengths before its lookup."};
 
 const Param<bool> kPeerToPeer{.key_path = "software.collectives.peer_to_peer", .fallback = kBuiltIn.peer_to_peer,
                               .meaning = "false: NCCL_P2P_DISABLE, GPU-to-GPU traffic staged through host memory."};
@@ -113,6 +119,14 @@ const Choice<Stack::HostSync> kSync{
               {"per_feature", Stack::HostSync::per_feature}},
     .fallback = kBuiltIn.sync,
     .meaning = "Where the host waits for its GPU."};
+const Param<Seconds> kFrameworkPerStep{
+    .key_path = "software.host.framework.per_step", .unit = "s (\"1 ms\")", .fallback = kBuiltIn.framework_per_step,
+    .range = {.min = Bound<Seconds>{Seconds{0.0}}},
+    .meaning = "Host time per step of the framework's own work besides operator dispatch (training loop, pipeline)."};
+const Param<Seconds> kFrameworkPerSample{
+    .key_path = "software.host.framework.per_sample", .unit = "s (\"1 us\")", .fallback = kBuiltIn.framework_per_sample,
+    .range = {.min = Bound<Seconds>{Seconds{0.0}}},
+    .meaning = "Host time of that work per sample of the local batch."};
 const Param<Seconds> kLoaderPerSample{.key_path = "software.host.loader.per_sample", .unit = "s",
                                       .fallback = kBuiltIn.loader_per_sample,
                                       .range = {.min = Bound<Seconds>{Seconds{0.0}}},
@@ -136,10 +150,12 @@ std::span<const Parameter> software_parameters() {
       kSource.row(),
       section("software.dense", "{precision}", "The dense part's arithmetic."),
       kDensePrecision.row(),
-      section("software.embeddings", "{kernel, backward, optimizer, host_update}", "The embedding kernels."),
+      section("software.embeddings", "{kernel, backward, optimizer, input_distribution, host_update}",
+              "The embedding kernels and how the sparse inputs reach them."),
       kKernel.row(),
       kBackward.row(),
       kOptimizer.row(),
+      kInputDistribution.row(),
       kHostUpdate.row(),
       section("software.collectives", "a mapping", "The collective library (NCCL) and how it is used."),
       kPeerToPeer.row(),
@@ -158,6 +174,10 @@ std::span<const Parameter> software_parameters() {
       kDispatch.row(),
       kFeatureOperators.row(),
       kSync.row(),
+      section("software.host.framework", "{per_step, per_sample}",
+              "The framework's own host work that is not operator dispatch, on the trainer's host thread."),
+      kFrameworkPerStep.row(),
+      kFrameworkPerSample.row(),
       section("software.host.loader", "{per_sample, workers}", "Data loading on the trainer node's cores."),
       kLoaderPerSample.row(),
       kLoaderWorkers.row(),
@@ -179,6 +199,7 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
     s.embedding_kernel = kKernel.read(*emb);
     s.deduplicated_backward = kBackward.read(*emb);
     s.fused_optimizer = kOptimizer.read(*emb);
+    s.input_distribution = kInputDistribution.read(*emb);
     s.striped_host_updates = kHostUpdate.read(*emb);
     emb->finish();
   }
@@ -202,6 +223,11 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
     s.dispatch = kDispatch.read(*host);
     s.feature_operators = kFeatureOperators.read(*host);
     s.sync = kSync.read(*host);
+    if (auto framework = host->optional_child("framework")) {
+      s.framework_per_step = kFrameworkPerStep.read(*framework);
+      s.framework_per_sample = kFrameworkPerSample.read(*framework);
+      framework->finish();
+    }
     if (auto loader = host->optional_child("loader")) {
       s.loader_per_sample = kLoaderPerSample.read(*loader);
       s.loader_workers = kLoaderWorkers.read(*loader);

@@ -21,6 +21,13 @@
 //     optimizer: fused                  # fused into the backward kernel; separate: the
 //                                       # backward writes a sparse gradient that an optimiser
 //                                       # kernel per table reads back
+//     input_distribution: direct        # how a trainer's sparse ids reach the tables' owners:
+//                                       # direct, one all-to-all of the ids (HugeCTR);
+//                                       # two_phase, TorchRec's KJTAllToAll: the sizes first
+//                                       # (a small all-to-all the host reads back, waiting for
+//                                       # it), then the lengths and ids sized by them, and the
+//                                       # owner's host reads the received lengths per key
+//                                       # before its lookup, waiting for its GPU's stream
 //     host_update: lock_free            # how the CPU applies the sparse updates of tables in
 //                                       # host memory: lock_free, on all cores without
 //                                       # contention (FBGEMM's CPU kernels); striped_locks,
@@ -71,6 +78,11 @@
 //                                       # ahead), per_step (once, at the end of each step),
 //                                       # per_feature (after each feature's embedding forward,
 //                                       # before the embedding gradients leave, and per step)
+//     framework:                        # the framework's own work on the host thread that is
+//                                       # not operator dispatch (Python around the operators:
+//                                       # the training loop, pipeline, awaitables)
+//       per_step: 0 s                   # host time per step
+//       per_sample: 0 s                 # host time per sample of the local batch
 //     loader:                           # data loading on the trainer node's cores
 //       per_sample: 0 us                # CPU time per sample (decode, batch assembly)
 //       workers: 1                      # loader threads per trainer (one core each at most)
@@ -109,6 +121,8 @@ struct SoftwareStack {
   /// Whether the sparse updates of tables in host memory (CPU-socket owners) run under
   /// TensorFlow's striped locks (true) or on all cores without contention (false).
   bool striped_host_updates = false;
+  /// How a trainer's sparse ids reach the owners of their rows (embeddings.input_distribution).
+  enum class InputDistribution { direct, two_phase } input_distribution = InputDistribution::direct;
 
   /// NCCL peer-to-peer (NVLink or PCIe) between GPUs; false stages GPU traffic through the host.
   bool peer_to_peer = true;
@@ -138,6 +152,9 @@ struct SoftwareStack {
   bool per_kernel_launch = true;
   int feature_operators = 0;
   enum class HostSync { none, per_step, per_feature } sync = HostSync::none;
+  /// The framework's own host work (host.framework): per step and per sample of the local batch.
+  Seconds framework_per_step{0.0};
+  Seconds framework_per_sample{0.0};
   Seconds loader_per_sample{0.0};
   int loader_workers = 1;
 
