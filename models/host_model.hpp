@@ -59,8 +59,8 @@ class HostModel {
   /// TrainPipelineSparseDist); the host dispatches step s into the buffer step s-2 used, so it
   /// never runs more than two steps ahead of its GPU; then the host's per-feature loop
   /// (software.host.feature_operators) and the framework's own work of the step
-  /// (software.host.framework: per step, and per sample of the local batch). `step_end` holds the ends of the steps built so far.
-  /// Returns the input copy.
+  /// (software.host.framework: per step, and per sample of the local batch). `step_end`
+  /// holds the ends of the steps built so far. Returns the input copy.
   sim::ActivityId step_input(std::size_t i, int s, std::span<const sim::ActivityId> step_end);
   /// The host-to-device copy of one trainer's input batch (dense features, ids, lengths, labels).
   sim::ActivityId input_copy(const SimDevice& trainer, std::span<const sim::ActivityId> deps);
