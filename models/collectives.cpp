@@ -350,7 +350,8 @@ std::vector<ActivityId> Collectives::hierarchical_to_trainers(const std::map<std
   }
   // Phase 2, along the rails: GPU j sends its node's shares to the GPU j of every other node.
   const std::vector<ActivityId> rail =
-      ctx_.fidelity().rail_exchange(*this, Towards::trainers, node_owner_shares(what), what, gathered, category);
+      ctx_.fidelity().rail_exchange(*this, Towards::trainers, node_owner_shares(&OwnerWork::pooled_node_reduced),
+                                    &OwnerWork::pooled_node_reduced, gathered, category);
   std::vector<ActivityId> arrived(n);
   for (std::size_t j = 0; j < n; ++j) {
     const std::array<ActivityId, 2> both{gathered[j], rail[j]};
@@ -366,7 +367,8 @@ std::map<std::uint32_t, ActivityId> Collectives::hierarchical_to_owners(std::spa
   // Phase 1, along the rails: GPU j receives from the GPU j of every other node the gradients
   // for its node's owners (1/T of each owner's bytes from each of them).
   const std::vector<ActivityId> rail =
-      ctx_.fidelity().rail_exchange(*this, Towards::owner, node_owner_shares(what), what, trainer_ready, category);
+      ctx_.fidelity().rail_exchange(*this, Towards::owner, node_owner_shares(&OwnerWork::pooled_node_reduced),
+                                    &OwnerWork::pooled_node_reduced, trainer_ready, category);
   // Phase 2, inside the node: GPU j sends owner o what it gathered for o, w_o / g.
   std::map<std::uint32_t, ActivityId> done;
   for (std::uint32_t o : ctx_.simulated_owners(OwnerKind::gpu)) {

@@ -16,11 +16,14 @@
 //                         Only the pooled embeddings and their gradients: HugeCTR's keys go
 //                         to the tables' GPUs in a flat exchange. Forward: owner o sends each GPU j of its node w_o/g over NVLink
 //                         (what the GPUs of local index j on all N nodes get, j's own share
-//                         included); then GPU j sends the GPU j of every other node the sum over
-//                         its node's owners of w_o/T (T = N g trainers), along its rail.
+//                         included); GPU j adds up the partial sums of a table row-sharded
+//                         over the node (intra_model_forward_.dst_reduction), then sends the
+//                         GPU j of every other node the sum over its node's owners of r_o/T
+//                         (r_o: OwnerWork::pooled_node_reduced; T = N g trainers), along its
+//                         rail.
 //                         Backward: the reverse, rail first, then GPU j sends owner o of its
-//                         node w_o/g over NVLink. A GPU's NIC carries its node's average owner
-//                         traffic (N-1)/N sum_o w_o / g instead of its own owner's (N-1)/N w_o.
+//                         node w_o/g over NVLink. A GPU's NIC carries (N-1)/N sum_o r_o / g of
+//                         its node instead of its own owner's (N-1)/N w_o.
 // NCCL's kernel of each collective holds software.collectives.sms SMs on a stream of its own
 // for the time the GPU's part takes alone (nccl_kernel), so a GEMM that overlaps a collective
 // runs on the other SMs meanwhile (NVIDIA/nccl issue 689: NCCL's CTAs never share an SM with
