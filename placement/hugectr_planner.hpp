@@ -1,5 +1,5 @@
 // NVIDIA's MLPerf DLRM-DCNv2 sharding planner (HugeCTR submissions, sharding/planner.py), the
-// core of the hugectr_auto placement policy (placement/hugectr_policy.cpp explains it).
+// core of the hugectr_auto placement policy (placement/hugectr_auto_policy.cpp explains it).
 #pragma once
 
 #include <cstddef>

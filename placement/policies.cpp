@@ -14,7 +14,7 @@ namespace dlrmsim::placement {
 // Defined in search_policy.cpp.
 PlacementPlan plan_search(const PlacementProblem& problem, const PlacementOptions& options,
                           const StepTimeEvaluator& evaluator);
-// Defined in hugectr_policy.cpp.
+// Defined in hugectr_auto_policy.cpp.
 PlacementPlan plan_hugectr_auto(const PlacementProblem& problem, const PlacementOptions& options,
                                 const StepTimeEvaluator& evaluator);
 

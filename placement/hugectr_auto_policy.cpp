@@ -17,10 +17,10 @@
 // table; the candidate of least maximum cost wins, the fallback plan (every table in every
 // bucket) first among equals. Tables of fewer rows than DP_SHARDING_THRESHOLD / (dim x 8 B)
 // are replicated on every GPU: placement.data_parallel_below (fp32 weights, dim x 4 B per
-// row, so 6.25 MB stands for 0.0125 GB). Ties in numpy's argsort (stable on these arrays of
-// at most 16 buckets; the shard list is sorted ascending, then reversed) are reproduced; the
-// plans of the v3.0 and v4.1 DGX H100 configurations match planner.py's output
-// (tests/test_placement_policies.cpp).
+// row, so 6.25 MB stands for 0.0125 GB). Equal hotnesses and costs are ordered as numpy's
+// argsort orders them (numpy_argsort below, ported from numpy 1.24; not stable beyond 16
+// elements); the plans of the v3.0 and v4.1 DGX H100 configurations match planner.py's
+// output under numpy 1.24 (tests/test_placement_policies.cpp).
 //
 // In the plan: a table in bucket set S is row-sharded in equal ranges over the GPUs of S (a
 // node bucket: every GPU of that node; HugeCTR lists the node's tables on each of its GPUs,
@@ -49,11 +49,115 @@ struct ShardList {
   std::vector<std::size_t> table;
 };
 
-/// np.argsort(a)[::-1] on the arrays the planner sorts: a stable ascending sort, reversed.
+/// numpy's argsort (kind "quicksort", numpy/core/src/npysort/quicksort.cpp aquicksort_ of
+/// numpy 1.24: introsort, median-of-three partitions, insertion sort below 17 elements,
+/// heapsort past 2 log2(n) levels), so that equal hotnesses are ordered as planner.py orders
+/// them: not stable on more than 16 elements.
+std::vector<std::size_t> numpy_argsort(const std::vector<double>& v) {
+  const auto num = static_cast<std::ptrdiff_t>(v.size());
+  std::vector<std::size_t> tosort(v.size());
+  std::iota(tosort.begin(), tosort.end(), std::size_t{0});
+  if (num < 2) return tosort;
+  std::size_t* const base = tosort.data();
+  std::size_t* pl = base;
+  std::size_t* pr = base + num - 1;
+  std::vector<std::size_t*> stack;
+  std::vector<int> depths;
+  int msb = 0;
+  for (auto n = num; n > 1; n >>= 1) ++msb;
+  int cdepth = msb * 2;
+  const auto heapsort = [&](std::size_t* first, std::ptrdiff_t n) {
+    // aheapsort_: a 1-based heap over first[0..n).
+    std::size_t* a = first - 1;
+    std::ptrdiff_t i, j, l;
+    std::size_t tmp;
+    for (l = n >> 1; l > 0; --l) {
+      tmp = a[l];
+      for (i = l, j = l << 1; j <= n;) {
+        if (j < n && v[a[j]] < v[a[j + 1]]) j += 1;
+        if (v[tmp] < v[a[j]]) {
+          a[i] = a[j];
+          i = j;
+          j += j;
+        } else {
+          break;
+        }
+      }
+      a[i] = tmp;
+    }
+    for (; n > 1;) {
+      tmp = a[n];
+      a[n] = a[1];
+      n -= 1;
+      for (i = 1, j = 2; j <= n;) {
+        if (j < n && v[a[j]] < v[a[j + 1]]) j++;
+        if (v[tmp] < v[a[j]]) {
+          a[i] = a[j];
+          i = j;
+          j += j;
+        } else {
+          break;
+        }
+      }
+      a[i] = tmp;
+    }
+  };
+  for (;;) {
+    if (cdepth < 0) {
+      heapsort(pl, pr - pl + 1);
+    } else {
+      while ((pr - pl) > 16) {
+        std::size_t* pm = pl + ((pr - pl) >> 1);
+        if (v[*pm] < v[*pl]) std::swap(*pm, *pl);
+        if (v[*pr] < v[*pm]) std::swap(*pr, *pm);
+        if (v[*pm] < v[*pl]) std::swap(*pm, *pl);
+        const double vp = v[*pm];
+        std::size_t* pi = pl;
+        std::size_t* pj = pr - 1;
+        std::swap(*pm, *pj);
+        for (;;) {
+          do ++pi;
+          while (v[*pi] < vp);
+          do --pj;
+          while (vp < v[*pj]);
+          if (pi >= pj) break;
+          std::swap(*pi, *pj);
+        }
+        std::swap(*pi, *(pr - 1));
+        if (pi - pl < pr - pi) {
+          stack.push_back(pi + 1);
+          stack.push_back(pr);
+          pr = pi - 1;
+        } else {
+          stack.push_back(pl);
+          stack.push_back(pi - 1);
+          pl = pi + 1;
+        }
+        depths.push_back(--cdepth);
+      }
+      for (std::size_t* pi = pl + 1; pi <= pr; ++pi) {
+        const std::size_t vi = *pi;
+        const double vp = v[vi];
+        std::size_t* pj = pi;
+        std::size_t* pk = pi - 1;
+        while (pj > pl && vp < v[*pk]) *pj-- = *pk--;
+        *pj = vi;
+      }
+    }
+    if (stack.empty()) break;
+    pr = stack.back();
+    stack.pop_back();
+    pl = stack.back();
+    stack.pop_back();
+    cdepth = depths.back();
+    depths.pop_back();
+  }
+  return tosort;
+}
+
+/// np.argsort(hotness)[::-1]: the shards hottest first, as planner.py sorts them.
 void sort_hottest_first(ShardList& s) {
-  std::vector<std::size_t> idx(s.hotness.size());
-  std::iota(idx.begin(), idx.end(), std::size_t{0});
-  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return s.hotness[a] < s.hotness[b]; });
+  std::vector<std::size_t> idx = numpy_argsort(s.hotness);
   std::reverse(idx.begin(), idx.end());
   ShardList out;
   for (std::size_t i : idx) {
@@ -142,9 +246,7 @@ HugectrPlan hugectr_plan(const HugectrPlannerInput& in) {
     std::vector<double> cost(buckets, 0.0), trial;
     std::optional<std::size_t> homeless;
     for (std::size_t i = 0; i < state.table.size(); ++i) {
-      std::vector<std::size_t> order(buckets);
-      std::iota(order.begin(), order.end(), std::size_t{0});
-      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cost[a] < cost[b]; });
+      const std::vector<std::size_t> order = numpy_argsort(cost);
       bool placed = false;
       for (std::size_t b : order) {
         if (std::find(ll[b].begin(), ll[b].end(), state.table[i]) != ll[b].end()) continue;
@@ -209,7 +311,18 @@ PlacementPlan plan_hugectr_auto(const PlacementProblem& problem, const Placement
     in.replicated.push_back(options.data_parallel_below && gpus.size() > 1 &&
                             t.row_bytes() * static_cast<double>(t.rows) < *options.data_parallel_below);
   }
-  const HugectrPlan plan = hugectr_plan(in);
+  HugectrPlan plan;
+  try {
+    plan = hugectr_plan(in);
+  } catch (const std::runtime_error& e) {
+    // Out of memory even with every table spread over every bucket: by how much a bucket's
+    // GPU is over the planner's cap.
+    double all = 0.0;
+    for (std::size_t t = 0; t < in.rows.size(); ++t) all += in.bytes_per_row * static_cast<double>(in.rows[t]);
+    const double over = all / static_cast<double>(in.buckets) - in.bucket_capacity;
+    throw InfeasiblePlacement(std::string("placement policy hugectr_auto: ") + e.what(), problem.devices[gpus.front()].name,
+                              Bytes(std::max(over, 1.0)));
+  }
   for (std::size_t t = 0; t < problem.tables.size(); ++t) {
     if (plan.replicated[t]) b.add_data_parallel(t);
   }
