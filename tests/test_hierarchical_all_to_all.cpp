@@ -8,10 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "app/run_report.hpp"
-#include "app/trace.hpp"
 #include "models/simulation.hpp"
 #include "scenario_fixtures.hpp"
 
@@ -53,18 +50,17 @@ run: {warmup_steps: 1, steps: 1, calibration: )" +
          kRoot + "/configs/calibration}\n";
 }
 
-/// Bytes of the all-to-all category crossing each link in the measured step (the trace's
-/// per-link events, named "link A->B").
+/// Bytes of the all-to-all category crossing each resource (by name) in the measured step,
+/// over every resource of each transfer's route.
 std::map<std::string, double> all_to_all_bytes(const RunReport& r) {
-  const auto doc = nlohmann::json::parse(app::trace_json(r));
-  std::map<std::pair<int, int>, std::string> names;
-  for (const auto& e : doc.at("traceEvents")) {
-    if (e.at("ph") == "M" && e.at("name") == "process_name") names[{e.at("pid").get<int>(), 0}] = e.at("args").at("name");
-  }
+  const sim::ActivityGraph& g = *r.graph;
   std::map<std::string, double> out;
-  for (const auto& e : doc.at("traceEvents")) {
-    if (e.at("ph") != "X" || e.at("cat") != "all_to_all" || e.at("args").value("step", -1) != 1) continue;
-    out[names[{e.at("pid").get<int>(), 0}]] += e.at("args").value("bytes", 0.0);
+  for (std::uint32_t a = 0; a < g.activity_count(); ++a) {
+    const sim::ActivityId id{a};
+    const auto& act = g.activity(id);
+    if (act.kind != sim::ActivityKind::transfer || g.categories()[act.category] != "all_to_all" || r.step_of(id) != 1)
+      continue;
+    for (const auto res : g.route(id)) out[g.resource(res).name] += act.bytes().value();
   }
   return out;
 }
@@ -94,9 +90,9 @@ TEST_CASE("hierarchical all-to-all: partial sums cross NVLink, then the reduced 
     const auto flat = all_to_all_bytes(run_scenario(load_scenario_text(two_nodes("flat", nodes), "hier.yaml", kRoot, {}), keep));
     const auto hier =
         all_to_all_bytes(run_scenario(load_scenario_text(two_nodes("hierarchical", nodes), "hier.yaml", kRoot, {}), keep));
-    CHECK(flat.at("link n0.gpu0->n0.gpu1") == dlrmsim::rel(w / 2 + i / 4));
-    CHECK(hier.at("link n0.gpu0->n0.gpu1") == dlrmsim::rel(w + i / 4));
-    CHECK(flat.at("link n0.nic->switch") == dlrmsim::rel(2 * w + i));
-    CHECK(hier.at("link n0.nic->switch") == dlrmsim::rel(w + i));
+    CHECK(flat.at("n0.gpu0->n0.gpu1") == dlrmsim::rel(w / 2 + i / 4));
+    CHECK(hier.at("n0.gpu0->n0.gpu1") == dlrmsim::rel(w + i / 4));
+    CHECK(flat.at("n0.nic->switch") == dlrmsim::rel(2 * w + i));
+    CHECK(hier.at("n0.nic->switch") == dlrmsim::rel(w + i));
   }
 }
