@@ -270,9 +270,14 @@ const Collectives::NcclView& Collectives::nccl_view(const SimDevice& gpu) {
       v.nvlink |= ctx_.in.platform.link(topo::link_of(l)).resource_class == "nvlink";
     }
   }
-  for (const topo::Device& d : ctx_.in.platform.devices()) {
-    if (d.kind == topo::DeviceKind::nvswitch && d.node == gpu.node) v.nvswitch = true;
+  // Whether the node has an NVSwitch (one scan of the platform's devices per node).
+  auto sw = nvswitch_nodes_.find(gpu.node.index);
+  if (sw == nvswitch_nodes_.end()) {
+    bool found = false;
+    for (const topo::Device& d : ctx_.in.platform.devices()) found |= d.kind == topo::DeviceKind::nvswitch && d.node == gpu.node;
+    sw = nvswitch_nodes_.emplace(gpu.node.index, found).first;
   }
+  v.nvswitch = sw->second;
   for (const auto& [l, bytes] : load) {
     const double bandwidth = ctx_.in.platform.link(topo::link_of(topo::DirectedLinkId{l})).bandwidth.value();
     v.intra_seconds_per_byte = std::max(v.intra_seconds_per_byte, bytes / bandwidth);

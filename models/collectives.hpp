@@ -151,6 +151,7 @@ class Collectives {
   Transfers& net_;
   std::map<double, sim::ResourceId> launch_delays_;  // collective_launch's resources, by delay
   std::map<std::uint32_t, NcclView> nccl_views_;
+  std::map<std::uint32_t, bool> nvswitch_nodes_;  // by node index: whether it has an NVSwitch
 };
 
 }  // namespace dlrmsim::models
