@@ -25,16 +25,24 @@ std::vector<ActivityId> DenseWork::reduce_gradients(const std::vector<std::vecto
     }
     prev = collectives_.all_reduce(bytes, ready, category);
   };
-  // Buckets close in backward order (top MLP's last layer first).
+  // Buckets close in backward order (top MLP's last layer first). Without overlap the
+  // replicated tables' gradients join the last bucket when it has room (one grouped
+  // all-reduce, as HugeCTR's grouped_all_reduce does), else they are reduced on their own.
+  const Bytes dp = ctx_.owner_work().dp_gradient_bytes;
+  bool dp_reduced = dp.value() <= 0.0;
   Bytes acc;
   for (std::size_t l = ops.size(); l-- > 0;) {
     acc += grad_elem * ops[l].parameters;
+    if (l == 0 && !overlap && !dp_reduced && acc + dp <= ctx_.in.options.software.allreduce_bucket) {
+      acc += dp;
+      dp_reduced = true;
+    }
     if ((acc >= ctx_.in.options.software.allreduce_bucket || l == 0) && acc.value() > 0.0) {
       reduce(acc, [&](std::size_t i) { return overlap ? layer_done[i][l] : last_backward[i]; });
       acc = Bytes(0.0);
     }
   }
-  if (ctx_.owner_work().dp_gradient_bytes.value() > 0.0) reduce(ctx_.owner_work().dp_gradient_bytes, [&](std::size_t i) { return last_backward[i]; });
+  if (!dp_reduced) reduce(dp, [&](std::size_t i) { return last_backward[i]; });
   return prev;
 }
 

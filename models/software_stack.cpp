@@ -88,6 +88,16 @@ std::vector<std::pair<std::string_view, const NcclTuning*>> nccl_words() {
 const Choice<const NcclTuning*> kNccl{
     .key_path = "software.collectives.nccl", .words = nccl_words(), .fallback = kBuiltIn.nccl,
     .meaning = "NCCL release whose tuner prices each collective's latency (models/nccl_model.hpp); none: no latency."};
+const Param<bool> kCollnet{
+    .key_path = "software.collectives.collnet", .fallback = kBuiltIn.collnet,
+    .meaning = "NCCL_COLLNET_ENABLE=1 on a SHARP fabric: all-reduces across nodes may run as CollNet Direct or Chain, "
+               "reduced in the switches (needs an NCCL release that models it: 2.17, 2.21)."};
+const Choice<bool> kAllToAll{
+    .key_path = "software.collectives.all_to_all",
+    .words = {{"flat", false}, {"hierarchical", true}},
+    .fallback = kBuiltIn.hierarchical_all_to_all,
+    .meaning = "Embedding all-to-all between GPUs: flat (every pair), or hierarchical (HugeCTR hier_auto: over NVLink "
+               "inside the node, then between same-index GPUs of the nodes)."};
 
 /// The wire element types of the embedding workers: `model` is the model's (nullopt).
 std::vector<std::pair<std::string_view, std::optional<Precision>>> wire_precisions() {
@@ -165,6 +175,8 @@ std::span<const Parameter> software_parameters() {
       kLaunchDelay.row(),
       kSms.row(),
       kNccl.row(),
+      kCollnet.row(),
+      kAllToAll.row(),
       section("software.embedding_workers", "{embeddings, gradients}",
               "The Persia modes' CPU embedding workers: what they exchange with the trainers."),
       kWorkerEmbeddings.row(),
@@ -211,6 +223,8 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
     s.collective_launch = kLaunchDelay.read(*coll);
     s.collective_sms = kSms.read_optional(*coll);
     s.nccl = kNccl.read(*coll);
+    s.collnet = kCollnet.read(*coll);
+    s.hierarchical_all_to_all = kAllToAll.read(*coll);
     coll->finish();
   }
   if (auto ew = node.optional_child("embedding_workers")) {

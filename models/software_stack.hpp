@@ -51,6 +51,16 @@
 //     nccl: "2.17"                      # the NCCL release whose latency model the
 //                                       # collectives follow (models/nccl_model.hpp: 2.10,
 //                                       # 2.17, 2.21), or none: collectives without latency
+//     collnet: false                    # true: NCCL_COLLNET_ENABLE=1 on a SHARP fabric: NCCL's
+//                                       # tuner may run an all-reduce across nodes as CollNet
+//                                       # Direct or Chain, reduced in the switches (each NIC
+//                                       # carries the GPU's 1/g of the buffer once each way)
+//     all_to_all: flat                  # flat: NCCL send/receive between every pair of GPUs;
+//                                       # hierarchical: HugeCTR's hier_auto plans: the node's
+//                                       # GPUs first exchange over NVLink, then each GPU sends
+//                                       # what it gathered for local rank j to the GPU j of
+//                                       # every other node (its rail); the gradients back in
+//                                       # the reverse order (models/collectives.hpp)
 //     sms: auto                         # SMs a GPU's NCCL kernel holds while it runs (one
 //                                       # CTA per channel, never sharing its SM with compute):
 //                                       # auto is NCCL's own choice, 16 on a GPU that reaches
@@ -139,6 +149,10 @@ struct SoftwareStack {
   /// The NCCL release whose tuner model prices each collective's latency (nullptr: none).
   /// Default 2.17: NCCL of the NGC 23.04 containers that ran MLPerf v3.0 (torchrec-fbgemm.yaml).
   const NcclTuning* nccl = nccl_tuning("2.17");
+  /// NCCL_COLLNET_ENABLE=1 on a fabric with in-network reduction (SHARP).
+  bool collnet = false;
+  /// HugeCTR's hierarchical all-to-all (intra-node over NVLink, then along the rails).
+  bool hierarchical_all_to_all = false;
 
   /// Element types of what the Persia embedding workers exchange with the trainers: pooled
   /// embeddings out, their gradients back (nullopt: the model's communication precision).

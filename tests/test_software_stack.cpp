@@ -125,9 +125,32 @@ TEST_CASE("torchrec-fbgemm.yaml is the built-in default stack") {
   CHECK(file == builtin);
 }
 
+// HugeCTR of MLPerf v3.0 and v4.1 (config_DGXH100_*.sh and train.py of both rounds): the same
+// solver settings, SHARP and the hierarchical all-to-all; the NCCL release is what differs
+// (2.17.1 of ngc23.04, 2.22.3 of ngc24.06, whose tuner is 2.21's).
+TEST_CASE("the two HugeCTR MLPerf stacks differ in their NCCL release only") {
+  const auto load = [](const std::string& name) {
+    return SoftwareStack::from_config(ConfigNode::load_file(kRoot + "/configs/software/" + name + ".yaml"));
+  };
+  const SoftwareStack v30 = load("hugectr-ngc23.04");
+  SoftwareStack v41 = load("hugectr-ngc24.06");
+  CHECK(v30.nccl == nccl_tuning("2.17"));
+  CHECK(v41.nccl == nccl_tuning("2.21"));
+  CHECK(v30.collnet);
+  CHECK(v30.hierarchical_all_to_all);
+  CHECK_FALSE(v30.per_kernel_launch);
+  CHECK_FALSE(v30.allreduce_overlaps_backward);
+  v41.name = v30.name;
+  v41.description = v30.description;
+  v41.source = v30.source;
+  v41.nccl = v30.nccl;
+  CHECK(v41 == v30);
+}
+
 // Every shipped stack file loads.
 TEST_CASE("the shipped stacks load") {
-  for (const char* name : {"torchrec-fbgemm", "pytorch-eager", "persia-2021", "tf2-dle", "hpca21-production", "hugectr"}) {
+  for (const char* name : {"torchrec-fbgemm", "pytorch-eager", "persia-2021", "tf2-dle", "hpca21-production", "hugectr",
+                           "hugectr-ngc23.04", "hugectr-ngc24.06"}) {
     CAPTURE(name);
     const auto s = SoftwareStack::from_config(ConfigNode::load_file(kRoot + "/configs/software/" + name + ".yaml"));
     CHECK(s.name == name);
