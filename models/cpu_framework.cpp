@@ -110,10 +110,12 @@ FrameworkWork CpuTrainerFramework::tables_backward(int tables, double lookups, B
   if (tables <= 0) return {};
   const bool batched = stack_.embedding_kernel == SoftwareStack::EmbeddingKernel::table_batched;
   const int passes = batched ? 1 : tables;
-  // Backward: EmbeddingBagBackward0 + AccumulateGrad per pass; zero_grad's zero_ per table.
-  int operators = 2 * passes + tables;
+  // Backward: EmbeddingBagBackward0 + AccumulateGrad per pass (one weight tensor per table, or
+  // one merged weight when batched). An optimiser fused into the backward leaves no gradient to
+  // clear or apply; otherwise zero_grad's zero_ and the optimiser's operators per weight tensor.
+  int operators = 2 * passes;
   if (!stack_.fused_optimizer) {
-    operators += stack_.cpu_fused_optimizer ? passes : tables * eager_optimizer_operators(model_.embedding_optimizer.kind, true);
+    operators += passes * (1 + (stack_.cpu_fused_optimizer ? 1 : eager_optimizer_operators(model_.embedding_optimizer.kind, true)));
   }
   FrameworkWork w = work(operators, Bytes(0.0));
   if (enabled() && !stack_.fused_optimizer && optimizer_coalesces(model_.embedding_optimizer.kind) && lookups > 0.0) {

@@ -18,8 +18,9 @@
 //                      BinaryCrossEntropyBackward0).
 //   tables             per table (nn.EmbeddingBag(sparse=True), software.embeddings.kernel:
 //                      per_table; one per owner when table_batched): 1 forward operator, 2
-//                      backward nodes (EmbeddingBagBackward0, AccumulateGrad); the optimiser's
-//                      operators per table; and where the optimiser coalesces the sparse
+//                      backward nodes (EmbeddingBagBackward0, AccumulateGrad); zero_grad's
+//                      zero_ and the optimiser's operators per weight tensor (none when the
+//                      optimiser is fused into the backward); and where the optimiser coalesces the sparse
 //                      gradient (adagrad, adam: a non-linear update needs unique rows; SGD adds
 //                      the uncoalesced gradient with index_add), the coalescing:
 //                      lookups x software.cpu_trainer.coalesce_per_lookup (sort of the ids and

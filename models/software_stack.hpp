@@ -84,7 +84,7 @@
 //     optimizer: per_tensor             # per_tensor: torch.optim's single-tensor loop;
 //                                       # fused: one operator per table and one for the
 //                                       # dense parameters (IPEX's fused optimisers)
-//     coalesce_per_lookup: 60 ns        # sort + segment sum of a sparse gradient, per lookup
+//     coalesce_per_lookup: 65 ns        # sort + segment sum of a sparse gradient, per lookup
 //     step_overhead: 0 us               # framework work once per step besides its operators
 //                                       # (the Python loop body, autograd's graph task, the
 //                                       # optimiser's and zero_grad's entry and parameter loops)
@@ -161,7 +161,7 @@ struct SoftwareStack {
   bool cpu_fused_optimizer = false;
   /// Time per lookup of coalescing a sparse embedding gradient (sort + segment sum), besides
   /// its rows' bytes. Default: measured (software.cpu_trainer.coalesce_per_lookup's note).
-  Seconds coalesce_per_lookup{60e-9};
+  Seconds coalesce_per_lookup{65e-9};
   /// Framework work once per step besides its operators (software.cpu_trainer.step_overhead).
   Seconds cpu_step_overhead{0.0};
 
