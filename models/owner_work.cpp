@@ -91,6 +91,8 @@ OwnerWorkTable compute_owner_work(const StepInputs& in) {
             ow.forward_compute += topo::cpu_gather_time(cpu, lookups, row);
             ow.backward_compute +=
                 topo::cpu_update_time(cpu, lookups, row, table.optimizer_state_per_row, w.serial_update_share);
+            ++ow.cpu_tables;
+            ow.cpu_lookup_bytes += row * lookups;
             break;
           }
           case OwnerKind::parameter_server: {

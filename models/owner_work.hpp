@@ -39,6 +39,8 @@ struct OwnerWork {
   Bytes pooled_node_reduced;
   double lookups = 0.0;     // rows gathered per step
   int gpu_tables = 0;       // table shards a GPU owner holds (kernels per pass without table batching)
+  int cpu_tables = 0;       // table shards a CPU-socket owner holds (a CPU trainer's operators per pass)
+  Bytes cpu_lookup_bytes;   // CPU-socket owners: bytes of the rows looked up (their sparse gradients' size)
   bool any = false;
 };
 

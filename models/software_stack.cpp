@@ -146,6 +146,32 @@ const Param<int> kLoaderWorkers{
     .range = {.min = Bound<int>{0, false}, .max = Bound<int>{1024, true, "expected at most 1024 loader threads per trainer"}},
     .meaning = "Loader threads per trainer (one core each at most)."};
 
+const Choice<Stack::CpuFramework> kCpuFramework{
+    .key_path = "software.cpu_trainer.framework",
+    .words = {{"eager", Stack::CpuFramework::eager}, {"none", Stack::CpuFramework::none}},
+    .fallback = kBuiltIn.cpu_framework,
+    .meaning = "eager: a CPU trainer runs PyTorch eager's operators (each at host.dispatch), their elementwise work, "
+               "the loss, sparse-gradient coalescing and the optimiser loop on its cores; none: GEMMs, gathers, updates only."};
+const Choice<bool> kCpuOptimizer{
+    .key_path = "software.cpu_trainer.optimizer",
+    .words = {{"per_tensor", false}, {"fused", true}},
+    .fallback = kBuiltIn.cpu_fused_optimizer,
+    .meaning = "per_tensor: torch.optim's single-tensor loop (operators per tensor by optimiser); fused: one operator "
+               "per table and one for the dense parameters."};
+const Param<Seconds> kCoalescePerLookup{
+    .key_path = "software.cpu_trainer.coalesce_per_lookup", .unit = "s (\"65 ns\")",
+    .fallback = kBuiltIn.coalesce_per_lookup,
+    .default_note = "measured: torch 1.13 coalesce() of 8,192 lookups, Zen 5 guest (pytorch-cpu-step-amd-epyc-zen5-2cpu.yaml)",
+    .range = {.min = Bound<Seconds>{Seconds{0.0}}},
+    .meaning = "Sort + segment sum of a sparse embedding gradient per lookup, besides its rows' bytes (adagrad, adam)."};
+
+const Param<Seconds> kCpuStepOverhead{
+    .key_path = "software.cpu_trainer.step_overhead", .unit = "s (\"600 us\")",
+    .fallback = kBuiltIn.cpu_step_overhead,
+    .range = {.min = Bound<Seconds>{Seconds{0.0}}},
+    .meaning = "A CPU trainer's framework work once per step besides its operators (Python loop, autograd and "
+               "optimiser entry), an activity on its cores before the loss."};
+
 /// A section of the stack: a mapping whose keys follow it in the table.
 ParameterRow section(std::string_view key_path, std::string_view range, std::string_view meaning) {
   return {key_path, "", "the defaults below", std::string(range), meaning};
@@ -193,6 +219,12 @@ std::span<const Parameter> software_parameters() {
       section("software.host.loader", "{per_sample, workers}", "Data loading on the trainer node's cores."),
       kLoaderPerSample.row(),
       kLoaderWorkers.row(),
+      section("software.cpu_trainer", "{framework, optimizer, coalesce_per_lookup, step_overhead}",
+              "The framework work of a CPU trainer (cpu_only) on its socket's cores."),
+      kCpuFramework.row(),
+      kCpuOptimizer.row(),
+      kCoalescePerLookup.row(),
+      kCpuStepOverhead.row(),
   });
   return table.parameters();
 }
@@ -248,6 +280,13 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
       loader->finish();
     }
     host->finish();
+  }
+  if (auto cpu = node.optional_child("cpu_trainer")) {
+    s.cpu_framework = kCpuFramework.read(*cpu);
+    s.cpu_fused_optimizer = kCpuOptimizer.read(*cpu);
+    s.coalesce_per_lookup = kCoalescePerLookup.read(*cpu);
+    s.cpu_step_overhead = kCpuStepOverhead.read(*cpu);
+    cpu->finish();
   }
   node.finish();
   return s;

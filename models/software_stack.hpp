@@ -96,6 +96,20 @@
 //     loader:                           # data loading on the trainer node's cores
 //       per_sample: 0 us                # CPU time per sample (decode, batch assembly)
 //       workers: 1                      # loader threads per trainer (one core each at most)
+//   cpu_trainer:                        # the framework work of a CPU trainer (cpu_only),
+//                                       # on its socket's cores (models/cpu_framework.hpp)
+//     framework: eager                  # eager: PyTorch eager's operators, each at
+//                                       # host.dispatch, their elementwise work, the loss,
+//                                       # the sparse gradients' coalescing and the
+//                                       # optimiser's per-tensor loop; none: GEMMs, gathers
+//                                       # and updates only (a compiled step)
+//     optimizer: per_tensor             # per_tensor: torch.optim's single-tensor loop;
+//                                       # fused: one operator per table and one for the
+//                                       # dense parameters (IPEX's fused optimisers)
+//     coalesce_per_lookup: 65 ns        # sort + segment sum of a sparse gradient, per lookup
+//     step_overhead: 0 us               # framework work once per step besides its operators
+//                                       # (the Python loop body, autograd's graph task, the
+//                                       # optimiser's and zero_grad's entry and parameter loops)
 //
 // What each setting costs is the step builder's business (step_builder.hpp); this header only
 // reads and checks the settings. Host work runs on the CPU cores of the trainer's node as
@@ -171,6 +185,16 @@ struct SoftwareStack {
   Seconds framework_per_sample{0.0};
   Seconds loader_per_sample{0.0};
   int loader_workers = 1;
+
+  /// The framework work of CPU trainers (software.cpu_trainer; models/cpu_framework.hpp).
+  enum class CpuFramework { eager, none } cpu_framework = CpuFramework::eager;
+  /// Whether the CPU trainer's optimiser is fused (one operator per table and for the dense part).
+  bool cpu_fused_optimizer = false;
+  /// Time per lookup of coalescing a sparse embedding gradient (sort + segment sum), besides
+  /// its rows' bytes. Default: measured (software.cpu_trainer.coalesce_per_lookup's note).
+  Seconds coalesce_per_lookup{65e-9};
+  /// Framework work once per step besides its operators (software.cpu_trainer.step_overhead).
+  Seconds cpu_step_overhead{0.0};
 
   /// Whether two stacks have the same settings (name, description and source included).
   bool operator==(const SoftwareStack&) const = default;
