@@ -86,7 +86,7 @@ FrameworkWork CpuTrainerFramework::loss() const {
   const EagerOperators ops = eager_loss_operators();
   // Forward reads the predictions and labels, writes the per-sample loss; backward the same again.
   FrameworkWork w = work(ops.forward + ops.backward, element_size(Precision::fp32) * (6.0 * static_cast<double>(batch_)));
-  if (enabled()) w.time += stack_.cpu_step_overhead;
+  if (enabled()) w.time += stack_.framework_per_step + stack_.framework_per_sample * static_cast<double>(batch_);
   return w;
 }
 

@@ -29,7 +29,7 @@
 //   dense optimiser    per parameter tensor: zero_grad's zero_ and the optimiser's operators.
 // Once per step the framework also runs work that is no operator (the Python loop body,
 // autograd's graph task, the optimiser's and zero_grad's entry and per-tensor Python loops):
-// software.cpu_trainer.step_overhead, with the loss.
+// software.host.framework (per step, and per sample of the local batch), with the loss.
 // Each operator costs software.host.dispatch; elementwise bytes run at the socket's cached
 // streaming bandwidth (the CPU profile's memcpy.cached figure per core x the socket's cores,
 // capped by the profile's all-core figure on a socket no larger than the measured machine).
@@ -112,7 +112,7 @@ class CpuTrainerFramework {
   [[nodiscard]] FrameworkWork layer_forward(const DenseLayer& l) const;
   [[nodiscard]] FrameworkWork layer_backward(const DenseLayer& l) const;
   /// The loss, forward and backward, before the top MLP's backward, with the stack's per-step
-  /// framework work (software.cpu_trainer.step_overhead).
+  /// framework work (software.host.framework).
   [[nodiscard]] FrameworkWork loss() const;
   /// zero_grad and the optimiser step over the dense parameter tensors.
   [[nodiscard]] FrameworkWork dense_optimizer() const;

@@ -132,7 +132,8 @@ const Choice<Stack::HostSync> kSync{
 const Param<Seconds> kFrameworkPerStep{
     .key_path = "software.host.framework.per_step", .unit = "s (\"1 ms\")", .fallback = kBuiltIn.framework_per_step,
     .range = {.min = Bound<Seconds>{Seconds{0.0}}},
-    .meaning = "Host time per step of the framework's own work besides operator dispatch (training loop, pipeline)."};
+    .meaning = "Time per step of the framework's own work besides operator dispatch (training loop, pipeline): on a "
+               "GPU trainer's host thread, on a CPU trainer's cores (cpu_trainer.framework eager)."};
 const Param<Seconds> kFrameworkPerSample{
     .key_path = "software.host.framework.per_sample", .unit = "s (\"1 us\")", .fallback = kBuiltIn.framework_per_sample,
     .range = {.min = Bound<Seconds>{Seconds{0.0}}},
@@ -164,13 +165,6 @@ const Param<Seconds> kCoalescePerLookup{
     .default_note = "measured: torch 1.13 coalesce() of 8,192 lookups, Zen 5 guest (pytorch-cpu-step-amd-epyc-zen5-2cpu.yaml)",
     .range = {.min = Bound<Seconds>{Seconds{0.0}}},
     .meaning = "Sort + segment sum of a sparse embedding gradient per lookup, besides its rows' bytes (adagrad, adam)."};
-
-const Param<Seconds> kCpuStepOverhead{
-    .key_path = "software.cpu_trainer.step_overhead", .unit = "s (\"600 us\")",
-    .fallback = kBuiltIn.cpu_step_overhead,
-    .range = {.min = Bound<Seconds>{Seconds{0.0}}},
-    .meaning = "A CPU trainer's framework work once per step besides its operators (Python loop, autograd and "
-               "optimiser entry), an activity on its cores before the loss."};
 
 /// A section of the stack: a mapping whose keys follow it in the table.
 ParameterRow section(std::string_view key_path, std::string_view range, std::string_view meaning) {
@@ -219,12 +213,11 @@ std::span<const Parameter> software_parameters() {
       section("software.host.loader", "{per_sample, workers}", "Data loading on the trainer node's cores."),
       kLoaderPerSample.row(),
       kLoaderWorkers.row(),
-      section("software.cpu_trainer", "{framework, optimizer, coalesce_per_lookup, step_overhead}",
+      section("software.cpu_trainer", "{framework, optimizer, coalesce_per_lookup}",
               "The framework work of a CPU trainer (cpu_only) on its socket's cores."),
       kCpuFramework.row(),
       kCpuOptimizer.row(),
       kCoalescePerLookup.row(),
-      kCpuStepOverhead.row(),
   });
   return table.parameters();
 }
@@ -285,7 +278,6 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
     s.cpu_framework = kCpuFramework.read(*cpu);
     s.cpu_fused_optimizer = kCpuOptimizer.read(*cpu);
     s.coalesce_per_lookup = kCoalescePerLookup.read(*cpu);
-    s.cpu_step_overhead = kCpuStepOverhead.read(*cpu);
     cpu->finish();
   }
   node.finish();

@@ -88,9 +88,12 @@
 //                                       # ahead), per_step (once, at the end of each step),
 //                                       # per_feature (after each feature's embedding forward,
 //                                       # before the embedding gradients leave, and per step)
-//     framework:                        # the framework's own work on the host thread that is
-//                                       # not operator dispatch (Python around the operators:
-//                                       # the training loop, pipeline, awaitables)
+//     framework:                        # the framework's own work that is not operator
+//                                       # dispatch (Python around the operators: the training
+//                                       # loop body, pipeline, awaitables, autograd's graph
+//                                       # task, the optimiser's entry): on a GPU trainer's host
+//                                       # thread; on a CPU trainer's cores, in program order
+//                                       # with its compute (cpu_trainer.framework eager)
 //       per_step: 0 s                   # host time per step
 //       per_sample: 0 s                 # host time per sample of the local batch
 //     loader:                           # data loading on the trainer node's cores
@@ -107,9 +110,8 @@
 //                                       # fused: one operator per table and one for the
 //                                       # dense parameters (IPEX's fused optimisers)
 //     coalesce_per_lookup: 65 ns        # sort + segment sum of a sparse gradient, per lookup
-//     step_overhead: 0 us               # framework work once per step besides its operators
-//                                       # (the Python loop body, autograd's graph task, the
-//                                       # optimiser's and zero_grad's entry and parameter loops)
+//                                       # (the framework's work once per step besides its
+//                                       # operators is host.framework's, on the socket's cores)
 //
 // What each setting costs is the step builder's business (step_builder.hpp); this header only
 // reads and checks the settings. Host work runs on the CPU cores of the trainer's node as
@@ -193,8 +195,6 @@ struct SoftwareStack {
   /// Time per lookup of coalescing a sparse embedding gradient (sort + segment sum), besides
   /// its rows' bytes. Default: measured (software.cpu_trainer.coalesce_per_lookup's note).
   Seconds coalesce_per_lookup{65e-9};
-  /// Framework work once per step besides its operators (software.cpu_trainer.step_overhead).
-  Seconds cpu_step_overhead{0.0};
 
   /// Whether two stacks have the same settings (name, description and source included).
   bool operator==(const SoftwareStack&) const = default;
