@@ -39,6 +39,8 @@ std::optional<NcclSystem> Collectives::nccl_system() {
   s.ranks = static_cast<int>(ctx_.total_trainers());
   s.nodes = static_cast<int>(std::max<std::size_t>(1, ctx_.trainer_node_count()));
   s.nvlink = view.nvlink && ctx_.in.options.software.peer_to_peer;
+  s.nvswitch = view.nvswitch && s.nvlink;
+  s.collnet = ctx_.in.options.software.collnet;
   s.arch = nccl_arch(spec);
   const auto cpus = ctx_.in.platform.cpus(gpu.node);
   // NCCL's CPU vendor test, by the platform's model name (AMD's server CPUs are EPYCs).
@@ -51,19 +53,46 @@ std::optional<NcclSystem> Collectives::nccl_system() {
   return s;
 }
 
-Seconds Collectives::all_reduce_latency(Bytes bytes) {
+std::optional<NcclEstimate> Collectives::all_reduce_estimate(Bytes bytes) {
   const auto s = nccl_system();
-  if (!s) return Seconds(0.0);
-  return Seconds(nccl_all_reduce(*ctx_.in.options.software.nccl, *s, bytes).latency_us * 1e-6);
+  if (!s) return std::nullopt;
+  return nccl_all_reduce(*ctx_.in.options.software.nccl, *s, bytes);
+}
+
+Seconds Collectives::all_reduce_latency(Bytes bytes) {
+  const auto e = all_reduce_estimate(bytes);
+  return Seconds(e ? e->latency_us * 1e-6 : 0.0);
 }
 
 Seconds Collectives::all_to_all_latency(Bytes OwnerWork::*what) {
   const auto s = nccl_system();
   if (!s) return Seconds(0.0);
+  const NcclTuning& t = *ctx_.in.options.software.nccl;
   // Each simulated GPU owner's bytes, 1 / ranks of them to each peer: the largest peer message.
   double largest = 0.0;
   for (std::uint32_t o : ctx_.simulated_owners(OwnerKind::gpu)) largest = std::max(largest, (ctx_.represented_work(o).*what).value());
-  return nccl_all_to_all_latency(*ctx_.in.options.software.nccl, *s, Bytes(largest / s->ranks));
+  if (!hierarchical(OwnerKind::gpu, what)) return nccl_all_to_all_latency(t, *s, Bytes(largest / s->ranks));
+  // Two exchanges one after the other: among the node's g GPUs (each peer w/g), then among
+  // the N GPUs of a rail (each peer 1/T of the node's owners' bytes, at most g w/T = w/N).
+  NcclSystem node = *s, rail = *s;
+  node.ranks = static_cast<int>(ctx_.trainers_per_node());
+  node.nodes = 1;
+  rail.ranks = s->nodes;
+  return nccl_all_to_all_latency(t, node, Bytes(largest / node.ranks)) +
+         nccl_all_to_all_latency(t, rail, Bytes(largest / rail.ranks));
+}
+
+std::vector<ActivityId> Collectives::small_all_to_all(Bytes bytes_per_peer, std::span<const ActivityId> ready,
+                                                     std::uint16_t category) {
+  const std::size_t n = ctx_.trainers().size();
+  if (ctx_.total_trainers() <= 1) return {ready.begin(), ready.end()};
+  const auto s = nccl_system();
+  const Seconds latency = s ? nccl_all_to_all_latency(*ctx_.in.options.software.nccl, *s, bytes_per_peer) : Seconds(0.0);
+  const std::array<ActivityId, 1> all{ctx_.marker(ready)};
+  std::vector<ActivityId> done;
+  done.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) done.push_back(collective_launch(all, category, latency).front());
+  return done;
 }
 
 std::vector<ActivityId> Collectives::all_reduce(Bytes bytes, std::span<const ActivityId> ready, std::uint16_t category) {
@@ -73,8 +102,14 @@ std::vector<ActivityId> Collectives::all_reduce(Bytes bytes, std::span<const Act
     for (std::size_t i = 0; i < n; ++i) done[i] = ctx_.marker(ready.subspan(i, 1));
     return done;
   }
-  const std::vector<ActivityId> launched = collective_launch(ready, category, all_reduce_latency(bytes));
+  const auto estimate = all_reduce_estimate(bytes);
+  const std::vector<ActivityId> launched =
+      collective_launch(ready, category, Seconds(estimate ? estimate->latency_us * 1e-6 : 0.0));
   ready = launched;
+  // CollNet reduces in the switches: each GPU's NIC sends its shard up once and receives the
+  // reduced shard once (NCCL's collnet_direct and collnet_chain, models/nccl_model.hpp).
+  const bool in_network = estimate && (estimate->algorithm == NcclAlgorithm::collnet_direct ||
+                                       estimate->algorithm == NcclAlgorithm::collnet_chain);
   const double g = static_cast<double>(ctx_.trainers_per_node());
   const double nodes = static_cast<double>(ctx_.trainer_node_count());
   // Group simulated trainers by node.
@@ -82,7 +117,8 @@ std::vector<ActivityId> Collectives::all_reduce(Bytes bytes, std::span<const Act
   for (std::size_t i = 0; i < n; ++i) by_node[ctx_.trainers()[i].node.index].push_back(i);
 
   const Bytes shard = bytes / g;
-  const Bytes inter_node = ctx_.trainer_node_count() > 1 ? shard * ring_all_reduce_share(nodes) : Bytes(0.0);
+  const Bytes inter_node =
+      ctx_.trainer_node_count() > 1 ? (in_network ? shard : shard * ring_all_reduce_share(nodes)) : Bytes(0.0);
   // NCCL's kernel holds its SMs through both intra-node phases and the inter-node one.
   for (std::size_t i = 0; i < n; ++i) {
     nccl_kernel(ctx_.trainers()[i], shard * (2.0 * (g - 1.0)), Bytes(0.0), ready[i], category);
@@ -144,6 +180,7 @@ std::vector<ActivityId> Collectives::pooled_to_trainers(OwnerKind kind, const st
   }
   const auto& owner_ready = launched.empty() ? owner_ready_in : launched;
   nccl_all_to_all(kind, what, owner_ready, category);
+  if (hierarchical(kind, what)) return hierarchical_to_trainers(owner_ready, trainer_gate, category, what);
   const std::size_t n = ctx_.trainers().size();
   std::vector<std::vector<ActivityId>> inbound(n);
   for (std::size_t i = 0; i < n; ++i) inbound[i].push_back(trainer_gate[i]);
@@ -179,9 +216,11 @@ std::map<std::uint32_t, ActivityId> Collectives::gradients_to_owners(OwnerKind k
     launched = collective_launch(trainer_ready, category, all_to_all_latency(what));
     trainer_ready = launched;
   }
+  const bool hier = hierarchical(kind, what);
   // The simulated trainers' traffic towards the owners that are not simulated (the
   // representative node's counterparts), joined into the arrival of the owner standing for them.
-  auto counterparts = ctx_.fidelity().counterparts_to_owners(*this, kind, what, trainer_ready, category);
+  auto counterparts = hier ? std::map<std::uint32_t, std::vector<ActivityId>>{}
+                           : ctx_.fidelity().counterparts_to_owners(*this, kind, what, trainer_ready, category);
   if (kind == OwnerKind::gpu && ctx_.total_trainers() > 1) {
     // NCCL's kernel on each GPU owner starts with its own trainer's part.
     std::map<std::uint32_t, ActivityId> ready_on;  // by GPU device index
@@ -192,6 +231,7 @@ std::map<std::uint32_t, ActivityId> Collectives::gradients_to_owners(OwnerKind k
     }
     nccl_all_to_all(kind, what, start, category);
   }
+  if (hier) return hierarchical_to_owners(trainer_ready, category, what);
   std::map<std::uint32_t, ActivityId> done;
   for (std::uint32_t o : ctx_.simulated_owners(kind)) {
     const OwnerWork& w = ctx_.represented_work(o);
@@ -243,6 +283,14 @@ const Collectives::NcclView& Collectives::nccl_view(const SimDevice& gpu) {
       v.nvlink |= ctx_.in.platform.link(topo::link_of(l)).resource_class == "nvlink";
     }
   }
+  // Whether the node has an NVSwitch (one scan of the platform's devices per node).
+  auto sw = nvswitch_nodes_.find(gpu.node.index);
+  if (sw == nvswitch_nodes_.end()) {
+    bool found = false;
+    for (const topo::Device& d : ctx_.in.platform.devices()) found |= d.kind == topo::DeviceKind::nvswitch && d.node == gpu.node;
+    sw = nvswitch_nodes_.emplace(gpu.node.index, found).first;
+  }
+  v.nvswitch = sw->second;
   for (const auto& [l, bytes] : load) {
     const double bandwidth = ctx_.in.platform.link(topo::link_of(topo::DirectedLinkId{l})).bandwidth.value();
     v.intra_seconds_per_byte = std::max(v.intra_seconds_per_byte, bytes / bandwidth);
@@ -260,6 +308,101 @@ void Collectives::nccl_all_to_all(OwnerKind kind, Bytes OwnerWork::*what,
     const Bytes bytes = ctx_.represented_work(o).*what;
     nccl_kernel(*ctx_.owner_device(o), bytes * ((local - 1.0) / total), bytes * ((total - local) / total), begin, category);
   }
+}
+
+bool Collectives::hierarchical(OwnerKind kind, Bytes OwnerWork::*what) {
+  // HugeCTR sends the keys to their tables' GPUs with a flat ncclSend/ncclRecv exchange
+  // (embedding/data_distributor/dense_data_distribution_op_impl.cu all2all_keys); only the
+  // pooled embeddings and their gradients take the hierarchical path.
+  if (!ctx_.in.options.software.hierarchical_all_to_all || kind != OwnerKind::gpu || what != &OwnerWork::pooled_out ||
+      ctx_.trainer_node_count() <= 1)
+    return false;
+  for (std::uint32_t o : ctx_.simulated_owners(kind)) {
+    if (!trainer_index(ctx_.owner_device(o)->device)) return false;
+  }
+  return true;
+}
+
+std::optional<std::size_t> Collectives::trainer_index(topo::DeviceId d) const {
+  const auto& trainers = ctx_.trainers();
+  for (std::size_t i = 0; i < trainers.size(); ++i) {
+    if (trainers[i].device == d) return i;
+  }
+  return std::nullopt;
+}
+
+std::vector<Bytes> Collectives::node_owner_shares(Bytes OwnerWork::*what) {
+  const auto& trainers = ctx_.trainers();
+  const double total = static_cast<double>(ctx_.total_trainers());
+  std::map<std::uint32_t, Bytes> by_node;
+  for (std::uint32_t o : ctx_.simulated_owners(OwnerKind::gpu)) by_node[ctx_.owner_device(o)->node.index] += ctx_.represented_work(o).*what / total;
+  std::vector<Bytes> out(trainers.size());
+  for (std::size_t i = 0; i < trainers.size(); ++i) out[i] = by_node[trainers[i].node.index];
+  return out;
+}
+
+std::vector<ActivityId> Collectives::hierarchical_to_trainers(const std::map<std::uint32_t, ActivityId>& owner_ready,
+                                                              std::span<const ActivityId> trainer_gate,
+                                                              std::uint16_t category, Bytes OwnerWork::*what) {
+  const auto& trainers = ctx_.trainers();
+  const std::size_t n = trainers.size();
+  const double g = static_cast<double>(ctx_.trainers_per_node());
+  // Phase 1, inside the node: owner o sends each GPU j of its node w_o / g.
+  std::vector<std::vector<ActivityId>> staged(n);
+  for (const auto& [o, ready] : owner_ready) {
+    if (ctx_.in.problem.devices.at(o).kind != OwnerKind::gpu) continue;
+    const Bytes w = ctx_.represented_work(o).*what;
+    if (w.value() <= 0.0) continue;
+    const SimDevice& od = *ctx_.owner_device(o);
+    const std::array<ActivityId, 1> dep{ready};
+    for (std::size_t j = 0; j < n; ++j) {
+      if (trainers[j].node != od.node) continue;
+      staged[j].push_back(trainers[j].device == od.device ? ready
+                                                          : net_.send(od.device, trainers[j].device, w / g, dep, category));
+    }
+  }
+  std::vector<ActivityId> gathered(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    staged[j].push_back(trainer_gate[j]);
+    gathered[j] = ctx_.marker(staged[j]);
+  }
+  // Phase 2, along the rails: GPU j sends its node's shares to the GPU j of every other node.
+  const std::vector<ActivityId> rail =
+      ctx_.fidelity().rail_exchange(*this, Towards::trainers, node_owner_shares(&OwnerWork::pooled_node_reduced),
+                                    &OwnerWork::pooled_node_reduced, gathered, category);
+  std::vector<ActivityId> arrived(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::array<ActivityId, 2> both{gathered[j], rail[j]};
+    arrived[j] = ctx_.marker(both);
+  }
+  return arrived;
+}
+
+std::map<std::uint32_t, ActivityId> Collectives::hierarchical_to_owners(std::span<const ActivityId> trainer_ready,
+                                                                        std::uint16_t category, Bytes OwnerWork::*what) {
+  const auto& trainers = ctx_.trainers();
+  const double g = static_cast<double>(ctx_.trainers_per_node());
+  // Phase 1, along the rails: GPU j receives from the GPU j of every other node the gradients
+  // for its node's owners (1/T of each owner's bytes from each of them).
+  const std::vector<ActivityId> rail =
+      ctx_.fidelity().rail_exchange(*this, Towards::owner, node_owner_shares(&OwnerWork::pooled_node_reduced),
+                                    &OwnerWork::pooled_node_reduced, trainer_ready, category);
+  // Phase 2, inside the node: GPU j sends owner o what it gathered for o, w_o / g.
+  std::map<std::uint32_t, ActivityId> done;
+  for (std::uint32_t o : ctx_.simulated_owners(OwnerKind::gpu)) {
+    const Bytes w = ctx_.represented_work(o).*what;
+    const SimDevice& od = *ctx_.owner_device(o);
+    std::vector<ActivityId> inbound;
+    for (std::size_t j = 0; j < trainers.size(); ++j) {
+      if (trainers[j].node != od.node) continue;
+      const std::array<ActivityId, 1> dep{rail[j]};
+      inbound.push_back(trainers[j].device == od.device || w.value() <= 0.0
+                            ? rail[j]
+                            : net_.send(trainers[j].device, od.device, w / g, dep, category));
+    }
+    done[o] = ctx_.marker(inbound);
+  }
+  return done;
 }
 
 }  // namespace dlrmsim::models

@@ -57,6 +57,14 @@ const DenseOperator& dense_operator(std::string_view name) {
 
 Seconds CpuCostInput::gemm(std::int64_t m, std::int64_t n, std::int64_t k) const {
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  if (cpu.cores == 1 && profile->peak_per_core.value() > 0.0) {
+    // A one-core socket runs each GEMM on one thread: the profile's one-thread fit, without the
+    // all-core split's call overhead (the fork and join of its threads).
+    const auto& one = profile->gemm_per_core;
+    const double e = one.rate.value() / profile->peak_per_core.value() *
+                     one.fill(static_cast<double>(m), static_cast<double>(n), static_cast<double>(k));
+    return Flops(flops) / (peak * e) + one.call_overhead;
+  }
   return Flops(flops) / (peak * profile->gemm_efficiency(m, n, k)) + profile->gemm_all_cores.call_overhead;
 }
 

@@ -84,7 +84,8 @@ struct CpuCostInput {
   std::int64_t batch;   // the local batch, at least 1
 
   /// One GEMM m x n x k at the profile's efficiency for that shape plus its all-core call
-  /// overhead (CpuProfile::gemm_efficiency); only with a profile.
+  /// overhead (CpuProfile::gemm_efficiency); on a one-core socket the profile's one-thread fit
+  /// (gemm_fp32.per_core, no split overhead). Only with a profile.
   [[nodiscard]] Seconds gemm(std::int64_t m, std::int64_t n, std::int64_t k) const;
 };
 

@@ -3,6 +3,8 @@
 #include <array>
 #include <string>
 
+#include "models/cpu_framework.hpp"
+
 namespace dlrmsim::models {
 
 using sim::ActivityId;
@@ -25,16 +27,24 @@ std::vector<ActivityId> DenseWork::reduce_gradients(const std::vector<std::vecto
     }
     prev = collectives_.all_reduce(bytes, ready, category);
   };
-  // Buckets close in backward order (top MLP's last layer first).
+  // Buckets close in backward order (top MLP's last layer first). Without overlap the
+  // replicated tables' gradients join the last bucket when it has room (one grouped
+  // all-reduce, as HugeCTR's grouped_all_reduce does), else they are reduced on their own.
+  const Bytes dp = ctx_.owner_work().dp_gradient_bytes;
+  bool dp_reduced = dp.value() <= 0.0;
   Bytes acc;
   for (std::size_t l = ops.size(); l-- > 0;) {
     acc += grad_elem * ops[l].parameters;
+    if (l == 0 && !overlap && !dp_reduced && acc + dp <= ctx_.in.options.software.allreduce_bucket) {
+      acc += dp;
+      dp_reduced = true;
+    }
     if ((acc >= ctx_.in.options.software.allreduce_bucket || l == 0) && acc.value() > 0.0) {
       reduce(acc, [&](std::size_t i) { return overlap ? layer_done[i][l] : last_backward[i]; });
       acc = Bytes(0.0);
     }
   }
-  if (ctx_.owner_work().dp_gradient_bytes.value() > 0.0) reduce(ctx_.owner_work().dp_gradient_bytes, [&](std::size_t i) { return last_backward[i]; });
+  if (!dp_reduced) reduce(dp, [&](std::size_t i) { return last_backward[i]; });
   return prev;
 }
 
@@ -46,6 +56,7 @@ std::vector<ActivityId> DenseWork::optimizer(std::span<const ActivityId> last_ba
     const SimDevice& t = ctx_.trainers()[i];
     std::vector<ActivityId> deps{last_backward[i]};
     if (!reduced.empty()) deps.push_back(reduced[i]);
+    if (!t.is_gpu) deps = {framework(t, cpu_framework(t).dense_optimizer(), ctx_.marker(deps))};
     const Seconds time = t.is_gpu ? gpu_dense_optimizer_time(ctx_.in.model, *t.profile, parameters)
                                   : cpu_dense_optimizer_time(ctx_.in.model, *t.cpu, parameters);
     // Memory bound: the master weights, gradients and optimiser state over HBM.
@@ -66,9 +77,22 @@ bool in_layers(const DenseOperatorCost& c, DenseWork::Layers layers) {
 }
 }  // namespace
 
+CpuTrainerFramework DenseWork::cpu_framework(const SimDevice& trainer) const {
+  return CpuTrainerFramework(ctx_.in.options.software, ctx_.in.model, *trainer.cpu, ctx_.local_batch());
+}
+
+ActivityId DenseWork::framework(const SimDevice& trainer, const FrameworkWork& work, ActivityId after) {
+  if (trainer.is_gpu || work.time.value() <= 0.0) return after;
+  const std::array<ActivityId, 1> dep{after};
+  return ctx_.compute(trainer, work.time, dep, ctx_.cat.host_work);
+}
+
 ActivityId DenseWork::forward(const SimDevice& trainer, Layers layers, ActivityId after) {
-  for (const auto& c : costs(trainer)) {
+  const auto& ops = costs(trainer);
+  for (std::size_t l = 0; l < ops.size(); ++l) {
+    const auto& c = ops[l];
     if (!in_layers(c, layers)) continue;
+    if (!trainer.is_gpu) after = framework(trainer, cpu_framework(trainer).layer_forward(ctx_.in.model.dense_layers()[l]), after);
     const std::array<ActivityId, 1> dep{after};
     after = host_.kernels(trainer, c.forward, c.forward_kernels, dep, ctx_.cat.dense_compute,
                     dense_load(c.forward_hbm, c.forward_memory_bound));
@@ -79,8 +103,11 @@ ActivityId DenseWork::forward(const SimDevice& trainer, Layers layers, ActivityI
 ActivityId DenseWork::backward(const SimDevice& trainer, Layers layers, ActivityId after,
                                        std::span<ActivityId> layer_done) {
   const auto& ops = costs(trainer);
+  // The loss and its gradient come before the top MLP's backward.
+  if (!trainer.is_gpu && layers == Layers::above_bottom) after = framework(trainer, cpu_framework(trainer).loss(), after);
   for (std::size_t l = ops.size(); l-- > 0;) {
     if (!in_layers(ops[l], layers)) continue;
+    if (!trainer.is_gpu) after = framework(trainer, cpu_framework(trainer).layer_backward(ctx_.in.model.dense_layers()[l]), after);
     const std::array<ActivityId, 1> dep{after};
     after = host_.kernels(trainer, ops[l].backward, ops[l].backward_kernels, dep, ctx_.cat.dense_compute,
                     dense_load(ops[l].backward_hbm, ops[l].backward_memory_bound));

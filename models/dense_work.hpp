@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/collectives.hpp"
+#include "models/cpu_framework.hpp"
 #include "models/cost_models.hpp"
 #include "models/host_model.hpp"
 #include "models/step_context.hpp"
@@ -29,7 +30,9 @@ class DenseWork {
   /// it (interaction, top MLP).
   enum class Layers { bottom_mlp, above_bottom };
   /// Chains the forward kernels of `layers` on the trainer's stream after `after`; returns the
-  /// last one (`after` when there is none).
+  /// last one (`after` when there is none). A CPU trainer runs each layer's framework work
+  /// (models/cpu_framework.hpp) before its GEMMs, and the loss before the backward above the
+  /// bottom MLP.
   sim::ActivityId forward(const SimDevice& trainer, Layers layers, sim::ActivityId after);
   /// Chains the backward kernels of `layers` in reverse layer order after `after`; the kernel
   /// of layer l is written to layer_done[l] (one entry per dense layer). Returns the last.
@@ -46,11 +49,17 @@ class DenseWork {
 
   /// The dense optimiser of each simulated trainer, one fused kernel after its backward
   /// (last_backward[i]) and its last all-reduce bucket (reduced[i]; empty: none): on a GPU
-  /// gpu_dense_optimizer_time, on a CPU socket cpu_dense_optimizer_time. Returns per trainer.
+  /// gpu_dense_optimizer_time, on a CPU socket cpu_dense_optimizer_time after the framework's
+  /// zero_grad and optimiser operators. Returns per trainer.
   std::vector<sim::ActivityId> optimizer(std::span<const sim::ActivityId> last_backward,
                                          std::span<const sim::ActivityId> reduced);
 
  private:
+  /// A CPU trainer's framework work (models/cpu_framework.hpp) and its activity on the
+  /// trainer's stream after `after` (none for a GPU trainer or no work).
+  [[nodiscard]] CpuTrainerFramework cpu_framework(const SimDevice& trainer) const;
+  sim::ActivityId framework(const SimDevice& trainer, const FrameworkWork& work, sim::ActivityId after);
+
   StepContext& ctx_;
   HostModel& host_;
   Collectives& collectives_;

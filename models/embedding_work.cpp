@@ -1,5 +1,7 @@
 #include "models/embedding_work.hpp"
 
+#include "models/cpu_framework.hpp"
+
 #include <algorithm>
 #include <vector>
 
@@ -34,6 +36,8 @@ ActivityId EmbeddingWork::embedding_pass(std::uint32_t o, Pass pass, std::span<c
     return ctx_.marker(parts);
   }
   const SimDevice d = embedding_device(*ctx_.owner_device(o));
+  const std::vector<ActivityId> framework = cpu_trainer_framework(d, w, backward, deps);
+  if (!framework.empty()) deps = framework;
   const int launches = embedding_kernels(w, backward);
   const Seconds launch =
       d.is_gpu ? d.profile->kernel_launch_overhead() * static_cast<double>(launches) : Seconds(0.0);
@@ -55,6 +59,15 @@ ActivityId EmbeddingWork::embedding_pass(std::uint32_t o, Pass pass, std::span<c
     }
   }
   return ctx_.marker(parts);
+}
+
+std::vector<ActivityId> EmbeddingWork::cpu_trainer_framework(const SimDevice& d, const OwnerWork& w, bool backward,
+                                                             std::span<const ActivityId> deps) {
+  if (d.is_gpu || w.cpu_tables <= 0 || ctx_.trainers().empty() || ctx_.trainers().front().is_gpu) return {};
+  const CpuTrainerFramework fw(ctx_.in.options.software, ctx_.in.model, *d.cpu, ctx_.local_batch());
+  const FrameworkWork f = backward ? fw.tables_backward(w.cpu_tables, w.lookups, w.cpu_lookup_bytes) : fw.tables_forward(w.cpu_tables);
+  if (f.time.value() <= 0.0) return {};
+  return {ctx_.compute(d, f.time, deps, ctx_.cat.host_work)};
 }
 
 int EmbeddingWork::embedding_kernels(const OwnerWork& w, bool backward) const {

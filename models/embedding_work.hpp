@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <span>
+#include <vector>
 
 #include "models/host_model.hpp"
 #include "models/owner_work.hpp"
@@ -38,6 +39,13 @@ class EmbeddingWork {
   SimDevice embedding_device(const SimDevice& d);
 
  private:
+  /// A CPU trainer's framework work for the tables a CPU-socket owner holds (cpu_only: the
+  /// trainers are CPU sockets; models/cpu_framework.hpp), on its stream after `deps`: the
+  /// tables' forward operators, or their backward, zero_grad, optimiser and coalescing.
+  /// Empty when there is none.
+  std::vector<sim::ActivityId> cpu_trainer_framework(const SimDevice& d, const OwnerWork& w, bool backward,
+                                                     std::span<const sim::ActivityId> deps);
+
   StepContext& ctx_;
   HostModel& host_;
   Transfers& net_;

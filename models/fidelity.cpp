@@ -168,6 +168,32 @@ std::vector<ActivityId> EveryNode::inter_node_all_reduce(Collectives& b, Bytes b
   return done;
 }
 
+std::vector<ActivityId> EveryNode::rail_exchange(Collectives& b, Towards towards, std::span<const Bytes> node_shares,
+                                                 Bytes OwnerWork::*, std::span<const ActivityId> ready,
+                                                 std::uint16_t category) const {
+  const auto& trainers = b.context().trainers();
+  const std::size_t n = trainers.size();
+  std::map<std::uint32_t, std::vector<std::size_t>> by_node;
+  for (std::size_t i = 0; i < n; ++i) by_node[trainers[i].node.index].push_back(i);
+  std::vector<std::vector<ActivityId>> in(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (const auto& [node, members] : by_node) {
+      if (node == trainers[i].node.index) continue;
+      const std::size_t k = members[static_cast<std::size_t>(trainers[i].local_index) % members.size()];
+      const Bytes bytes = towards == Towards::trainers ? node_shares[i] : node_shares[k];
+      if (bytes.value() <= 0.0) continue;
+      const std::array<ActivityId, 1> dep{ready[i]};
+      in[k].push_back(b.transfers().send(trainers[i].device, trainers[k].device, bytes, dep, category));
+    }
+  }
+  std::vector<ActivityId> done(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    in[i].push_back(ready[i]);
+    done[i] = b.context().marker(in[i]);
+  }
+  return done;
+}
+
 // ---- representative node --------------------------------------------------------------------
 
 RepresentativeNode::RepresentativeNode(FidelityInputs inputs) : ClusterFidelity(std::move(inputs)) {
@@ -380,6 +406,33 @@ std::vector<ActivityId> RepresentativeNode::inter_node_all_reduce(Collectives& b
     const std::array<ActivityId, 2> both{b.transfers().send_egress(trainers[i].device, bytes, dep, category),
                                          b.transfers().send_ingress(trainers[i].device, bytes, dep, category)};
     done[i] = b.context().marker(both);
+  }
+  return done;
+}
+
+std::vector<ActivityId> RepresentativeNode::rail_exchange(Collectives& b, Towards towards, std::span<const Bytes> node_shares,
+                                                          Bytes OwnerWork::*what, std::span<const ActivityId> ready,
+                                                          std::uint16_t category) const {
+  const auto& trainers = b.context().trainers();
+  const std::size_t others = trainer_nodes() - 1;
+  // 1/T of every GPU owner's bytes on the trainer nodes: all nodes' shares summed.
+  Bytes all;
+  for (std::uint32_t o = 0; o < in_.owner_work.size(); ++o) {
+    const auto& dev = in_.problem.devices[o];
+    if (dev.kind != OwnerKind::gpu) continue;
+    if (in_.trainers_by_node.count(in_.platform.node_of(topo::DeviceId{dev.topology_id}).index) == 0) continue;
+    all += in_.owner_work[o].*what * trainer_share(b);
+  }
+  std::vector<ActivityId> done(trainers.size());
+  for (std::size_t i = 0; i < trainers.size(); ++i) {
+    const Bytes own = node_shares[i] * static_cast<double>(others);
+    const Bytes remote = std::max(Bytes(0.0), all - node_shares[i]);
+    const Bytes out = towards == Towards::trainers ? own : remote, in = towards == Towards::trainers ? remote : own;
+    std::vector<ActivityId> parts{ready[i]};
+    const std::span<const ActivityId> dep = ready.subspan(i, 1);
+    if (others > 0 && out.value() > 0.0) parts.push_back(off_node_flows(b, trainers[i].device, true, out, others, dep, category));
+    if (others > 0 && in.value() > 0.0) parts.push_back(off_node_flows(b, trainers[i].device, false, in, others, dep, category));
+    done[i] = parts.size() == 1 ? ready[i] : b.context().marker(parts);
   }
   return done;
 }

@@ -122,6 +122,16 @@ class ClusterFidelity {
   virtual std::vector<sim::ActivityId> inter_node_all_reduce(Collectives& b, Bytes bytes,
                                                              std::span<const sim::ActivityId> ready,
                                                              std::uint16_t category) const = 0;
+  /// The rail phase of the hierarchical all-to-all (models/collectives.hpp): each trainer sends
+  /// the trainer of its own local index on every other trainer node, after `ready` of the
+  /// sender; `node_shares[i]` is 1/T of the owners' bytes of trainer i's node, and a flow
+  /// carries the sender's (towards trainers: the pooled embeddings of the sender's node) or
+  /// the receiver's (towards owners: gradients for the receiver's node). Per simulated
+  /// trainer, the marker of what it received (and, representative, sent).
+  virtual std::vector<sim::ActivityId> rail_exchange(Collectives& b, Collectives::Towards towards,
+                                                     std::span<const Bytes> node_shares, Bytes OwnerWork::*what,
+                                                     std::span<const sim::ActivityId> ready,
+                                                     std::uint16_t category) const = 0;
 
  protected:
   explicit ClusterFidelity(FidelityInputs inputs) : in_(std::move(inputs)) {}
@@ -153,6 +163,9 @@ class EveryNode final : public ClusterFidelity {
       std::uint16_t category) const override;
   std::vector<sim::ActivityId> inter_node_all_reduce(Collectives& b, Bytes bytes, std::span<const sim::ActivityId> ready,
                                                      std::uint16_t category) const override;
+  std::vector<sim::ActivityId> rail_exchange(Collectives& b, Collectives::Towards towards, std::span<const Bytes> node_shares,
+                                             Bytes OwnerWork::*what, std::span<const sim::ActivityId> ready,
+                                             std::uint16_t category) const override;
 };
 
 /// One trainer node of a symmetric job stands for all; off-node traffic as egress/ingress
@@ -189,6 +202,12 @@ class RepresentativeNode final : public ClusterFidelity {
   /// Per simulated trainer, an egress and an ingress segment of `bytes`.
   std::vector<sim::ActivityId> inter_node_all_reduce(Collectives& b, Bytes bytes, std::span<const sim::ActivityId> ready,
                                                      std::uint16_t category) const override;
+  /// Per simulated trainer, as N-1 flows each way: what its node sends the N-1 other nodes
+  /// (its node's share each) and what they send it (1/T of the GPU owners' w.*what on the
+  /// other trainer nodes, summed), in the direction's order (towards owners the other way).
+  std::vector<sim::ActivityId> rail_exchange(Collectives& b, Collectives::Towards towards, std::span<const Bytes> node_shares,
+                                             Bytes OwnerWork::*what, std::span<const sim::ActivityId> ready,
+                                             std::uint16_t category) const override;
 
   /// Per simulated owner of `kind`, the sum of `what` over the owners it stands for that are
   /// off the simulated trainer node (its counterparts on the other nodes, or every server of

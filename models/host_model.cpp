@@ -46,6 +46,8 @@ ActivityId HostModel::host_work(HostThread& h, Seconds t) {
 
 ActivityId HostModel::kernels(const SimDevice& d, Seconds t, int launches, std::span<const ActivityId> deps,
                                 std::uint16_t category, KernelLoad load) {
+  // No kernel takes less than its floor (device_profile.hpp), however little its work.
+  if (d.is_gpu) t = std::max(t, d.profile->kernel_floor(launches));
   if (!d.is_gpu || launches <= 0 || !ctx_.in.options.software.per_kernel_launch) return ctx_.compute(d, t, deps, category, load);
   HostThread& h = host_thread(d);
   const Seconds per_launch = ctx_.in.options.software.dispatch + d.profile->kernel_launch_overhead();
@@ -87,6 +89,20 @@ void HostModel::host_operators(const SimDevice& d, int count) {
   host_work(host_thread(d), ctx_.in.options.software.dispatch * static_cast<double>(count));
 }
 
+ActivityId HostModel::host_call(const SimDevice& d, ActivityId after) {
+  if (!d.is_gpu || ctx_.in.options.software.dispatch.value() <= 0.0) return after;
+  const std::array<ActivityId, 2> both{after, host_work(host_thread(d), ctx_.in.options.software.dispatch)};
+  return ctx_.marker(both);
+}
+
+void HostModel::read_back(const SimDevice& d, ActivityId also) {
+  if (!d.is_gpu) return;
+  std::vector<ActivityId> deps{also};
+  const std::uint32_t last = ctx_.graph.stream(d.stream).last_task;
+  if (last != sim::Stream::kNone) deps.push_back(ActivityId{last});
+  host_wait(d, ctx_.marker(deps));
+}
+
 void HostModel::host_step_end(const SimDevice& d, ActivityId step_end) {
   if (ctx_.in.options.software.sync != SoftwareStack::HostSync::none) host_wait(d, step_end);
 }
@@ -118,6 +134,9 @@ ActivityId HostModel::step_input(std::size_t i, int s, std::span<const ActivityI
   copy_deps.push_back(prev_load_[i]);
   prev_copy_[i] = input_copy(d, copy_deps);
   host_operators(d, ctx_.in.options.software.feature_operators * static_cast<int>(ctx_.in.model.table_count()));
+  const auto& stack = ctx_.in.options.software;
+  const Seconds framework = stack.framework_per_step + stack.framework_per_sample * static_cast<double>(ctx_.local_batch());
+  if (d.is_gpu && framework.value() > 0.0) host_work(host_thread(d), framework);
   return prev_copy_[i];
 }
 

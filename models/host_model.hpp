@@ -26,7 +26,9 @@ class HostModel {
  public:
   HostModel(StepContext& ctx, Transfers& net) : ctx_(ctx), net_(net) {}
 
-  /// `launches` kernels that take `t` together on d's stream (on a CPU device: compute()). A
+  /// `launches` kernels that take `t` together on d's stream (on a CPU device: compute()), at
+  /// least their floor on a GPU (DeviceProfile::kernel_floor: launches x (launch overhead +
+  /// the GPU time of an empty kernel), whatever their work). A
   /// GPU's host thread dispatches them first, in program order, at software.host.dispatch +
   /// the profile's launch overhead each: the first kernel waits for its own dispatch, and the
   /// returned completion for the host to have dispatched the last. The host does not wait for
@@ -42,6 +44,13 @@ class HostModel {
   void host_wait(const SimDevice& d, sim::ActivityId done);
   /// `count` host operators with no kernel on GPU d's host thread (Python-side work).
   void host_operators(const SimDevice& d, int count);
+  /// One host operator on GPU d's host thread that starts work off the compute stream (a
+  /// collective call, a copy): returns its completion, which that work waits for. On a CPU
+  /// device, or with software.host.dispatch zero, `after` as is.
+  sim::ActivityId host_call(const SimDevice& d, sim::ActivityId after);
+  /// The host thread of GPU d reads a result back (`.tolist()` of a device tensor): a copy on
+  /// its compute stream, so it waits for everything queued there and for `also`.
+  void read_back(const SimDevice& d, sim::ActivityId also);
   /// The stack's sync points of one step on trainer d: per step, after its end (software.host.sync).
   void host_step_end(const SimDevice& d, sim::ActivityId step_end);
   /// The input side of step s on simulated trainer i, the same in every mode: loading its
@@ -49,8 +58,9 @@ class HostModel {
   /// their step s-1 counterparts and the end of step s-2 (two input buffers, as TorchRec's
   /// TrainPipelineSparseDist); the host dispatches step s into the buffer step s-2 used, so it
   /// never runs more than two steps ahead of its GPU; then the host's per-feature loop
-  /// (software.host.feature_operators). `step_end` holds the ends of the steps built so far.
-  /// Returns the input copy.
+  /// (software.host.feature_operators) and the framework's own work of the step
+  /// (software.host.framework: per step, and per sample of the local batch). `step_end`
+  /// holds the ends of the steps built so far. Returns the input copy.
   sim::ActivityId step_input(std::size_t i, int s, std::span<const sim::ActivityId> step_end);
   /// The host-to-device copy of one trainer's input batch (dense features, ids, lengths, labels).
   sim::ActivityId input_copy(const SimDevice& trainer, std::span<const sim::ActivityId> deps);

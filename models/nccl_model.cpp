@@ -31,6 +31,7 @@ constexpr NcclTuning kV2_10{
     .plateau = {1.9, 1.9, 1.9, 1.9},
     .ll128_on_hopper = false,
     .p2p_ll = false,
+    .collnet = false,
 };
 constexpr NcclTuning kV2_17{
     .version = "2.17",
@@ -49,6 +50,16 @@ constexpr NcclTuning kV2_17{
     .plateau = {1.9, 1.9, 1.5, 1.5},
     .ll128_on_hopper = true,
     .p2p_ll = true,
+    // baseLat[CollNetDirect|Chain][Simple] = 0; hwLat[NVLINK|PCI][CollNet*][Simple] = 8.0,
+    // hwLat[NET][CollNet*][Simple] = 10.7; arity 0.5 us; chain without the network hop, x.75.
+    .collnet = true,
+    .collnet_base_latency = {0.0, 0.0},
+    .collnet_intra_latency = {8.0, 8.0},
+    .collnet_inter_latency = {10.7, 10.7},
+    .collnet_arity_latency = 0.5,
+    .collnet_chain_inter = false,
+    .collnet_direct_hopper_factor = 1.0,
+    .collnet_chain_factor = 0.75,
 };
 constexpr NcclTuning kV2_21{
     .version = "2.21",
@@ -69,6 +80,16 @@ constexpr NcclTuning kV2_21{
     .plateau = {1.9, 1.4, 1.4, 1.4},
     .ll128_on_hopper = true,
     .p2p_ll = true,
+    // hwLat[NVLINK|PCI][CollNetDirect, Chain][Simple] = 3.7, 2.8; [NET] = 31, 30; arity 0.4 us;
+    // chain with the network hop; direct x.85 when minCompCap >= 90.
+    .collnet = true,
+    .collnet_base_latency = {0.0, 0.0},
+    .collnet_intra_latency = {3.7, 2.8},
+    .collnet_inter_latency = {31.0, 30.0},
+    .collnet_arity_latency = 0.4,
+    .collnet_chain_inter = true,
+    .collnet_direct_hopper_factor = 0.85,
+    .collnet_chain_factor = 1.0,
 };
 constexpr std::array kVersions{kV2_10, kV2_17, kV2_21};
 
@@ -128,9 +149,51 @@ const NcclTuning* nccl_tuning(std::string_view version) {
   return nullptr;
 }
 
+namespace {
+
+// CollNet Direct and Chain (ncclTopoTuneModel's CollNet lines; see the header).
+std::optional<NcclEstimate> collnet_estimate(const NcclTuning& t, const NcclSystem& s, Bytes bytes, NcclAlgorithm a,
+                                             NcclProtocol p) {
+  const int nodes = std::max(1, s.nodes);
+  // collNetSupport: NCCL_COLLNET_ENABLE=1, at least NCCL_COLLNET_NODE_THRESHOLD (2) nodes, at
+  // most NCCL_MAX_DIRECT_ARITY + 1 (8) GPUs a node; Direct only on NVSwitch nodes; Simple only.
+  const int per_node = s.ranks / nodes;
+  if (!t.collnet || !s.collnet || nodes < 2 || per_node > 8 || p != NcclProtocol::simple) return std::nullopt;
+  const bool direct = a == NcclAlgorithm::collnet_direct;
+  if (direct && !s.nvswitch) return std::nullopt;
+  const std::size_t k = direct ? 0 : 1;
+  // bw = graphs[a]->bwIntra for CollNet at any node count; busBw = nChannels x bw.
+  double bus = s.intra_gbps;
+  if (const double cap = t.bus_bandwidth_cap[static_cast<std::size_t>(s.arch)]; cap > 0.0) bus = std::min(bus, cap);
+  if (direct) {
+    double factor = per_node / static_cast<double>(std::max(1, s.channels));  // GPU/NIC ratio
+    factor -= (factor - 1.0) / 2.0;
+    bus /= factor;
+    if (s.arch == NcclArch::hopper || s.arch == NcclArch::blackwell) bus *= t.collnet_direct_hopper_factor;
+  } else {
+    bus *= t.collnet_chain_factor;
+  }
+  const double bandwidth = bus * 0.5;
+  if (bandwidth <= 0.0) return std::nullopt;
+  const double intra = t.collnet_intra_latency[k], inter = t.collnet_inter_latency[k];
+  double latency = t.collnet_base_latency[k];
+  if (direct)
+    latency += 2.0 * (std::min(1, per_node - 1) * intra + (per_node - 1) * t.collnet_arity_latency) + inter;
+  else
+    latency += 2.0 * (per_node - 1) * intra + (t.collnet_chain_inter ? inter : 0.0);
+  return NcclEstimate{.algorithm = a,
+                      .protocol = p,
+                      .latency_us = latency,
+                      .bandwidth_gbps = bandwidth,
+                      .time_us = latency + bytes.value() / (1000.0 * bandwidth)};
+}
+
+}  // namespace
+
 std::optional<NcclEstimate> nccl_all_reduce_estimate(const NcclTuning& t, const NcclSystem& s, Bytes bytes,
                                                      NcclAlgorithm a, NcclProtocol p) {
   if (s.ranks <= 1) return std::nullopt;
+  if (a == NcclAlgorithm::collnet_direct || a == NcclAlgorithm::collnet_chain) return collnet_estimate(t, s, bytes, a, p);
   if (p == NcclProtocol::ll128 && !ll128_enabled(t, s)) return std::nullopt;
   const int ranks = s.ranks, nodes = std::max(1, s.nodes);
   const std::size_t ai = index_of(a), pi = index_of(p), row = arch_row(s.arch);
@@ -185,7 +248,8 @@ std::optional<NcclEstimate> nccl_all_reduce_estimate(const NcclTuning& t, const 
 
 NcclEstimate nccl_all_reduce(const NcclTuning& t, const NcclSystem& s, Bytes bytes) {
   std::optional<NcclEstimate> best;
-  for (const NcclAlgorithm a : {NcclAlgorithm::tree, NcclAlgorithm::ring}) {
+  for (const NcclAlgorithm a :
+       {NcclAlgorithm::tree, NcclAlgorithm::ring, NcclAlgorithm::collnet_direct, NcclAlgorithm::collnet_chain}) {
     for (const NcclProtocol p : {NcclProtocol::ll, NcclProtocol::ll128, NcclProtocol::simple}) {
       const auto e = nccl_all_reduce_estimate(t, s, bytes, a, p);
       if (e && (!best || e->time_us < best->time_us)) best = e;  // NCCL keeps the first of equal times

@@ -31,9 +31,30 @@
 // 1 per network peer, 2 per NVLink peer), so a round serves 32 / channels-per-peer peers.
 // The rounds are an inference from that assignment, not a formula of NCCL's.
 //
+// CollNet (in-network reduction: SHARP on InfiniBand, NCCL_COLLNET_ENABLE=1 with the SHARP
+// plugin) adds two algorithms for an all-reduce across at least two nodes (NCCL's
+// NCCL_COLLNET_NODE_THRESHOLD, 2), Simple protocol only:
+//   collnet_direct (NVSwitch nodes only): every GPU reduces its 1/g of the buffer inside the
+//     node, its NIC sends that part once to the switches and receives it reduced once;
+//     latency = base + 2 (min(1, g-1) intra + (g-1) arity) + inter, g = R/N, with the arity
+//     serialisation 0.5 us (2.17) or 0.4 us (2.21);
+//     bus bandwidth = the ring's bus bandwidth inside the node / factor, factor = f - (f-1)/2,
+//     f = g / channels (GPUs per CollNet channel), and x0.85 on Hopper from 2.21 on;
+//   collnet_chain: a chain through the node's GPUs to one NIC and back; latency = base +
+//     2 (g-1) intra (+ inter from 2.21 on); bus bandwidth x0.75 in 2.17;
+//   algorithm bandwidth = bus bandwidth / 2 for both.
+// The engine carries CollNet's traffic as it flows: the intra-node reduce-scatter and
+// all-gather of the hierarchical all-reduce, and S/g per GPU once up and once down its NIC
+// (models/collectives.hpp), against the ring's 2 (N-1)/N S/g each way. 2.10's single CollNet
+// algorithm is not modelled (a stack with 2.10 and collnet on gets ring and tree). NVLS
+// (NVLink SHARP) is not modelled: its 2.21 latency over several nodes (25 + 18 us) is within
+// 1 us of collnet_direct's on a DGX H100 node and it moves the same bytes over the NICs.
+//
 // Assumptions (not read from NCCL): the ring's channel count is the SMs the stack's NCCL kernel
 // holds (one CTA per channel: 16 with NVLink, 2 without, software.collectives.sms); the graph
-// search's extra inter-node latency (latencyInter) is zero; LL128's placement condition on the
+// search's extra inter-node latency (latencyInter) is zero; the CollNet graph has the ring's
+// channels (2.17's init.cc sets collNetGraph.minChannels = maxChannels = ringGraph.nChannels)
+// and the ring's intra-node bandwidth per channel; LL128's placement condition on the
 // NIC (PCIe switch shared with the GPU) holds wherever the GPUs have NVLink.
 #pragma once
 
@@ -49,9 +70,11 @@
 
 namespace dlrmsim::models {
 
-enum class NcclAlgorithm { tree, ring };
-inline constexpr auto kNcclAlgorithmNames =
-    enum_names<NcclAlgorithm>({{NcclAlgorithm::tree, "tree"}, {NcclAlgorithm::ring, "ring"}});
+enum class NcclAlgorithm { tree, ring, collnet_direct, collnet_chain };
+inline constexpr auto kNcclAlgorithmNames = enum_names<NcclAlgorithm>({{NcclAlgorithm::tree, "tree"},
+                                                                       {NcclAlgorithm::ring, "ring"},
+                                                                       {NcclAlgorithm::collnet_direct, "collnet_direct"},
+                                                                       {NcclAlgorithm::collnet_chain, "collnet_chain"}});
 inline std::string_view to_string(NcclAlgorithm a) { return kNcclAlgorithmNames.name(a); }
 
 enum class NcclProtocol { ll, ll128, simple };
@@ -94,6 +117,15 @@ struct NcclTuning {
   std::array<double, 4> plateau{};             // ring Simple multi-node latency factor per arch
   bool ll128_on_hopper = true;                 // LL128 enabled by default on compute capability 9.0
   bool p2p_ll = false;                         // send/receive of <= 16 KiB use LL
+  // CollNet (Simple only; see the header). Latencies in microseconds, [direct, chain].
+  bool collnet = false;                        // CollNet Direct and Chain modelled for this release
+  std::array<double, 2> collnet_base_latency{};
+  std::array<double, 2> collnet_intra_latency{};  // NVLink and PCI rows are equal in every release
+  std::array<double, 2> collnet_inter_latency{};
+  double collnet_arity_latency = 0.0;          // per GPU of the node, direct
+  bool collnet_chain_inter = false;            // chain's latency counts one network hop
+  double collnet_direct_hopper_factor = 1.0;   // direct's bus bandwidth on compute capability >= 9.0
+  double collnet_chain_factor = 1.0;           // chain's bus bandwidth
 };
 
 /// The NCCL releases modelled, oldest first.
@@ -111,6 +143,8 @@ struct NcclSystem {
   int channels = 16;        // ring channels (see the header's assumptions)
   double intra_gbps = 0.0;  // GB/s a GPU moves to its node peers (ring neighbours)
   double inter_gbps = 0.0;  // GB/s a GPU moves over the network
+  bool collnet = false;     // NCCL_COLLNET_ENABLE=1 on a SHARP fabric (software.collectives.collnet)
+  bool nvswitch = false;    // the node's GPUs meet at an NVSwitch (CollNet Direct's condition)
 };
 
 /// One algorithm and protocol and NCCL's estimate for it.

@@ -12,6 +12,21 @@ namespace dlrmsim::models {
 
 using placement::OwnerKind;
 
+namespace {
+
+/// Shards of a row-sharded table (row_wise, table_row_wise) whose owner is on `node`: the
+/// partial sums a node adds up before sending them on; 1 for the other shardings.
+double row_shards_on_node(const placement::TablePlacement& tp, std::uint32_t node, const placement::PlacementProblem& problem) {
+  if (tp.sharding != placement::Sharding::row_wise && tp.sharding != placement::Sharding::table_row_wise) return 1.0;
+  double n = 0.0;
+  for (const auto& shard : tp.shards) {
+    for (auto o : shard.owners) n += problem.devices.at(o).node == node ? 1.0 : 0.0;
+  }
+  return std::max(1.0, n);
+}
+
+}  // namespace
+
 OwnerWorkTable compute_owner_work(const StepInputs& in) {
   OwnerWorkTable table_out;
   auto& owner_work = table_out.by_owner;
@@ -39,6 +54,7 @@ OwnerWorkTable compute_owner_work(const StepInputs& in) {
         ow.lookups += lookups;
         if (tp.sharding != placement::Sharding::data_parallel) {
           ow.pooled_out += comm * (w.samples * w.columns);
+          ow.pooled_node_reduced += comm * (w.samples * w.columns) / row_shards_on_node(tp, dev.node, in.problem);
           ow.ids_in += placement::kIndexBytes * lookups;
         }
         switch (dev.kind) {
@@ -75,6 +91,8 @@ OwnerWorkTable compute_owner_work(const StepInputs& in) {
             ow.forward_compute += topo::cpu_gather_time(cpu, lookups, row);
             ow.backward_compute +=
                 topo::cpu_update_time(cpu, lookups, row, table.optimizer_state_per_row, w.serial_update_share);
+            ++ow.cpu_tables;
+            ow.cpu_lookup_bytes += row * lookups;
             break;
           }
           case OwnerKind::parameter_server: {

@@ -33,8 +33,14 @@ struct OwnerWork {
   Bytes hbm_backward;       // GPU owners: HBM bytes of the backward and update (bag gradients, rows and state read and written)
   Bytes pooled_out;         // pooled embeddings produced per step (communication precision)
   Bytes ids_in;             // indices received per step
+  /// pooled_out once the partial sums of a row-sharded table's shards on the owner's node
+  /// are added up inside the node (each shard's part over the table's row shards on that
+  /// node): what a hierarchical all-to-all carries across nodes (models/collectives.hpp).
+  Bytes pooled_node_reduced;
   double lookups = 0.0;     // rows gathered per step
   int gpu_tables = 0;       // table shards a GPU owner holds (kernels per pass without table batching)
+  int cpu_tables = 0;       // table shards a CPU-socket owner holds (a CPU trainer's operators per pass)
+  Bytes cpu_lookup_bytes;   // CPU-socket owners: bytes of the rows looked up (their sparse gradients' size)
   bool any = false;
 };
 

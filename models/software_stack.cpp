@@ -47,6 +47,12 @@ const Choice<bool> kHostUpdate{
     .words = {{"lock_free", false}, {"striped_locks", true}},
     .fallback = kBuiltIn.striped_host_updates,
     .meaning = "Sparse updates of host-memory tables: all cores at once, or under TensorFlow's 1024 id-range locks."};
+const Choice<Stack::InputDistribution> kInputDistribution{
+    .key_path = "software.embeddings.input_distribution",
+    .words = {{"direct", Stack::InputDistribution::direct}, {"two_phase", Stack::InputDistribution::two_phase}},
+    .fallback = kBuiltIn.input_distribution,
+    .meaning = "direct: one all-to-all of the ids (HugeCTR); two_phase: TorchRec's KJTAllToAll, sizes first (the host "
+               "waits to read them), then lengths and ids; the owner's host reads the lengths before its lookup."};
 
 const Param<bool> kPeerToPeer{.key_path = "software.collectives.peer_to_peer", .fallback = kBuiltIn.peer_to_peer,
                               .meaning = "false: NCCL_P2P_DISABLE, GPU-to-GPU traffic staged through host memory."};
@@ -82,6 +88,16 @@ std::vector<std::pair<std::string_view, const NcclTuning*>> nccl_words() {
 const Choice<const NcclTuning*> kNccl{
     .key_path = "software.collectives.nccl", .words = nccl_words(), .fallback = kBuiltIn.nccl,
     .meaning = "NCCL release whose tuner prices each collective's latency (models/nccl_model.hpp); none: no latency."};
+const Param<bool> kCollnet{
+    .key_path = "software.collectives.collnet", .fallback = kBuiltIn.collnet,
+    .meaning = "NCCL_COLLNET_ENABLE=1 on a SHARP fabric: all-reduces across nodes may run as CollNet Direct or Chain, "
+               "reduced in the switches (needs an NCCL release that models it: 2.17, 2.21)."};
+const Choice<bool> kAllToAll{
+    .key_path = "software.collectives.all_to_all",
+    .words = {{"flat", false}, {"hierarchical", true}},
+    .fallback = kBuiltIn.hierarchical_all_to_all,
+    .meaning = "Embedding all-to-all between GPUs: flat (every pair), or hierarchical (HugeCTR hier_auto: over NVLink "
+               "inside the node, then between same-index GPUs of the nodes)."};
 
 /// The wire element types of the embedding workers: `model` is the model's (nullopt).
 std::vector<std::pair<std::string_view, std::optional<Precision>>> wire_precisions() {
@@ -113,6 +129,15 @@ const Choice<Stack::HostSync> kSync{
               {"per_feature", Stack::HostSync::per_feature}},
     .fallback = kBuiltIn.sync,
     .meaning = "Where the host waits for its GPU."};
+const Param<Seconds> kFrameworkPerStep{
+    .key_path = "software.host.framework.per_step", .unit = "s (\"1 ms\")", .fallback = kBuiltIn.framework_per_step,
+    .range = {.min = Bound<Seconds>{Seconds{0.0}}},
+    .meaning = "Time per step of the framework's own work besides operator dispatch (training loop, pipeline): on a "
+               "GPU trainer's host thread, on a CPU trainer's cores (cpu_trainer.framework eager)."};
+const Param<Seconds> kFrameworkPerSample{
+    .key_path = "software.host.framework.per_sample", .unit = "s (\"1 us\")", .fallback = kBuiltIn.framework_per_sample,
+    .range = {.min = Bound<Seconds>{Seconds{0.0}}},
+    .meaning = "Host time of that work per sample of the local batch."};
 const Param<Seconds> kLoaderPerSample{.key_path = "software.host.loader.per_sample", .unit = "s",
                                       .fallback = kBuiltIn.loader_per_sample,
                                       .range = {.min = Bound<Seconds>{Seconds{0.0}}},
@@ -121,6 +146,25 @@ const Param<int> kLoaderWorkers{
     .key_path = "software.host.loader.workers", .unit = "count", .fallback = kBuiltIn.loader_workers,
     .range = {.min = Bound<int>{0, false}, .max = Bound<int>{1024, true, "expected at most 1024 loader threads per trainer"}},
     .meaning = "Loader threads per trainer (one core each at most)."};
+
+const Choice<Stack::CpuFramework> kCpuFramework{
+    .key_path = "software.cpu_trainer.framework",
+    .words = {{"eager", Stack::CpuFramework::eager}, {"none", Stack::CpuFramework::none}},
+    .fallback = kBuiltIn.cpu_framework,
+    .meaning = "eager: a CPU trainer runs PyTorch eager's operators (each at host.dispatch), their elementwise work, "
+               "the loss, sparse-gradient coalescing and the optimiser loop on its cores; none: GEMMs, gathers, updates only."};
+const Choice<bool> kCpuOptimizer{
+    .key_path = "software.cpu_trainer.optimizer",
+    .words = {{"per_tensor", false}, {"fused", true}},
+    .fallback = kBuiltIn.cpu_fused_optimizer,
+    .meaning = "per_tensor: torch.optim's single-tensor loop (operators per tensor by optimiser); fused: one operator "
+               "per table and one for the dense parameters."};
+const Param<Seconds> kCoalescePerLookup{
+    .key_path = "software.cpu_trainer.coalesce_per_lookup", .unit = "s (\"65 ns\")",
+    .fallback = kBuiltIn.coalesce_per_lookup,
+    .default_note = "measured: torch 1.13 coalesce() of 8,192 lookups, Zen 5 guest (pytorch-cpu-step-amd-epyc-zen5-2cpu.yaml)",
+    .range = {.min = Bound<Seconds>{Seconds{0.0}}},
+    .meaning = "Sort + segment sum of a sparse embedding gradient per lookup, besides its rows' bytes (adagrad, adam)."};
 
 /// A section of the stack: a mapping whose keys follow it in the table.
 ParameterRow section(std::string_view key_path, std::string_view range, std::string_view meaning) {
@@ -136,10 +180,12 @@ std::span<const Parameter> software_parameters() {
       kSource.row(),
       section("software.dense", "{precision}", "The dense part's arithmetic."),
       kDensePrecision.row(),
-      section("software.embeddings", "{kernel, backward, optimizer, host_update}", "The embedding kernels."),
+      section("software.embeddings", "{kernel, backward, optimizer, input_distribution, host_update}",
+              "The embedding kernels and how the sparse inputs reach them."),
       kKernel.row(),
       kBackward.row(),
       kOptimizer.row(),
+      kInputDistribution.row(),
       kHostUpdate.row(),
       section("software.collectives", "a mapping", "The collective library (NCCL) and how it is used."),
       kPeerToPeer.row(),
@@ -149,6 +195,8 @@ std::span<const Parameter> software_parameters() {
       kLaunchDelay.row(),
       kSms.row(),
       kNccl.row(),
+      kCollnet.row(),
+      kAllToAll.row(),
       section("software.embedding_workers", "{embeddings, gradients}",
               "The Persia modes' CPU embedding workers: what they exchange with the trainers."),
       kWorkerEmbeddings.row(),
@@ -158,9 +206,18 @@ std::span<const Parameter> software_parameters() {
       kDispatch.row(),
       kFeatureOperators.row(),
       kSync.row(),
+      section("software.host.framework", "{per_step, per_sample}",
+              "The framework's own host work that is not operator dispatch, on the trainer's host thread."),
+      kFrameworkPerStep.row(),
+      kFrameworkPerSample.row(),
       section("software.host.loader", "{per_sample, workers}", "Data loading on the trainer node's cores."),
       kLoaderPerSample.row(),
       kLoaderWorkers.row(),
+      section("software.cpu_trainer", "{framework, optimizer, coalesce_per_lookup}",
+              "The framework work of a CPU trainer (cpu_only) on its socket's cores."),
+      kCpuFramework.row(),
+      kCpuOptimizer.row(),
+      kCoalescePerLookup.row(),
   });
   return table.parameters();
 }
@@ -179,6 +236,7 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
     s.embedding_kernel = kKernel.read(*emb);
     s.deduplicated_backward = kBackward.read(*emb);
     s.fused_optimizer = kOptimizer.read(*emb);
+    s.input_distribution = kInputDistribution.read(*emb);
     s.striped_host_updates = kHostUpdate.read(*emb);
     emb->finish();
   }
@@ -190,6 +248,8 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
     s.collective_launch = kLaunchDelay.read(*coll);
     s.collective_sms = kSms.read_optional(*coll);
     s.nccl = kNccl.read(*coll);
+    s.collnet = kCollnet.read(*coll);
+    s.hierarchical_all_to_all = kAllToAll.read(*coll);
     coll->finish();
   }
   if (auto ew = node.optional_child("embedding_workers")) {
@@ -202,12 +262,23 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
     s.dispatch = kDispatch.read(*host);
     s.feature_operators = kFeatureOperators.read(*host);
     s.sync = kSync.read(*host);
+    if (auto framework = host->optional_child("framework")) {
+      s.framework_per_step = kFrameworkPerStep.read(*framework);
+      s.framework_per_sample = kFrameworkPerSample.read(*framework);
+      framework->finish();
+    }
     if (auto loader = host->optional_child("loader")) {
       s.loader_per_sample = kLoaderPerSample.read(*loader);
       s.loader_workers = kLoaderWorkers.read(*loader);
       loader->finish();
     }
     host->finish();
+  }
+  if (auto cpu = node.optional_child("cpu_trainer")) {
+    s.cpu_framework = kCpuFramework.read(*cpu);
+    s.cpu_fused_optimizer = kCpuOptimizer.read(*cpu);
+    s.coalesce_per_lookup = kCoalescePerLookup.read(*cpu);
+    cpu->finish();
   }
   node.finish();
   return s;

@@ -21,6 +21,13 @@
 //     optimizer: fused                  # fused into the backward kernel; separate: the
 //                                       # backward writes a sparse gradient that an optimiser
 //                                       # kernel per table reads back
+//     input_distribution: direct        # how a trainer's sparse ids reach the tables' owners:
+//                                       # direct, one all-to-all of the ids (HugeCTR);
+//                                       # two_phase, TorchRec's KJTAllToAll: the sizes first
+//                                       # (a small all-to-all the host reads back, waiting for
+//                                       # it), then the lengths and ids sized by them, and the
+//                                       # owner's host reads the received lengths per key
+//                                       # before its lookup, waiting for its GPU's stream
 //     host_update: lock_free            # how the CPU applies the sparse updates of tables in
 //                                       # host memory: lock_free, on all cores without
 //                                       # contention (FBGEMM's CPU kernels); striped_locks,
@@ -44,6 +51,16 @@
 //     nccl: "2.17"                      # the NCCL release whose latency model the
 //                                       # collectives follow (models/nccl_model.hpp: 2.10,
 //                                       # 2.17, 2.21), or none: collectives without latency
+//     collnet: false                    # true: NCCL_COLLNET_ENABLE=1 on a SHARP fabric: NCCL's
+//                                       # tuner may run an all-reduce across nodes as CollNet
+//                                       # Direct or Chain, reduced in the switches (each NIC
+//                                       # carries the GPU's 1/g of the buffer once each way)
+//     all_to_all: flat                  # flat: NCCL send/receive between every pair of GPUs;
+//                                       # hierarchical: HugeCTR's hier_auto plans: the node's
+//                                       # GPUs first exchange over NVLink, then each GPU sends
+//                                       # what it gathered for local rank j to the GPU j of
+//                                       # every other node (its rail); the gradients back in
+//                                       # the reverse order (models/collectives.hpp)
 //     sms: auto                         # SMs a GPU's NCCL kernel holds while it runs (one
 //                                       # CTA per channel, never sharing its SM with compute):
 //                                       # auto is NCCL's own choice, 16 on a GPU that reaches
@@ -71,9 +88,30 @@
 //                                       # ahead), per_step (once, at the end of each step),
 //                                       # per_feature (after each feature's embedding forward,
 //                                       # before the embedding gradients leave, and per step)
+//     framework:                        # the framework's own work that is not operator
+//                                       # dispatch (Python around the operators: the training
+//                                       # loop body, pipeline, awaitables, autograd's graph
+//                                       # task, the optimiser's entry): on a GPU trainer's host
+//                                       # thread; on a CPU trainer's cores, in program order
+//                                       # with its compute (cpu_trainer.framework eager)
+//       per_step: 0 s                   # host time per step
+//       per_sample: 0 s                 # host time per sample of the local batch
 //     loader:                           # data loading on the trainer node's cores
 //       per_sample: 0 us                # CPU time per sample (decode, batch assembly)
 //       workers: 1                      # loader threads per trainer (one core each at most)
+//   cpu_trainer:                        # the framework work of a CPU trainer (cpu_only),
+//                                       # on its socket's cores (models/cpu_framework.hpp)
+//     framework: eager                  # eager: PyTorch eager's operators, each at
+//                                       # host.dispatch, their elementwise work, the loss,
+//                                       # the sparse gradients' coalescing and the
+//                                       # optimiser's per-tensor loop; none: GEMMs, gathers
+//                                       # and updates only (a compiled step)
+//     optimizer: per_tensor             # per_tensor: torch.optim's single-tensor loop;
+//                                       # fused: one operator per table and one for the
+//                                       # dense parameters (IPEX's fused optimisers)
+//     coalesce_per_lookup: 65 ns        # sort + segment sum of a sparse gradient, per lookup
+//                                       # (the framework's work once per step besides its
+//                                       # operators is host.framework's, on the socket's cores)
 //
 // What each setting costs is the step builder's business (step_builder.hpp); this header only
 // reads and checks the settings. Host work runs on the CPU cores of the trainer's node as
@@ -109,6 +147,8 @@ struct SoftwareStack {
   /// Whether the sparse updates of tables in host memory (CPU-socket owners) run under
   /// TensorFlow's striped locks (true) or on all cores without contention (false).
   bool striped_host_updates = false;
+  /// How a trainer's sparse ids reach the owners of their rows (embeddings.input_distribution).
+  enum class InputDistribution { direct, two_phase } input_distribution = InputDistribution::direct;
 
   /// NCCL peer-to-peer (NVLink or PCIe) between GPUs; false stages GPU traffic through the host.
   bool peer_to_peer = true;
@@ -125,6 +165,10 @@ struct SoftwareStack {
   /// The NCCL release whose tuner model prices each collective's latency (nullptr: none).
   /// Default 2.17: NCCL of the NGC 23.04 containers that ran MLPerf v3.0 (torchrec-fbgemm.yaml).
   const NcclTuning* nccl = nccl_tuning("2.17");
+  /// NCCL_COLLNET_ENABLE=1 on a fabric with in-network reduction (SHARP).
+  bool collnet = false;
+  /// HugeCTR's hierarchical all-to-all (intra-node over NVLink, then along the rails).
+  bool hierarchical_all_to_all = false;
 
   /// Element types of what the Persia embedding workers exchange with the trainers: pooled
   /// embeddings out, their gradients back (nullopt: the model's communication precision).
@@ -138,8 +182,19 @@ struct SoftwareStack {
   bool per_kernel_launch = true;
   int feature_operators = 0;
   enum class HostSync { none, per_step, per_feature } sync = HostSync::none;
+  /// The framework's own host work (host.framework): per step and per sample of the local batch.
+  Seconds framework_per_step{0.0};
+  Seconds framework_per_sample{0.0};
   Seconds loader_per_sample{0.0};
   int loader_workers = 1;
+
+  /// The framework work of CPU trainers (software.cpu_trainer; models/cpu_framework.hpp).
+  enum class CpuFramework { eager, none } cpu_framework = CpuFramework::eager;
+  /// Whether the CPU trainer's optimiser is fused (one operator per table and for the dense part).
+  bool cpu_fused_optimizer = false;
+  /// Time per lookup of coalescing a sparse embedding gradient (sort + segment sum), besides
+  /// its rows' bytes. Default: measured (software.cpu_trainer.coalesce_per_lookup's note).
+  Seconds coalesce_per_lookup{65e-9};
 
   /// Whether two stacks have the same settings (name, description and source included).
   bool operator==(const SoftwareStack&) const = default;

@@ -154,7 +154,13 @@ const Param<Bytes> kGpuEmbeddingMemory{
 const Param<Bytes> kDataParallelBelow{
     .key_path = "placement.data_parallel_below", .unit = "bytes", .absent = "none (no table replicated by size)",
     .range = {.min = Bound<Bytes>{Bytes{0.0}, false}},
-    .meaning = "cost_greedy: tables whose weights are smaller are replicated on every GPU trainer (data parallel)."};
+    .meaning = "cost_greedy, hugectr_auto: tables whose weights are smaller are replicated on every GPU trainer (data parallel)."};
+
+const Param<double> kMemCommBwRatio{
+    .key_path = "placement.mem_comm_bw_ratio", .unit = "ratio", .fallback = kDefaults.hugectr_mem_comm_bw_ratio,
+    .default_note = "train.py's 3.35e12 / 450e9",
+    .range = {.min = Bound<double>{0.0, false}, .max = Bound<double>{1e6, true, "must be a ratio of bandwidths, at most 1e6"}},
+    .meaning = "hugectr_auto: HugeCTR's MEM_COMM_BW_RATIO (MLPerf configs: 7 on one node, 67 on several)."};
 
 }  // namespace
 
@@ -171,6 +177,7 @@ std::span<const Parameter> placement_parameters() {
       kColumnSliceElements.row(),
       kGpuEmbeddingMemory.row(),
       kDataParallelBelow.row(),
+      kMemCommBwRatio.row(),
   });
   return table.parameters();
 }
@@ -204,6 +211,7 @@ PlacementOptions PlacementOptions::from_config(const ConfigNode& node) {
   o.column_slice_elements = kColumnSliceElements.read_optional(node);
   o.gpu_embedding_memory = kGpuEmbeddingMemory.read_optional(node);
   o.data_parallel_below = kDataParallelBelow.read_optional(node);
+  o.hugectr_mem_comm_bw_ratio = kMemCommBwRatio.read(node);
   if (o.gpu_embedding_memory && !o.tiers.empty() &&
       std::find(o.tiers.begin(), o.tiers.end(), Tier::host_dram) == o.tiers.end()) {
     node.child(kGpuEmbeddingMemory.key()).fail("offloads tables to host memory: placement.tiers must include host_dram");

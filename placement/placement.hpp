@@ -322,6 +322,10 @@ struct PlacementOptions {
   /// HugeCTR's MLPerf DLRM-DCNv2 planner does for tables under DP_SHARDING_THRESHOLD. Absent:
   /// no table is replicated by size.
   std::optional<Bytes> data_parallel_below;
+  /// hugectr_auto: HugeCTR's MEM_COMM_BW_RATIO (the planner's per-table cost is this over
+  /// train.py's mem_comm_work_ratio, 4; placement/hugectr_planner.hpp). Default: train.py's
+  /// 3.35e12 / 450e9.
+  double hugectr_mem_comm_bw_ratio = 3.35e12 / 450e9;
 
   /// Reads the scenario's `placement:` mapping (calls finish() on it).
   static PlacementOptions from_config(const ConfigNode& placement);

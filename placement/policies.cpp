@@ -14,6 +14,9 @@ namespace dlrmsim::placement {
 // Defined in search_policy.cpp.
 PlacementPlan plan_search(const PlacementProblem& problem, const PlacementOptions& options,
                           const StepTimeEvaluator& evaluator);
+// Defined in hugectr_auto_policy.cpp.
+PlacementPlan plan_hugectr_auto(const PlacementProblem& problem, const PlacementOptions& options,
+                                const StepTimeEvaluator& evaluator);
 
 namespace {
 
@@ -394,6 +397,11 @@ constexpr std::array kPolicies{
                "Merlin Distributed Embeddings' strategy: large tables cut into column slices, slices dealt to "
                "the GPUs largest first in a snake (equal slice counts, balanced memory; cost not considered)",
                &plan_memory_balanced},
+    PolicyInfo{"hugectr_auto",
+               "NVIDIA's MLPerf DLRM-DCNv2 planner (HugeCTR SHARDING_PLAN=auto / hier_auto): tables dealt into "
+               "per-GPU (one node) or per-node buckets by hotness, hot tables split, each row-sharded over its "
+               "bucket's GPUs",
+               &plan_hugectr_auto},
     PolicyInfo{"search", "evaluate candidate plans with the simulator (exhaustive when small, else local search)",
                &plan_search},
 };

@@ -67,6 +67,7 @@ DeviceProfile truth() {
   p.uvm_gather.max_efficiency = 0.83;
   p.uvm_gather.row_half = Bytes(40.0);
   p.launch_overhead = Seconds(2.5e-6);
+  p.min_kernel_time = Seconds(1.2e-6);
   return p;
 }
 
@@ -80,10 +81,12 @@ RawMeasurements synthetic(const DeviceProfile& device, double sigma, std::uint64
     m.repeats = 20;
     raw.measurements.push_back(m);
   };
-  for (int i = 0; i < 10; ++i) {
-    Measurement m;
-    m.kind = MeasurementKind::launch;
-    add(m);
+  for (MeasurementKind kind : {MeasurementKind::launch, MeasurementKind::kernel_floor}) {
+    for (int i = 0; i < 10; ++i) {
+      Measurement m;
+      m.kind = kind;
+      add(m);
+    }
   }
   for (CopyKind kind : kCopyKinds) {
     for (double bytes = 4096.0; bytes <= 268435456.0; bytes *= 4.0) {
@@ -206,7 +209,7 @@ TEST_CASE("the relative line fit recovers latency and bandwidth") {
   CHECK_THROWS_AS(fit_line_relative({1.0, 1.0}, {1.0, 2.0}), std::invalid_argument);
 }
 
-// System: the runner's full sweep without its Zipf runs (497 measurements: 10 launch, 45 copy,
+// System: the runner's full sweep without its Zipf runs (507 measurements: 10 launch, 10 kernel floor, 45 copy,
 // 324 GEMM (81 shapes x 4 dtypes), 60 forward, 50 backward, 8 zero-copy) timed by a known
 // "true" H100 (truth()) with 1 % log-normal noise, seed 42, fitted from the shipped H100
 // profile.
@@ -218,7 +221,7 @@ TEST_CASE("the fitter recovers known coefficients from noisy synthetic measureme
   const DeviceProfile device = truth();
   const DeviceProfile base = load_device_profile(kCalibrationDir + "/h100.yaml");
   const RawMeasurements raw = synthetic(device, 0.01, 42);
-  REQUIRE(raw.measurements.size() == 497);
+  REQUIRE(raw.measurements.size() == 507);
   const CalibrationResult result = fit_device_profile(raw, base, {});
   const DeviceProfile& p = result.profile;
 
@@ -251,6 +254,7 @@ TEST_CASE("the fitter recovers known coefficients from noisy synthetic measureme
   CHECK(p.uvm_gather.max_efficiency == dlrmsim::rel(0.83).epsilon(0.02));
   CHECK(p.uvm_gather.row_half.value() == dlrmsim::rel(40.0).epsilon(0.2));
   CHECK(p.launch_overhead.value() == dlrmsim::rel(2.5e-6).epsilon(0.02));
+  CHECK(p.min_kernel_time.value() == dlrmsim::rel(1.2e-6).epsilon(0.02));
 
   // Datasheet numbers are kept from the base profile; provenance names the run.
   CHECK(p.gemm_peak(Precision::bf16).value() == base.gemm_peak(Precision::bf16).value());
@@ -278,7 +282,8 @@ TEST_CASE("a fitted profile reproduces its own measurements within its reported 
       case MeasurementKind::gather_backward: fit = p.embedding_backward.provenance.fit; break;
       case MeasurementKind::uvm_gather: fit = p.uvm_gather.provenance.fit; break;
       case MeasurementKind::copy: fit = p.copy(m.copy).provenance.fit; break;
-      case MeasurementKind::launch: fit = p.launch_provenance.fit; break;
+      case MeasurementKind::launch:
+      case MeasurementKind::kernel_floor: fit = p.launch_provenance.fit; break;
     }
     REQUIRE(fit);
     const double error = std::fabs(predict(p, m).value() / m.time.value() - 1.0);

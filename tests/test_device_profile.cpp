@@ -188,6 +188,8 @@ TEST_CASE("copies and zero-copy gathers follow their closed forms") {
   CHECK(h.uvm_gather_time(1e5, Bytes(256.0)).value() ==
         dlrmsim::rel(1e5 * 256.0 / (63e9 * 0.8 * 256.0 / 304.0)));
   CHECK(h.kernel_launch_overhead().value() == dlrmsim::rel(3e-6));
+  // Three kernels take at least 3 x (3 us launch + 1.5 us of an empty kernel).
+  CHECK(h.kernel_floor(3).value() == dlrmsim::rel(3 * 4.5e-6));
 }
 
 // System: the H100 profile with `memory.hbm_bandwidth` deleted. Expected: ConfigError naming
@@ -230,7 +232,7 @@ TEST_CASE("misspelt keys, unknown dtypes, out-of-range values and missing source
   const std::string text = read_text(kCalibrationDir + "/h100.yaml");
   const auto launch = text.find("launch:");
   REQUIRE(launch != std::string::npos);
-  const std::string no_source = text.substr(0, launch) + "launch:\n  overhead: 3 us\n";
+  const std::string no_source = text.substr(0, launch) + "launch:\n  overhead: 3 us\n  min_kernel_time: 1.5 us\n";
   CHECK(error_of(no_source).find("missing required key 'source'") != std::string::npos);
 }
 

@@ -150,3 +150,100 @@ TEST_CASE("a GPU's generation is read from its model name, else its NVLink gener
   g.nvlink_generation = 4;
   CHECK(nccl_arch(g) == NcclArch::hopper);
 }
+
+namespace {
+
+// 16 DGX H100 as NCCL sees them for the dense all-reduce with SHARP: 128 ranks, 8 per node
+// over NVLink through NVSwitch, 16 channels, 360 GB/s to a node peer, 50 GB/s NIC per GPU,
+// NCCL_COLLNET_ENABLE=1.
+NcclSystem dgx_h100_sharp(int nodes) {
+  return {.ranks = 8 * nodes, .nodes = nodes, .nvlink = true, .amd_cpu = false, .arch = NcclArch::hopper,
+          .channels = 16, .intra_gbps = 360.0, .inter_gbps = 50.0, .collnet = true, .nvswitch = true};
+}
+
+}  // namespace
+
+// CollNet at zero bytes: base (0 for Simple) + 2 (min(1, g-1) intra + (g-1) arity) + inter for
+// Direct, 2 (g-1) intra (+ inter from 2.21) for Chain, with g = 8 GPUs a node and the tables
+// of tuning.cc: 2.17.1 intra 8.0, net 10.7, arity 0.5; 2.21.5 intra 3.7 / 2.8, net 31 / 30,
+// arity 0.4.
+TEST_CASE("CollNet Direct and Chain cost NCCL's CollNet latency terms") {
+  const NcclSystem s = dgx_h100_sharp(16);
+  const auto at = [&](std::string_view v, NcclAlgorithm a) {
+    return nccl_all_reduce_estimate(version(v), s, Bytes(0.0), a, NcclProtocol::simple)->latency_us;
+  };
+  CHECK(at("2.17", NcclAlgorithm::collnet_direct) == doctest::Approx(2 * (8.0 + 7 * 0.5) + 10.7));  // 33.7
+  CHECK(at("2.17", NcclAlgorithm::collnet_chain) == doctest::Approx(2 * 7 * 8.0));                  // 112
+  CHECK(at("2.21", NcclAlgorithm::collnet_direct) == doctest::Approx(2 * (3.7 + 7 * 0.4) + 31.0));  // 44
+  CHECK(at("2.21", NcclAlgorithm::collnet_chain) == doctest::Approx(2 * 7 * 2.8 + 30.0));           // 69.2
+  // Simple only.
+  CHECK_FALSE(nccl_all_reduce_estimate(version("2.21"), s, Bytes(0.0), NcclAlgorithm::collnet_direct, NcclProtocol::ll));
+  CHECK_FALSE(nccl_all_reduce_estimate(version("2.21"), s, Bytes(0.0), NcclAlgorithm::collnet_chain, NcclProtocol::ll128));
+}
+
+// Bandwidth: the intra-node bus bandwidth (capped at 370 GB/s on Hopper in 2.17), Direct
+// divided by f - (f-1)/2 with f = 8 GPUs / 16 channels = 0.5 (so x 4/3), x 0.85 on Hopper in
+// 2.21; Chain x 0.75 in 2.17; the algorithm bandwidth is half the bus bandwidth.
+TEST_CASE("CollNet's bandwidth follows tuning.cc's refinements per release") {
+  const NcclSystem s = dgx_h100_sharp(16);
+  const auto bw = [&](std::string_view v, NcclAlgorithm a) {
+    return nccl_all_reduce_estimate(version(v), s, Bytes(0.0), a, NcclProtocol::simple)->bandwidth_gbps;
+  };
+  CHECK(bw("2.17", NcclAlgorithm::collnet_direct) == doctest::Approx(360.0 / 0.75 * 0.5));         // 240
+  CHECK(bw("2.17", NcclAlgorithm::collnet_chain) == doctest::Approx(360.0 * 0.75 * 0.5));          // 135
+  CHECK(bw("2.21", NcclAlgorithm::collnet_direct) == doctest::Approx(360.0 / 0.75 * 0.85 * 0.5));  // 204
+  CHECK(bw("2.21", NcclAlgorithm::collnet_chain) == doctest::Approx(360.0 * 0.5));                 // 180
+  // 2.17's Hopper cap applies before the refinements: 400 GB/s to a peer counts as 370.
+  NcclSystem fast = s;
+  fast.intra_gbps = 400.0;
+  CHECK(nccl_all_reduce_estimate(version("2.17"), fast, Bytes(0.0), NcclAlgorithm::collnet_direct, NcclProtocol::simple)
+            ->bandwidth_gbps == doctest::Approx(370.0 / 0.75 * 0.5));
+}
+
+// NCCL's conditions: CollNet needs NCCL_COLLNET_ENABLE=1, at least two nodes
+// (NCCL_COLLNET_NODE_THRESHOLD), at most 8 GPUs a node (NCCL_MAX_DIRECT_ARITY + 1); Direct also
+// an NVSwitch; 2.10's older CollNet is not modelled.
+TEST_CASE("CollNet is a candidate only where NCCL enables it") {
+  const auto direct = [](std::string_view v, const NcclSystem& s) {
+    return nccl_all_reduce_estimate(version(v), s, Bytes(0.0), NcclAlgorithm::collnet_direct, NcclProtocol::simple)
+        .has_value();
+  };
+  const auto chain = [](std::string_view v, const NcclSystem& s) {
+    return nccl_all_reduce_estimate(version(v), s, Bytes(0.0), NcclAlgorithm::collnet_chain, NcclProtocol::simple)
+        .has_value();
+  };
+  NcclSystem s = dgx_h100_sharp(16);
+  CHECK(direct("2.21", s));
+  CHECK(chain("2.21", s));
+  CHECK_FALSE(direct("2.10", s));
+  CHECK_FALSE(chain("2.10", s));
+  NcclSystem off = s;
+  off.collnet = false;
+  CHECK_FALSE(direct("2.21", off));
+  CHECK_FALSE(chain("2.21", off));
+  CHECK_FALSE(direct("2.21", dgx_h100_sharp(1)));
+  NcclSystem no_switch = s;
+  no_switch.nvswitch = false;
+  CHECK_FALSE(direct("2.21", no_switch));
+  CHECK(chain("2.21", no_switch));
+  NcclSystem wide = s;
+  wide.ranks = 16 * 16;
+  CHECK_FALSE(direct("2.21", wide));
+}
+
+// The choice with SHARP on 16 DGX H100 under 2.21, for the dense gradients of MLPerf
+// DLRM-DCNv2 (about 40 MB): CollNet Direct, 44 + 40e6 / (1000 x 204) = 240 us, beats the
+// ring and the tree, which pay per-hop latencies over 16 nodes and the NIC's 50 GB/s; without
+// SHARP the tuner falls back to one of those.
+TEST_CASE("with SHARP the tuner runs a large all-reduce across nodes as CollNet Direct") {
+  const NcclTuning& t = version("2.21");
+  NcclSystem s = dgx_h100_sharp(16);
+  const NcclEstimate e = nccl_all_reduce(t, s, Bytes(40e6));
+  CHECK(e.algorithm == NcclAlgorithm::collnet_direct);
+  CHECK(e.time_us == doctest::Approx(44.0 + 40e6 / (1000.0 * 204.0)));
+  s.collnet = false;
+  const NcclEstimate without = nccl_all_reduce(t, s, Bytes(40e6));
+  CHECK(without.algorithm != NcclAlgorithm::collnet_direct);
+  CHECK(without.algorithm != NcclAlgorithm::collnet_chain);
+  CHECK(without.time_us > e.time_us);
+}

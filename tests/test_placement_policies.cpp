@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "placement/hugectr_planner.hpp"
 #include "placement/lookup_cost.hpp"
 #include "placement/plan_builder.hpp"
 #include "placement/placement.hpp"
@@ -146,8 +147,8 @@ TEST_CASE("every placed table carries the distinct-row fraction of its problem")
 // Capacity is never exceeded: on the mixed problem (and with a 10 % reserve) every policy
 // either returns a plan within every device's usable memory that covers every table, or
 // refuses with InfeasiblePlacement naming a device and a positive overflow (only the
-// single-tier policies, hashed_servers among them, and memory_balanced, which is GPU-only, may
-// refuse). The greedy and
+// single-tier policies, hashed_servers among them, and memory_balanced and hugectr_auto,
+// which are GPU-only, may refuse). The greedy and
 // search policies must find a plan (the tables fit in HBM + DRAM + servers together).
 TEST_CASE("no policy exceeds any device's capacity") {
   for (double reserve : {0.0, 0.1}) {
@@ -163,7 +164,8 @@ TEST_CASE("no policy exceeds any device's capacity") {
         check_within_capacity(plan, reserve);
         check_coverage(problem, plan);
       } catch (const InfeasiblePlacement& e) {
-        CHECK((policy.name.substr(0, 4) == "all_" || policy.name == "memory_balanced" || policy.name == "hashed_servers"));
+        CHECK((policy.name.substr(0, 4) == "all_" || policy.name == "memory_balanced" || policy.name == "hashed_servers" ||
+               policy.name == "hugectr_auto"));
         CHECK(!e.device().empty());
         CHECK(e.overflow().value() > 0.0);
       }
@@ -611,4 +613,46 @@ TEST_CASE("cost_greedy cuts a table no finer than a share of the floor set by th
     for (const auto& s : tp.shards) owners.insert(s.owners[0]);
   }
   CHECK(owners.size() == 20);
+}
+
+// NVIDIA's MLPerf DLRM-DCNv2 planner (placement/hugectr_planner.hpp) against its own output:
+// planner.py of mlcommons/training_results_v4.1@b87b9e39 (NVIDIA/benchmarks/dlrm_dcnv2/
+// implementations/eos_n16_ngc24.06_merlin_hugectr/sharding/planner.py, numpy 1.24) run on the
+// MLPerf model (26 tables, hotness and rows of the v3.0 train.py) with generate_plan.py's
+// arguments: CostModel(1, MEM_COMM_BW_RATIO / 4, 128 x 8e-9, 60 GB x GPUs per bucket),
+// Planner(hotness, buckets, cost, dp_threshold) for the DGX H100 configurations. The
+// model-parallel tables of each bucket:
+//   v4.1 16 nodes (67, 0.0125): [20] [20] [20] [20] [21] [21] [19] [22] [11] [9] [4] [0] [10] [23] [1] [2]
+//   v4.1 8 nodes (67, 0.0125):  [21] [20,10] [20,0] [20,1] [20,2] [19,23] [22,4] [11,9]
+//   v3.0 16 nodes (67, none):   [21] [20] [20] [20] [20] [19,8] [22,7] [14,25] [11,5] [9,2] [4,12] [13,6]
+//                               [15,16] [23,1,17] [10,3] [0,18,24]
+//   v3.0 8 nodes (67, none):    [20,16] [20,18] [21,0,2] [19,23,6,24] [22,10,1,5] [14,15,17,25] [11,13,12,7] [9,4,3,8]
+//   v3.0 1 node (7, none; buckets are GPUs):
+//     [21,6,17] [20,0] [20,1,25] [20,3,7] [20,18,2] [19,4,23,10,8] [22,9,13,12,24] [14,11,15,16,5]
+TEST_CASE("hugectr_auto's planner reproduces NVIDIA's planner.py on the MLPerf configurations") {
+  const std::vector<std::int64_t> rows{40000000, 39060, 17295, 7424, 20265, 3,        7122,     1543,     63,
+                                       40000000, 3067956, 405282, 10,  2209,  11938,    155,      4,        976,
+                                       14,       40000000, 40000000, 40000000, 590152, 12973, 108, 36};
+  const std::vector<double> hot{3, 2, 1, 2, 6, 1, 1, 1, 1, 7, 3, 8, 1, 6, 9, 5, 1, 1, 1, 12, 100, 27, 10, 3, 1, 1};
+  const auto plan = [&](std::size_t buckets, double ratio, double dp_gb, double gpus_per_bucket) {
+    HugectrPlannerInput in;
+    in.buckets = buckets;
+    in.hotness = hot;
+    in.rows = rows;
+    in.bytes_per_row = 128 * 8.0;
+    in.bucket_capacity = 60e9 * gpus_per_bucket;
+    in.table_cost = ratio / 4.0;
+    for (std::int64_t r : rows) in.replicated.push_back(static_cast<double>(r) < dp_gb * 1e9 / (128 * 8.0));
+    return hugectr_plan(in).buckets;
+  };
+  using B = std::vector<std::vector<std::size_t>>;
+  CHECK(plan(16, 67, 0.0125, 8) ==
+        B{{20}, {20}, {20}, {20}, {21}, {21}, {19}, {22}, {11}, {9}, {4}, {0}, {10}, {23}, {1}, {2}});
+  CHECK(plan(8, 67, 0.0125, 8) == B{{21}, {20, 10}, {20, 0}, {20, 1}, {20, 2}, {19, 23}, {22, 4}, {11, 9}});
+  CHECK(plan(16, 67, 0.0, 8) == B{{21}, {20}, {20}, {20}, {20}, {19, 8}, {22, 7}, {14, 25}, {11, 5}, {9, 2}, {4, 12},
+                                  {13, 6}, {15, 16}, {23, 1, 17}, {10, 3}, {0, 18, 24}});
+  CHECK(plan(8, 67, 0.0, 8) == B{{20, 16}, {20, 18}, {21, 0, 2}, {19, 23, 6, 24}, {22, 10, 1, 5}, {14, 15, 17, 25},
+                                 {11, 13, 12, 7}, {9, 4, 3, 8}});
+  CHECK(plan(8, 7, 0.0, 1) == B{{21, 6, 17}, {20, 0}, {20, 1, 25}, {20, 3, 7}, {20, 18, 2}, {19, 4, 23, 10, 8},
+                                {22, 9, 13, 12, 24}, {14, 11, 15, 16, 5}});
 }

@@ -60,6 +60,25 @@ TEST_CASE("a sweep CSV becomes one series per group, one marker per row") {
   std::filesystem::remove(path);
 }
 
+// A chart of two predicted series (lines) and one published series drawn as open markers
+// only, on logarithmic axes (plot --points, --log): 3 + 3 filled markers and 2 lines for the
+// predicted series, 2 open markers and no line for the published one, and no y = x diagonal
+// (that is the validation plot's).
+TEST_CASE("published points are open markers without a line, on log axes without a diagonal") {
+  Chart chart;
+  chart.series.push_back(Series{"a", {"1", "10", "100"}, {10, 100, 1000}});
+  chart.series.push_back(Series{"b", {"1", "10", "100"}, {20, 200, 2000}});
+  Series published{"a (published)", {"10", "100"}, {110, 900}};
+  published.points_only = true;
+  chart.series.push_back(published);
+  chart.log_axes = true;
+  const std::string svg = render_svg(chart);
+  CHECK(count(svg, "<polyline") == 2);
+  CHECK(count(svg, "r=\"3.5\"") == 6);
+  CHECK(count(svg, "fill=\"none\" stroke-width=\"2.5\"") == 2);
+  CHECK(svg.find("stroke-dasharray") == std::string::npos);  // no y = x diagonal
+}
+
 TEST_CASE("categorical x values give a bar chart") {
   Chart chart{"t", "policy", "samples/s", {Series{"M1", {"all_gpu", "all_host"}, {3, 1}}, Series{"M3", {"all_gpu", "all_host"}, {2, 4}}}, false};
   const std::string svg = render_svg(chart);

@@ -2,6 +2,7 @@
 // whole scenarios are loaded, placed, built into activity graphs and run on the native engine.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -67,26 +68,29 @@ TEST_CASE("single GPU, all in HBM: step time is the sum of the operator costs") 
   const Seconds launch = p.kernel_launch_overhead();
   const std::int64_t b = 4096;
   const auto dt = Precision::bf16;
+  // Each operator's pass is at least its kernels' floor (DeviceProfile::kernel_floor).
+  auto floored = [&](Seconds t, int kernels) { return std::max(t, p.kernel_floor(kernels)); };
   auto linear = [&](std::int64_t in, std::int64_t out) {
-    return p.gemm_time(b, out, in, dt) + launch +                                      // forward
-           p.gemm_time(b, in, out, dt) + p.gemm_time(in, out, b, dt) + launch * 2.0;  // backward
+    return floored(p.gemm_time(b, out, in, dt) + launch, 1) +                                      // forward
+           floored(p.gemm_time(b, in, out, dt) + p.gemm_time(in, out, b, dt) + launch * 2.0, 2);  // backward
   };
   Seconds expected = linear(13, 128) + linear(128, 64) + linear(320, 256) + linear(256, 1);
   // Concat interaction: a copy of 2 x 320 bf16 elements per sample, forward and backward.
-  const Seconds concat = Bytes(2.0 * 320 * 2 * b) / (p.hbm_bandwidth() * p.memory.achievable_fraction) + launch;
+  const Seconds concat = floored(Bytes(2.0 * 320 * 2 * b) / (p.hbm_bandwidth() * p.memory.achievable_fraction) + launch, 1);
   expected += concat * 2.0;
   // Embeddings: 4 tables x 4096 samples x 2 lookups of 256-byte rows, pooling 2, one launch per pass.
   const double lookups = 4.0 * 4096 * 2;
-  expected += p.embedding_forward_time(lookups, Bytes(256.0), 2.0) + launch;
+  expected += floored(p.embedding_forward_time(lookups, Bytes(256.0), 2.0) + launch, 1);
   // The backward updates each distinct row once: 8192 uniform lookups per 100,000-row table
   // touch 100,000 (1 - exp(-8192 / 100,000)) distinct rows (placement::expected_distinct_rows).
   const double distinct_fraction = 100000.0 * -std::expm1(-8192.0 / 100000.0) / 8192.0;
-  expected += p.embedding_backward_time(lookups, Bytes(256.0), 2.0, EmbeddingOptimizer::rowwise_adagrad,
-                                        distinct_fraction) +
-              launch;
+  expected += floored(p.embedding_backward_time(lookups, Bytes(256.0), 2.0, EmbeddingOptimizer::rowwise_adagrad,
+                                                distinct_fraction) +
+                         launch,
+                     1);
   // Dense Adagrad: fp32 weight read + write, bf16 gradient, fp32 state read + write = 18 B per parameter.
   const double params = (13 * 128 + 128) + (128 * 64 + 64) + (320 * 256 + 256) + (256 + 1);
-  expected += Bytes(18.0 * params) / (p.hbm_bandwidth() * p.memory.achievable_fraction) + launch;
+  expected += floored(Bytes(18.0 * params) / (p.hbm_bandwidth() * p.memory.achievable_fraction) + launch, 1);
   CHECK(r.trainers == 1);
   // Exact up to the engine's picosecond rounding of each of the ~20 kernels.
   CHECK(r.step_time.value() == dlrmsim::rel(expected.value()).epsilon(1e-7));

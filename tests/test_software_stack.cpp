@@ -4,6 +4,7 @@
 
 #include "approx.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -124,9 +125,32 @@ TEST_CASE("torchrec-fbgemm.yaml is the built-in default stack") {
   CHECK(file == builtin);
 }
 
+// HugeCTR of MLPerf v3.0 and v4.1 (config_DGXH100_*.sh and train.py of both rounds): the same
+// solver settings, SHARP and the hierarchical all-to-all; the NCCL release is what differs
+// (2.17.1 of ngc23.04, 2.22.3 of ngc24.06, whose tuner is 2.21's).
+TEST_CASE("the two HugeCTR MLPerf stacks differ in their NCCL release only") {
+  const auto load = [](const std::string& name) {
+    return SoftwareStack::from_config(ConfigNode::load_file(kRoot + "/configs/software/" + name + ".yaml"));
+  };
+  const SoftwareStack v30 = load("hugectr-ngc23.04");
+  SoftwareStack v41 = load("hugectr-ngc24.06");
+  CHECK(v30.nccl == nccl_tuning("2.17"));
+  CHECK(v41.nccl == nccl_tuning("2.21"));
+  CHECK(v30.collnet);
+  CHECK(v30.hierarchical_all_to_all);
+  CHECK_FALSE(v30.per_kernel_launch);
+  CHECK_FALSE(v30.allreduce_overlaps_backward);
+  v41.name = v30.name;
+  v41.description = v30.description;
+  v41.source = v30.source;
+  v41.nccl = v30.nccl;
+  CHECK(v41 == v30);
+}
+
 // Every shipped stack file loads.
 TEST_CASE("the shipped stacks load") {
-  for (const char* name : {"torchrec-fbgemm", "pytorch-eager", "persia-2021", "tf2-dle", "hpca21-production", "hugectr"}) {
+  for (const char* name : {"torchrec-fbgemm", "pytorch-eager", "persia-2021", "tf2-dle", "hpca21-production", "hugectr",
+                           "hugectr-ngc23.04", "hugectr-ngc24.06"}) {
     CAPTURE(name);
     const auto s = SoftwareStack::from_config(ConfigNode::load_file(kRoot + "/configs/software/" + name + ".yaml"));
     CHECK(s.name == name);
@@ -172,14 +196,17 @@ TEST_CASE("a bad stack file is a located error") {
 // Its third difference, the loss read every step (host.sync per_step), makes the host wait for
 // each step's end before it launches the next step's first kernel, which the GPU then waits
 // for: one more launch per step. (Both with no framework cost per kernel, kHostAhead.)
-// Expected: the steady-state step grows by exactly those costs.
+// Expected: the steady-state step grows by exactly those costs. (At a local batch of 65,536,
+// so that no embedding kernel is as short as its floor, DeviceProfile::kernel_floor; the dense
+// kernels are the same in both stacks.)
 TEST_CASE("pytorch-eager costs exactly its extra launches and unfused optimiser passes") {
-  const auto fused = run_scenario(single_gpu(""));
-  const auto eager = run_scenario(single_gpu("software: " + kRoot + "/configs/software/pytorch-eager.yaml"));
+  const std::vector<std::string> sets{kHostAhead, "model.global_batch_size=65536"};
+  const auto fused = run_scenario(single_gpu("", sets));
+  const auto eager = run_scenario(single_gpu("software: " + kRoot + "/configs/software/pytorch-eager.yaml", sets));
   const topo::Platform platform = topo::load_platform(kRoot + "/configs/platforms/h200-server.yaml");
   const DeviceProfile p =
       on_platform_gpu(load_device_profile_for("H200-141GB", kCalibration), platform.gpu_spec(platform.all_gpus()[0]));
-  const double lookups = 4.0 * 4096 * 2;
+  const double lookups = 4.0 * 65536 * 2;
   const Seconds extra = p.kernel_launch_overhead() * (3.0 + 3.0 + 4.0 + 1.0) +
                         Bytes(2.0 * lookups * 256.0) / p.achievable_hbm_bandwidth();
   // Within 1e-7 (13 ps of 126 us): the engine rounds each activity to its picosecond clock.
@@ -289,7 +316,8 @@ TEST_CASE("a host-bound step takes exactly the host's dispatch time") {
 // cannot dispatch step s+1 before step s ends on the GPU, so each step adds the GPU time of
 // the kernels dispatched last... but with every kernel shorter than one dispatch, the only GPU
 // time exposed is the step's last kernel (the dense optimiser) after its own dispatch.
-// Expected: 17 dispatches + the optimiser kernel's GPU time (its cost, launch included).
+// Expected: 17 dispatches + the optimiser kernel's GPU time (its cost, launch included, or its
+// floor, DeviceProfile::kernel_floor, whichever is longer).
 TEST_CASE("a per-step sync exposes the GPU time after the host's last dispatch") {
   const auto ahead = run_scenario(single_gpu("", {"software.host.dispatch=1 ms"}));
   const auto synced = run_scenario(single_gpu("", {"software.host.dispatch=1 ms", "software.host.sync=per_step"}));
@@ -298,7 +326,8 @@ TEST_CASE("a per-step sync exposes the GPU time after the host's last dispatch")
       on_platform_gpu(load_device_profile_for("H200-141GB", kCalibration), platform.gpu_spec(platform.all_gpus()[0]));
   const auto sc = single_gpu("");
   const Seconds optimizer = gpu_dense_optimizer_time(sc.model, p, sc.model.dense_parameters());
-  CHECK(synced.step_time.value() == dlrmsim::rel(ahead.step_time.value() + optimizer.value()).epsilon(1e-9));
+  const Seconds kernel = std::max(optimizer, p.kernel_floor(1));
+  CHECK(synced.step_time.value() == dlrmsim::rel(ahead.step_time.value() + kernel.value()).epsilon(1e-9));
 }
 
 // System: the single-H200 step under per-table embedding kernels (4 tables, the 4 forward
@@ -307,7 +336,8 @@ TEST_CASE("a per-step sync exposes the GPU time after the host's last dispatch")
 // waits for each feature's kernel before dispatching the next: each of the 4 pieces adds its
 // GPU time to the host's chain, and so do the two other waits (before the gradients leave:
 // the interaction backward's last kernel; at the step end: the optimiser kernel).
-// Expected: step(per_feature) - step(none) = fwd (the 4 pieces) + the two kernels waited for.
+// Expected: step(per_feature) - step(none) = fwd (the 4 pieces) + the two kernels waited for,
+// each kernel at least its floor (DeviceProfile::kernel_floor).
 TEST_CASE("a sync point per feature serialises host and GPU") {
   const std::vector<std::string> base{"software.host.dispatch=1 ms", "software.embeddings.kernel=per_table"};
   auto with = base;
@@ -332,8 +362,11 @@ TEST_CASE("a sync point per feature serialises host and GPU") {
       break;
     }
   }
+  const auto floored = [&](Seconds t) { return std::max(t, p.kernel_floor(1)); };
+  const Seconds pieces = floored(lookup / 4.0) * 4.0;
   CHECK(per_feature.step_time.value() ==
-        dlrmsim::rel(free_running.step_time.value() + (lookup + interaction_bwd + optimizer).value()).epsilon(1e-9));
+        dlrmsim::rel(free_running.step_time.value() + (pieces + floored(interaction_bwd) + floored(optimizer)).value())
+            .epsilon(1e-9));
 }
 
 // System: the two-GPU server (one 32-core CPU) with data loading far slower than anything
@@ -353,4 +386,55 @@ TEST_CASE("host work with more runnable threads than cores takes longer by the r
   for (const auto& u : many.utilization) {
     if (u.resource_class == "cpu_cores") CHECK(u.utilization > 0.99);  // the node's cores are the bottleneck
   }
+}
+
+// System: the single-H200 step, host-bound (1 ms of framework cost per kernel, 17 kernels a
+// step), with the framework's own host work of software.host.framework: 3 ms per step and
+// 1 us per sample of the local batch (4,096). The host thread runs it once a step, so the
+// host-bound step grows by exactly 3 ms + 4096 x 1 us = 7.096 ms.
+TEST_CASE("the framework's host work adds its time per step and per sample to a host-bound step") {
+  const auto base = run_scenario(single_gpu("", {"software.host.dispatch=1 ms"}));
+  const auto with = run_scenario(single_gpu("", {"software.host.dispatch=1 ms", "software.host.framework.per_step=3 ms",
+                                                 "software.host.framework.per_sample=1 us"}));
+  CHECK(with.step_time.value() == dlrmsim::rel(base.step_time.value() + 3e-3 + 4096 * 1e-6).epsilon(1e-9));
+}
+
+// System: the single-H200 step with one sample (every kernel far below one wave: GEMMs of one
+// row, two lookups per table) replayed as a CUDA graph (no host dispatch), so the GPU's one
+// stream is the step. Every one of its 17 kernels (4 linear layers x (1 forward + 2 backward),
+// the concat (1 + 1), the embedding forward and backward, the dense optimiser) costs its floor,
+// launch overhead + the GPU time of an empty kernel (DeviceProfile::kernel_floor), not its
+// vanishing work: the step is 17 floors.
+TEST_CASE("kernels below one wave cost their floor") {
+  const auto r = run_scenario(single_gpu("", {"software.host.launch=cuda_graph", "model.global_batch_size=1"}));
+  const topo::Platform platform = topo::load_platform(kRoot + "/configs/platforms/h200-server.yaml");
+  const DeviceProfile p =
+      on_platform_gpu(load_device_profile_for("H200-141GB", kCalibration), platform.gpu_spec(platform.all_gpus()[0]));
+  REQUIRE(p.min_kernel_time.value() > 0.0);
+  CHECK(r.step_time.value() == dlrmsim::rel(p.kernel_floor(17).value()).epsilon(1e-9));
+}
+
+// System: two NVLinked H100 GPUs, every table in their HBM, host-bound (1 ms of framework cost per operator), no
+// NCCL latency model, and a launch delay L before every collective. Under TorchRec's two-phase
+// input distribution the host waits twice a step on a collective: it reads the sizes
+// exchanged by the first all-to-all, and the owner's host reads the lengths of the ids the
+// second delivers before its lookup. Both latency chains are on the host's path: the step
+// grows by exactly 2 x L when L grows. With the ids sent directly the host never waits on a
+// collective, so L is hidden behind the host's dispatch.
+TEST_CASE("a two-phase input exchange puts two latency chains on the host's path") {
+  const auto step = [](const std::string& distribution, const std::string& delay) {
+    return run_scenario(two_gpus("", {"software.host.dispatch=1 ms", "software.collectives.nccl=none",
+                                      "placement.policy=cost_greedy", "placement.tiers=[gpu_hbm]",
+                                      "software.embeddings.input_distribution=" + distribution,
+                                      "software.collectives.launch_delay=" + delay}))
+        .step_time.value();
+  };
+  CHECK(step("two_phase", "100 us") == dlrmsim::rel(step("two_phase", "0 us") + 2 * 100e-6).epsilon(1e-9));
+  CHECK(step("direct", "100 us") == dlrmsim::rel(step("direct", "0 us")).epsilon(1e-9));
+  // And one host wait with six host operators more a step: three size copies and the sizes
+  // all-to-all call before it, the lengths and values all-to-all calls after it (6 ms), plus
+  // the ids' own transfer, which the owner's host now waits for (microseconds over NVLink).
+  const double extra = step("two_phase", "0 us") - step("direct", "0 us");
+  CHECK(extra > 6e-3);
+  CHECK(extra == doctest::Approx(6e-3).epsilon(2e-3));
 }

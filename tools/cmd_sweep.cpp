@@ -1,5 +1,5 @@
 // dlrmsim sweep SWEEP.yaml -o results.csv [-j N] [--resume]
-// dlrmsim plot results.csv --x KEY --y KEY [--group KEY] -o FILE.svg|png
+// dlrmsim plot results.csv --x KEY --y KEY [--group KEY] [--points PUBLISHED.csv] -o FILE.svg|png
 //
 // Under mpirun the points are spread over the ranks (tools/distributed_sweep.hpp).
 #include <cstdlib>
@@ -100,11 +100,14 @@ int cmd_sweep(const std::vector<std::string>& args) {
 }
 
 int cmd_plot(const std::vector<std::string>& args) {
-  po::options_description opts("dlrmsim plot RESULTS.csv --x KEY --y KEY [--group KEY] -o FILE.svg|png");
+  po::options_description opts("dlrmsim plot RESULTS.csv --x KEY --y KEY [--group KEY] [--points CSV] [--log] -o FILE.svg|png");
   opts.add_options()("help,h", "show this help")("csv", po::value<std::string>(), "a sweep result file")(
       "x", po::value<std::string>(), "column on the x axis")("y", po::value<std::string>(), "column on the y axis")(
       "group", po::value<std::string>()->default_value(""), "one line (or bar colour) per value of this column")(
-      "title", po::value<std::string>(), "chart title")("output,o", po::value<std::string>(), "FILE.svg or FILE.png");
+      "title", po::value<std::string>(), "chart title")("log", "logarithmic x and y axes")(
+      "points", po::value<std::string>(),
+      "a second CSV with the same x, y and group columns, drawn as open markers without lines (published points)")(
+      "output,o", po::value<std::string>(), "FILE.svg or FILE.png");
   po::positional_options_description pos;
   pos.add("csv", 1);
   po::variables_map vm;
@@ -121,7 +124,17 @@ int cmd_plot(const std::vector<std::string>& args) {
   }
   Chart chart = chart_from_csv(vm["csv"].as<std::string>(), vm["x"].as<std::string>(), vm["y"].as<std::string>(),
                                vm["group"].as<std::string>());
+  if (vm.count("points")) {
+    Chart points = chart_from_csv(vm["points"].as<std::string>(), vm["x"].as<std::string>(), vm["y"].as<std::string>(),
+                                  vm["group"].as<std::string>());
+    for (Series& s : points.series) {
+      s.points_only = true;
+      chart.series.push_back(std::move(s));
+    }
+    chart.skipped_non_finite += points.skipped_non_finite;
+  }
   if (vm.count("title")) chart.title = vm["title"].as<std::string>();
+  chart.log_axes = vm.count("log") > 0;
   if (chart.skipped_non_finite > 0) {
     std::cerr << "warning: " << chart.skipped_non_finite << " rows of " << vm["csv"].as<std::string>()
               << " have an x or y value that is not a finite number (inf, nan or beyond 1.8e308) and are not drawn\n";

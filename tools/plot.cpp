@@ -229,8 +229,8 @@ std::string render_svg(const Chart& chart, std::size_t* skipped) {
       << "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   svg << "<text x=\"" << kWidth / 2 << "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">" << escape(chart.title)
       << "</text>\n";
-  const bool log = chart.log_log_diagonal;
-  if (log) {
+  const bool log = chart.log_log_diagonal || (chart.log_axes && numeric_x);
+  if (chart.log_log_diagonal) {
     std::vector<double> all = xs;
     all.insert(all.end(), ys.begin(), ys.end());
     xs = ys = all;
@@ -263,7 +263,7 @@ std::string render_svg(const Chart& chart, std::size_t* skipped) {
       << escape(chart.x_label) << "</text>\n";
   svg << "<text transform=\"translate(18 " << (y0 + y1) / 2 << ") rotate(-90)\" text-anchor=\"middle\">"
       << escape(chart.y_label) << "</text>\n";
-  if (log) {
+  if (chart.log_log_diagonal) {
     svg << "<line x1=\"" << ax.map(ax.lo, x0, x1) << "\" y1=\"" << ay.map(ay.lo, y0, y1) << "\" x2=\""
         << ax.map(ax.hi, x0, x1) << "\" y2=\"" << ay.map(ay.hi, y0, y1) << "\" stroke=\"#999\" stroke-dasharray=\"4 3\"/>\n";
   }
@@ -285,13 +285,18 @@ std::string render_svg(const Chart& chart, std::size_t* skipped) {
         if (std::isfinite(px) && std::isfinite(py)) pts.emplace_back(px, py);
         else ++left_out;
       }
-      if (!log && pts.size() > 1) {
+      if (!chart.log_log_diagonal && !series.points_only && pts.size() > 1) {
         svg << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"2\" points=\"";
         for (const auto& [x, y] : line_through(pts)) svg << x << "," << y << " ";
         svg << "\"/>\n";
       }
       for (const auto& [x, y] : pts) {
-        svg << "<circle cx=\"" << x << "\" cy=\"" << y << "\" r=\"3.5\" fill=\"" << colour << "\"/>\n";
+        if (series.points_only) {
+          svg << "<circle cx=\"" << x << "\" cy=\"" << y << "\" r=\"6\" fill=\"none\" stroke-width=\"2.5\" stroke=\"" << colour
+              << "\"/>\n";
+        } else {
+          svg << "<circle cx=\"" << x << "\" cy=\"" << y << "\" r=\"3.5\" fill=\"" << colour << "\"/>\n";
+        }
       }
     } else {
       const double slot = (x1 - x0) / static_cast<double>(std::max<std::size_t>(categories.size(), 1));

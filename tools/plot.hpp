@@ -24,6 +24,7 @@ struct Series {
   std::string name;
   std::vector<std::string> x;  // numbers or category names
   std::vector<double> y;
+  bool points_only = false;  // markers without a line (measured or published points)
 };
 
 struct Chart {
@@ -32,6 +33,7 @@ struct Chart {
   std::string y_label;
   std::vector<Series> series;
   bool log_log_diagonal = false;  // scatter on log axes with the y = x line (validation plots)
+  bool log_axes = false;          // lines on logarithmic x and y axes (numeric x only)
   /// Rows of the source that had an x or y value that is a number but not a finite one
   /// ("inf", "nan", "1e999"): left out of the chart, reported by the command as a warning.
   std::size_t skipped_non_finite = 0;

@@ -315,6 +315,7 @@ DeviceProfile parse_profile_body(const ConfigNode& root) {
 
   const ConfigNode launch = root.child("launch");
   p.launch_overhead = launch.get_positive<Seconds>("overhead");
+  p.min_kernel_time = launch.get_positive<Seconds>("min_kernel_time", true);
   p.launch_provenance = read_provenance(launch);
   launch.finish();
 
@@ -443,7 +444,8 @@ std::string device_profile_to_yaml(const DeviceProfile& p) {
     write_provenance(out, c.provenance, "    ");
   }
   out << "launch:\n"
-      << "  overhead: " << seconds(p.launch_overhead) << "\n";
+      << "  overhead: " << seconds(p.launch_overhead) << "\n"
+      << "  min_kernel_time: " << seconds(p.min_kernel_time) << "\n";
   write_provenance(out, p.launch_provenance, "  ");
   return out.str();
 }

@@ -61,6 +61,14 @@
 // * Kernel launch overhead: a constant per launch (host-side cudaLaunchKernel cost of an
 //   empty kernel, back to back).
 //
+// * Kernel floor: the GPU time of a kernel that does no work (its launch on the GPU, one
+//   block's start and its completion), measured as the time per kernel of a CUDA graph of
+//   empty kernels run back to back. A kernel never takes less than
+//     kernel_floor(launches) = launches * (launch overhead + min_kernel_time)
+//   whatever its work: a GEMM or gather too small to fill the SMs costs this floor, not its
+//   FLOPs or bytes at a fraction of peak (the GEMM's fill factors above bring its time down to a
+//   plateau as m or n shrink; the floor bounds that plateau from below).
+//
 // Every time returned here is device time of the kernel or copy alone; a cost model adds
 // launch_overhead() once per kernel launch where the launch is on the critical path.
 #pragma once
@@ -232,6 +240,7 @@ class DeviceProfile {
   UvmGatherCoefficients uvm_gather;
   std::array<CopyCoefficients, kCopyKinds.size()> copies{};  // indexed by CopyKind
   Seconds launch_overhead{0.0};
+  Seconds min_kernel_time{0.0};  // launch.min_kernel_time: GPU time of an empty kernel
   Provenance launch_provenance;
 
   // --- GEMM ---
@@ -274,6 +283,10 @@ class DeviceProfile {
   }
   [[nodiscard]] Seconds copy_time(CopyKind kind, Bytes bytes) const { return copy(kind).time(bytes); }
   [[nodiscard]] Seconds kernel_launch_overhead() const { return launch_overhead; }
+  /// The least time `launches` kernels take on the GPU (see the header's kernel floor).
+  [[nodiscard]] Seconds kernel_floor(int launches) const {
+    return (launch_overhead + min_kernel_time) * static_cast<double>(std::max(launches, 0));
+  }
 };
 
 /// Reads a profile from YAML. Every field is required and every quantity must carry its unit;

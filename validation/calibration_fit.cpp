@@ -116,6 +116,7 @@ std::string model_of(const Measurement& m) {
     case MeasurementKind::uvm_gather: return "uvm_gather";
     case MeasurementKind::copy: return "copies." + std::string(topo::to_string(m.copy));
     case MeasurementKind::launch: return "launch";
+    case MeasurementKind::kernel_floor: return "kernel_floor";
   }
   return "?";
 }
@@ -130,6 +131,7 @@ Seconds predict(const DeviceProfile& profile, const Measurement& m) {
     case MeasurementKind::uvm_gather: return profile.uvm_gather_time(m.lookups(), m.row_bytes);
     case MeasurementKind::copy: return profile.copy_time(m.copy, m.bytes);
     case MeasurementKind::launch: return profile.kernel_launch_overhead();
+    case MeasurementKind::kernel_floor: return profile.min_kernel_time;
   }
   return Seconds(0.0);
 }
@@ -320,15 +322,23 @@ CalibrationResult fit_device_profile(const RawMeasurements& raw, const DevicePro
     fitted_models.push_back("uvm_gather");
   }
 
-  // 7. Launch overhead: the median.
-  if (const Group& g = group("launch"); !g.empty()) {
+  // 7. Launch overhead and the kernel floor: the medians.
+  const auto median_time = [](const Group& g) {
     std::vector<double> t;
     for (const Measurement* m : g) t.push_back(m->time.value());
     std::sort(t.begin(), t.end());
     const std::size_t n = t.size();
-    p.launch_overhead = Seconds(n % 2 == 1 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]));
+    return Seconds(n % 2 == 1 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]));
+  };
+  if (const Group& g = group("launch"); !g.empty()) {
+    p.launch_overhead = median_time(g);
     p.launch_provenance.source = measured_on;
     fitted_models.push_back("launch");
+  }
+  if (const Group& g = group("kernel_floor"); !g.empty()) {
+    p.min_kernel_time = median_time(g);
+    p.launch_provenance.source = measured_on;
+    fitted_models.push_back("kernel_floor");
   }
 
   // Errors of the final profile, per model, over fitted and held-back measurements.
@@ -368,7 +378,14 @@ CalibrationResult fit_device_profile(const RawMeasurements& raw, const DevicePro
     if (combined) p.embedding_backward.provenance.fit = combined;
   }
   if (auto f = fit_of("uvm_gather")) p.uvm_gather.provenance.fit = f;
-  if (auto f = fit_of("launch")) p.launch_provenance.fit = f;
+  {
+    // The launch overhead and the kernel floor share the profile's `launch` group.
+    std::optional<FitError> combined;
+    for (const char* name : {"launch", "kernel_floor"}) {
+      if (auto f = fit_of(name)) combined = combined ? merge(*combined, *f) : *f;
+    }
+    if (combined) p.launch_provenance.fit = combined;
+  }
   return result;
 }
 

@@ -9,7 +9,8 @@ namespace dlrmsim::validation {
 
 namespace {
 constexpr std::array kKinds{MeasurementKind::gemm, MeasurementKind::gather_forward, MeasurementKind::gather_backward,
-                            MeasurementKind::uvm_gather, MeasurementKind::copy, MeasurementKind::launch};
+                            MeasurementKind::uvm_gather, MeasurementKind::copy, MeasurementKind::launch,
+                            MeasurementKind::kernel_floor};
 
 template <class Enum, std::size_t N>
 std::vector<std::string> names(const std::array<Enum, N>& all) {
@@ -75,6 +76,7 @@ RawMeasurements parse_raw_measurements(const ConfigNode& root) {
         m.bytes = n.get_positive<Bytes>("bytes");
         break;
       case MeasurementKind::launch:
+      case MeasurementKind::kernel_floor:
         break;
     }
     m.time = n.get_positive<Seconds>("time");
@@ -122,6 +124,7 @@ std::string raw_measurements_to_yaml(const RawMeasurements& raw) {
         out << ", copy: " << topo::to_string(m.copy) << ", bytes: " << yaml_quoted(format_number(m.bytes.value(), 9) + " B");
         break;
       case MeasurementKind::launch:
+      case MeasurementKind::kernel_floor:
         break;
     }
     out << ", time: " << yaml_quoted(format_number(m.time.value() * 1e6, 9) + " us") << ", repeats: " << m.repeats << "}\n";

@@ -17,10 +17,12 @@
 //     - {kind: uvm_gather, row_type: fp32, row_bytes: "256 B", pooling: 1, bags: 65536, ...}
 //     - {kind: copy, copy: h2d_pinned, bytes: "64 MiB", time: "2.7 ms", repeats: 30}
 //     - {kind: launch, time: "2.4 us", repeats: 30}
+//     - {kind: kernel_floor, time: "1.6 us", repeats: 30}
 // `repeats` may be omitted (measurements transcribed from a public table that does not say).
 // `time` is the median over `repeats` timed runs of one kernel or copy (CUDA events), after
 // warm-up, and after the result was checked against a CPU reference. For `launch` it is the
-// host time per launch of an empty kernel, launched back to back.
+// host time per launch of an empty kernel, launched back to back; for `kernel_floor` the GPU time
+// per kernel of a CUDA graph of empty kernels (CUDA events around the graph's launch).
 #pragma once
 
 #include <cstdint>
@@ -33,13 +35,14 @@
 
 namespace dlrmsim::validation {
 
-enum class MeasurementKind { gemm, gather_forward, gather_backward, uvm_gather, copy, launch };
+enum class MeasurementKind { gemm, gather_forward, gather_backward, uvm_gather, copy, launch, kernel_floor };
 inline constexpr auto kMeasurementKindNames = enum_names<MeasurementKind>({{MeasurementKind::gemm, "gemm"},
                                                                            {MeasurementKind::gather_forward, "gather_forward"},
                                                                            {MeasurementKind::gather_backward, "gather_backward"},
                                                                            {MeasurementKind::uvm_gather, "uvm_gather"},
                                                                            {MeasurementKind::copy, "copy"},
-                                                                           {MeasurementKind::launch, "launch"}});
+                                                                           {MeasurementKind::launch, "launch"},
+                                                                           {MeasurementKind::kernel_floor, "kernel_floor"}});
 inline std::string_view to_string(MeasurementKind kind) { return kMeasurementKindNames.name(kind); }
 
 struct Measurement {

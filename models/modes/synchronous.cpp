@@ -6,7 +6,11 @@
 //   input copy(t)       host -> GPU copy of the local batch; prefetched: the copy of step s
 //                       waits for the copy of step s-1 and the end of step s-2 (two buffers,
 //                       as TorchRec's TrainPipelineSparseDist)
-//   ids -> owners       indices of the local batch to the owners of the rows (all-to-all)
+//   ids -> owners       indices of the local batch to the owners of the rows (all-to-all);
+//                       under software.embeddings.input_distribution two_phase (TorchRec's
+//                       KJTAllToAll) the sizes go first and the host reads them back, and each
+//                       GPU owner's host reads the received lengths before its lookup
+//                       (exchange_sizes below)
 //   lookup(o)           forward gather + pooling; UVM misses cross PCIe concurrently
 //   bottom MLP fwd(t)   after the lookup on the same stream, overlapping the pooled all-to-all
 //   pooled -> trainers  owners send each trainer its share of the pooled embeddings
@@ -46,6 +50,35 @@ std::uint16_t traffic_category(const StepContext& ctx, OwnerKind kind) {
   return ctx.cat.all_to_all;
 }
 
+/// Bytes each trainer sends each peer in TorchRec's sizes exchange: three int64 counts (the
+/// lengths and values it sends that peer, and its batch size), pytorch/torchrec@eb0042c7
+/// (v0.4.0) torchrec/distributed/dist_data.py KJTAllToAllSplitsAwaitable.__init__.
+constexpr Bytes kSizesPerPeer{3.0 * 8.0};
+
+/// TorchRec's KJTAllToAll, first phase (v0.4.0 dist_data.py: KJTAllToAllSplitsAwaitable, then
+/// SplitsAllToAllAwaitable._wait_impl's `.tolist()`; the same at torchrec@a48cef79, 2025): each
+/// trainer's host copies its three size lists to the GPU (three operators) and starts the sizes
+/// all-to-all (a fourth), then reads the received sizes back, waiting for the exchange and so
+/// for every trainer, and starts the lengths and values all-to-alls (two more). Returns per
+/// simulated trainer when its ids may leave: after its input copy and the host's last call.
+std::vector<ActivityId> exchange_sizes(StepContext& ctx, HostModel& host, Collectives& coll,
+                                       std::span<const ActivityId> copy) {
+  const auto& trainers = ctx.trainers();
+  std::vector<ActivityId> sent(trainers.size());
+  for (std::size_t i = 0; i < trainers.size(); ++i) {
+    host.host_operators(trainers[i], 3);
+    sent[i] = host.host_call(trainers[i], copy[i]);
+  }
+  const std::vector<ActivityId> sizes = coll.small_all_to_all(kSizesPerPeer, sent, ctx.cat.all_to_all);
+  std::vector<ActivityId> ready(trainers.size());
+  for (std::size_t i = 0; i < trainers.size(); ++i) {
+    host.host_wait(trainers[i], sizes[i]);
+    host.host_operators(trainers[i], 1);
+    ready[i] = host.host_call(trainers[i], copy[i]);
+  }
+  return ready;
+}
+
 }  // namespace
 
 void build_synchronous_steps(StepBuilder& b, int steps) {
@@ -68,10 +101,15 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
     for (std::size_t i = 0; i < n; ++i) copy[i] = host.step_input(i, s, step_end);
 
     // 2-3. Ids to the owners, then the forward lookups.
+    const bool two_phase = stack.input_distribution == SoftwareStack::InputDistribution::two_phase;
+    const std::vector<ActivityId> ids_ready = two_phase ? exchange_sizes(ctx, host, coll, copy) : copy;
     std::map<OwnerKind, std::map<std::uint32_t, ActivityId>> lookup_done;
     for (OwnerKind kind : kOwnerKinds) {
       if (ctx.simulated_owners(kind).empty()) continue;
-      for (const auto& [o, ids] : coll.gradients_to_owners(kind, copy, traffic_category(ctx, kind), &OwnerWork::ids_in)) {
+      for (const auto& [o, ids] : coll.gradients_to_owners(kind, ids_ready, traffic_category(ctx, kind), &OwnerWork::ids_in)) {
+        // The received KeyedJaggedTensor's lengths per key are read on the host (v0.4.0
+        // jagged_tensor.py _maybe_compute_length_per_key, `.tolist()`) before the lookup.
+        if (two_phase && kind == OwnerKind::gpu) host.read_back(*ctx.owner_device(o), ids);
         lookup_done[kind][o] = emb.embedding_pass(o, Pass::forward, std::span(&ids, 1));
       }
     }

@@ -92,5 +92,8 @@ Timing time_gemm(GemmType type, std::int64_t m, std::int64_t n, std::int64_t k, 
 
 /// Host time per launch of an empty kernel, `launches_per_repeat` launched back to back.
 Timing time_launch_overhead(int launches_per_repeat, const TimingOptions& options);
+/// GPU time per kernel of a CUDA graph of `kernels_per_repeat` empty kernels, launched once a
+/// repeat and timed with CUDA events (the device profile's launch.min_kernel_time).
+Timing time_kernel_floor(int kernels_per_repeat, const TimingOptions& options);
 
 }  // namespace dlrmsim::calibration

@@ -144,4 +144,23 @@ Timing time_launch_overhead(int launches_per_repeat, const TimingOptions& option
   return t;
 }
 
+Timing time_kernel_floor(int kernels_per_repeat, const TimingOptions& options) {
+  if (kernels_per_repeat < 1) throw std::invalid_argument("kernels per repeat must be positive");
+  Stream stream;
+  // Capture the kernels once; the graph's launch costs the host one call, so the GPU runs the
+  // kernels back to back and the events measure their device time alone.
+  cudaGraph_t graph = nullptr;
+  DLRMSIM_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
+  for (int i = 0; i < kernels_per_repeat; ++i) empty_kernel<<<1, 32, 0, stream.get()>>>();
+  DLRMSIM_CUDA(cudaStreamEndCapture(stream.get(), &graph));
+  cudaGraphExec_t exec = nullptr;
+  DLRMSIM_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  Timing t = time_on_stream(stream.get(), options, [&](cudaStream_t s) { DLRMSIM_CUDA(cudaGraphLaunch(exec, s)); });
+  DLRMSIM_CUDA(cudaGetLastError());
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  t.median_seconds /= kernels_per_repeat;
+  return t;
+}
+
 }  // namespace dlrmsim::calibration

@@ -221,6 +221,16 @@ void measure(const Sweep& sweep, const cal::TimingOptions& timing, validation::R
     out.push_back(m);
   }
 
+  progress("kernel floor");
+  for (int i = 0; i < sweep.launch_records; ++i) {
+    const cal::Timing t = cal::time_kernel_floor(1000, timing);
+    validation::Measurement m;
+    m.kind = validation::MeasurementKind::kernel_floor;
+    m.time = Seconds(t.median_seconds);
+    m.repeats = t.repeats;
+    out.push_back(m);
+  }
+
   progress("copies");
   const std::vector<std::pair<cal::CopyKind, topo::CopyKind>> copies = {
       {cal::CopyKind::h2d_pinned, topo::CopyKind::h2d_pinned},   {cal::CopyKind::h2d_pageable, topo::CopyKind::h2d_pageable},

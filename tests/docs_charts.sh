@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The charts docs/latency-floors.md shows are what their commands draw: each sweep is run and
+# plotted again and the SVG compared byte for byte with the committed file (sweeps and plots
+# are deterministic). To refresh them, run the commands the page shows.
+# Usage: docs_charts.sh DLRMSIM SOURCE_DIR
+set -euo pipefail
+dlrmsim=$1
+root=$2
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+cd "$root"
+"$dlrmsim" sweep configs/sweeps/torchrec_p4d_batch.yaml -o "$scratch/torchrec_p4d.csv" -q
+"$dlrmsim" plot "$scratch/torchrec_p4d.csv" --x model.global_batch_size --y step_time_s \
+  --group model.interaction,model.optimizer --points validation/torchrec_dlrm_p4d_published.csv --log \
+  --title "TorchRec DLRM example, 8x A100: step time (s) by global batch; open markers: published" \
+  -o "$scratch/latency_torchrec_p4d.svg"
+"$dlrmsim" sweep configs/sweeps/strong_scaling_dcnv2.yaml -o "$scratch/strong.csv" -q
+"$dlrmsim" plot "$scratch/strong.csv" --x platform.cluster.groups.0.count --y throughput_samples_per_s \
+  --group software.collectives.nccl --log \
+  --title "DLRM-DCNv2 at global batch 55,296 on 1-64 DGX H100: samples/s, NCCL 2.17 latencies or none" \
+  -o "$scratch/latency_strong_scaling.svg"
+status=0
+for chart in latency_torchrec_p4d.svg latency_strong_scaling.svg; do
+  if ! cmp -s "$scratch/$chart" "docs/$chart"; then
+    echo "docs/$chart differs from what its commands draw now (docs/latency-floors.md shows them)"
+    status=1
+  fi
+done
+[ "$status" -eq 0 ] && echo "2 charts are what their commands draw"
+exit "$status"
