@@ -23,6 +23,9 @@ DenseLayer declare_concat_interaction(const DenseOperatorSite& site);
 DenseOperatorCost concat_interaction_gpu_cost(const DenseLayer& layer, const GpuCostInput& in);
 DenseLayer declare_dcnv2_cross(const DenseOperatorSite& site);
 DenseOperatorCost dcnv2_cross_gpu_cost(const DenseLayer& layer, const GpuCostInput& in);
+DenseLayer declare_feature_mlp(const DenseOperatorSite& site);
+DenseOperatorCost feature_mlp_gpu_cost(const DenseLayer& layer, const GpuCostInput& in);
+DenseOperatorCost feature_mlp_cpu_cost(const DenseLayer& layer, const CpuCostInput& in);
 
 namespace {
 
@@ -37,6 +40,10 @@ constexpr std::array kOperators{
                   &declare_concat_interaction, &concat_interaction_gpu_cost, &cpu_cost_from_flops},
     DenseOperator{"dcnv2_cross", "DCNv2 cross layers x0 * (U (V^T x) + b) + x, low rank or full rank",
                   &declare_dcnv2_cross, &dcnv2_cross_gpu_cost, &cpu_cost_from_flops},
+    DenseOperator{"feature_mlp",
+                  "one MLP with shared weights applied to each pooled embedding, its outputs concatenated "
+                  "with the dense input",
+                  &declare_feature_mlp, &feature_mlp_gpu_cost, &feature_mlp_cpu_cost},
 };
 
 }  // namespace

@@ -114,6 +114,11 @@ std::string Interaction::describe() const {
     case Kind::dcnv2:
       return "dcnv2(" + std::to_string(cross_layers) + " cross layers, rank " +
              (low_rank > 0 ? std::to_string(low_rank) : std::string("full")) + ")";
+    case Kind::feature_mlp: {
+      std::string w;
+      for (auto x : widths) w += (w.empty() ? "" : "-") + std::to_string(x);
+      return "feature_mlp(" + w + ")";
+    }
   }
   return "?";
 }
@@ -123,6 +128,7 @@ std::string_view Interaction::operator_name() const {
     case Kind::dot: return "dot_interaction";
     case Kind::concat: return "concat_interaction";
     case Kind::dcnv2: return "dcnv2_cross";
+    case Kind::feature_mlp: return "feature_mlp";
   }
   return "?";
 }
@@ -441,14 +447,22 @@ ModelSpec load_model(const ConfigNode& node) {
 
   if (auto b = node.optional_child("bottom_mlp")) m.bottom_mlp = read_widths(*b);
   const auto inter = node.child("interaction");
-  if (!inter.is_scalar() && !inter.is_map()) inter.fail("expected dot, concat or {kind: dcnv2, cross_layers: N, low_rank: R}");
+  if (!inter.is_scalar() && !inter.is_map()) {
+    inter.fail("expected dot, concat, {kind: dcnv2, cross_layers: N, low_rank: R} or {kind: feature_mlp, widths: [...]}");
+  }
   if (inter.is_scalar()) {
     const auto kind = choice_of(inter, {"dot", "concat", "dcnv2"});
     if (kind == "dcnv2") inter.fail("dcnv2 needs its layers: {kind: dcnv2, cross_layers: 3, low_rank: 512}");
     m.interaction.kind = kind == "dot" ? Interaction::Kind::dot : Interaction::Kind::concat;
   } else {
-    const auto kind = inter.get_choice("kind", {"dot", "concat", "dcnv2"});
-    if (kind == "dcnv2") {
+    const auto kind = inter.get_choice("kind", {"dot", "concat", "dcnv2", "feature_mlp"});
+    if (kind == "feature_mlp") {
+      m.interaction.kind = Interaction::Kind::feature_mlp;
+      const auto widths = inter.child("widths");
+      m.interaction.widths = read_widths(widths);
+      if (m.interaction.widths.empty()) widths.fail("the feature MLP needs at least one layer");
+      if (m.common_embedding_dim() == 0) inter.fail("feature_mlp needs all tables to have the same dim");
+    } else if (kind == "dcnv2") {
       m.interaction.kind = Interaction::Kind::dcnv2;
       m.interaction.cross_layers = inter.get_positive<int>("cross_layers");
       // Validity range of the cost models (published DCNv2 models use 1 to 6 layers).

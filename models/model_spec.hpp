@@ -155,10 +155,11 @@ struct Optimizer {
 
 /// Feature interaction between the bottom-MLP output and the pooled embeddings.
 struct Interaction {
-  enum class Kind { dot, concat, dcnv2 };
+  enum class Kind { dot, concat, dcnv2, feature_mlp };
   Kind kind = Kind::dot;
   int cross_layers = 0;  // dcnv2
   int low_rank = 0;      // dcnv2: rank r of U, V (0 = full rank: one w x w matrix per layer)
+  std::vector<std::int64_t> widths;  // feature_mlp: output widths of the shared MLP
 
   [[nodiscard]] std::string describe() const;
   /// The dense operator that computes it (an entry of dense_operators(): dense_operator.hpp).

@@ -111,6 +111,11 @@ const Choice<std::optional<Precision>> kWorkerGradients{
     .key_path = "software.embedding_workers.gradients", .words = wire_precisions(),
     .fallback = kBuiltIn.worker_gradients,
     .meaning = "Element type of the pooled-embedding gradients the trainers send back."};
+const Param<Seconds> kWorkerPerId{
+    .key_path = "software.embedding_workers.per_id", .unit = "s (\"1 us\")", .fallback = kBuiltIn.worker_per_id,
+    .range = {.min = Bound<Seconds>{Seconds{0.0}}},
+    .meaning = "An embedding worker's time per distinct id of a batch and per direction besides the calibrated "
+               "hash probe and row sums (serialisation, RPC framing, allocation), on the batch's one thread."};
 
 const Choice<bool> kLaunch{.key_path = "software.host.launch",
                            .words = {{"per_kernel", true}, {"cuda_graph", false}},
@@ -197,10 +202,11 @@ std::span<const Parameter> software_parameters() {
       kNccl.row(),
       kCollnet.row(),
       kAllToAll.row(),
-      section("software.embedding_workers", "{embeddings, gradients}",
-              "The Persia modes' CPU embedding workers: what they exchange with the trainers."),
+      section("software.embedding_workers", "{embeddings, gradients, per_id}",
+              "The Persia modes' CPU embedding workers: what they exchange with the trainers, their per-id work."),
       kWorkerEmbeddings.row(),
       kWorkerGradients.row(),
+      kWorkerPerId.row(),
       section("software.host", "a mapping", "The work of each GPU trainer's host thread."),
       kLaunch.row(),
       kDispatch.row(),
@@ -255,6 +261,7 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
   if (auto ew = node.optional_child("embedding_workers")) {
     s.worker_embeddings = kWorkerEmbeddings.read(*ew);
     s.worker_gradients = kWorkerGradients.read(*ew);
+    s.worker_per_id = kWorkerPerId.read(*ew);
     ew->finish();
   }
   if (auto host = node.optional_child("host")) {

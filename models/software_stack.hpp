@@ -75,6 +75,10 @@
 //                                       # precision), fp32, bf16 or fp16
 //     gradients: model                  # element type of the pooled-embedding gradients the
 //                                       # trainers send back
+//     per_id: 0 s                       # time per distinct id of a batch and per direction
+//                                       # on the batch's one worker thread, besides the
+//                                       # calibrated hash probe and row sums
+//                                       # (models/modes/persia_hybrid.cpp)
 //   host:                               # the work of each GPU trainer's host thread
 //     launch: per_kernel                # per_kernel: the host launches each kernel;
 //                                       # cuda_graph: the step is a captured CUDA graph the
@@ -174,6 +178,8 @@ struct SoftwareStack {
   /// embeddings out, their gradients back (nullopt: the model's communication precision).
   std::optional<Precision> worker_embeddings;
   std::optional<Precision> worker_gradients;
+  /// An embedding worker's time per distinct id and direction beyond the calibrated kernels.
+  Seconds worker_per_id{0.0};
 
   /// Host work of each GPU trainer (see the header). Default dispatch: PyTorch eager's measured
   /// per-operator cost (torchrec-fbgemm.yaml says where it comes from).

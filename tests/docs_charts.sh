@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The charts docs/latency-floors.md shows are what their commands draw: each sweep is run and
+# The charts docs/latency-floors.md and docs/scenarios.md show are what their commands draw: each sweep is run and
 # plotted again and the SVG compared byte for byte with the committed file (sweeps and plots
 # are deterministic). To refresh them, run the commands the page shows.
 # Usage: docs_charts.sh DLRMSIM SOURCE_DIR
@@ -19,12 +19,17 @@ cd "$root"
   --group software.collectives.nccl --log \
   --title "DLRM-DCNv2 at global batch 55,296 on 1-64 DGX H100: samples/s, NCCL 2.17 latencies or none" \
   -o "$scratch/latency_strong_scaling.svg"
+"$dlrmsim" sweep configs/sweeps/persia_100t_modes.yaml -o "$scratch/persia_100t_modes.csv" -q
+"$dlrmsim" plot "$scratch/persia_100t_modes.csv" --x software.embedding_workers.per_id \
+  --y throughput_samples_per_s --group training.mode,model.interaction.widths \
+  --title "Persia 100 T on Google Cloud: samples/s by the embedding worker's own time per id (us)" \
+  -o "$scratch/persia_100t_modes.svg"
 status=0
-for chart in latency_torchrec_p4d.svg latency_strong_scaling.svg; do
+for chart in latency_torchrec_p4d.svg latency_strong_scaling.svg persia_100t_modes.svg; do
   if ! cmp -s "$scratch/$chart" "docs/$chart"; then
-    echo "docs/$chart differs from what its commands draw now (docs/latency-floors.md shows them)"
+    echo "docs/$chart differs from what its commands draw now (docs/latency-floors.md and docs/scenarios.md show them)"
     status=1
   fi
 done
-[ "$status" -eq 0 ] && echo "2 charts are what their commands draw"
+[ "$status" -eq 0 ] && echo "3 charts are what their commands draw"
 exit "$status"

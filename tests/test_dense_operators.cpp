@@ -69,7 +69,8 @@ TEST_CASE("the registry lists every operator file in models/operators/") {
 
 // Every interaction kind of the model file names a registered operator.
 TEST_CASE("each interaction kind is a registered operator") {
-  for (const auto kind : {Interaction::Kind::dot, Interaction::Kind::concat, Interaction::Kind::dcnv2}) {
+  for (const auto kind : {Interaction::Kind::dot, Interaction::Kind::concat, Interaction::Kind::dcnv2,
+                           Interaction::Kind::feature_mlp}) {
     Interaction i;
     i.kind = kind;
     CAPTURE(i.describe());
@@ -139,6 +140,46 @@ TEST_CASE("DCNv2 cross layers: low-rank GEMMs, the elementwise traffic and a lau
   CHECK(cf.forward_kernels == 4);
   CHECK(cf.backward_kernels == 6);
   CHECK(f.parameters == dlrmsim::rel(2 * (24.0 * 24 + 24)));
+}
+
+// feature_mlp with widths [32, 4] over the 2 tables of dim 8: the shared weights counted once
+// (8 x 32 + 32 + 32 x 4 + 4 = 420 parameters), the arithmetic per feature (F = 2: 2 x 2 x
+// (8 x 32 + 32 x 4) = 1,536 FLOP a sample forward, twice that backward); the output is the
+// bottom MLP's 8 plus 2 x 4. On a GPU each layer is one GEMM over the b F stacked rows
+// forward, two backward, a launch each.
+TEST_CASE("feature MLP: shared weights, the arithmetic of every feature, one GEMM per layer over b F rows") {
+  const ModelSpec m = model_with("{kind: feature_mlp, widths: [32, 4]}");
+  const DenseLayer l = m.dense_layers()[1];
+  CHECK(l.op->name == "feature_mlp");
+  CHECK(l.in == 8 + 16);
+  CHECK(l.out == 8 + 2 * 4);
+  CHECK(l.parameters == dlrmsim::rel(420.0));
+  CHECK(l.forward_flops_per_sample.value() == dlrmsim::rel(1536.0));
+  CHECK(l.backward_flops_per_sample.value() == dlrmsim::rel(3072.0));
+  CHECK(m.dense_layers()[2].in == 16);  // the top MLP reads the concatenation
+  const auto p = topo::load_device_profile_for("H100-SXM5-80GB", kCalibration);
+  const std::int64_t b = 1024, rows = 2 * b;
+  const auto c = l.op->gpu_cost(l, GpuCostInput{m, p, Precision::bf16, b});
+  const Seconds launch = p.kernel_launch_overhead();
+  const Seconds fwd = p.gemm_time(rows, 32, 8, Precision::bf16) + p.gemm_time(rows, 4, 32, Precision::bf16) + launch * 2.0;
+  const Seconds bwd = p.gemm_time(rows, 8, 32, Precision::bf16) + p.gemm_time(8, 32, rows, Precision::bf16) +
+                      p.gemm_time(rows, 32, 4, Precision::bf16) + p.gemm_time(32, 4, rows, Precision::bf16) + launch * 4.0;
+  CHECK(c.forward.value() == dlrmsim::rel(fwd.value()));
+  CHECK(c.backward.value() == dlrmsim::rel(bwd.value()));
+  CHECK(c.forward_kernels == 2);
+  CHECK(c.backward_kernels == 4);
+  // Tables of different dims have no common width to share weights over.
+  CHECK_THROWS_WITH_AS(load_model(ConfigNode::load_string(R"(
+name: m
+global_batch_size: 8
+dense_features: 16
+embedding_tables: [{name: a, rows: 10, dim: 8}, {name: b, rows: 10, dim: 4}]
+interaction: {kind: feature_mlp, widths: [4]}
+top_mlp: [1]
+optimizer: sgd
+)",
+                                                       "m.yaml")),
+                       doctest::Contains("feature_mlp needs all tables to have the same dim"), ConfigError);
 }
 
 // On a CPU socket an interaction takes its FLOPs over peak x the large-GEMM efficiency, a call

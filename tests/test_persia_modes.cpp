@@ -38,8 +38,9 @@ namespace {
 // `dense_scale` multiplies the GPU's peak FLOP/s and HBM bandwidth (1000: the dense step is
 // negligible); `ew_gather` is the embedding worker's gather bandwidth per core (of 8 cores, DRAM
 // 10 TB/s, so the cores bound it). The parameter server is fast (64 cores x 100 GB/s) and the
-// NICs are wide, so the embedding pipeline's slowest stage is the worker's pooling:
-//   pool = 4096 x 100 rows x 64 B / (8 x ew_gather)   (cpu_gather_time, persia_hybrid.cpp).
+// NICs are wide, so the embedding pipeline's slowest stage is the worker's pooling of the one
+// trainer batch of each step, a chain on one worker thread (persia_hybrid.cpp):
+//   pool = 4096 x 100 rows x 64 B / ew_gather.
 Scenario mini_persia(double dense_scale, const std::string& ew_gather, const std::vector<std::string>& overrides = {}) {
   const std::string flops = std::to_string(15.7 * dense_scale) + " TFLOP/s";
   const std::string hbm = std::to_string(900.0 * dense_scale) + " GB/s";
@@ -96,7 +97,7 @@ run: {warmup_steps: 4, steps: 4, calibration: )" + kCalibration + R"(}
 }
 
 // The pooling time of the mini cluster's embedding worker, by hand (see mini_persia).
-double pool_seconds(double ew_gather_bytes_per_s) { return 4096.0 * 100.0 * 64.0 / (8.0 * ew_gather_bytes_per_s); }
+double pool_seconds(double ew_gather_bytes_per_s) { return 4096.0 * 100.0 * 64.0 / ew_gather_bytes_per_s; }
 
 struct TraceEvent {
   std::string category;
@@ -131,8 +132,8 @@ std::vector<TraceEvent> trace_events(const RunReport& r) {
 // System: the mini Persia cluster above, persia_hybrid with staleness 100, more than the 10
 // simulated steps, so the bound never binds (no fetch waits for any update).
 // Inputs: the dense path D = the step with the embedding side negligible (worker gathering at
-// 1 TB/s per core: pooling 3.3 us); the embedding path E = the step with the dense side
-// negligible (GPU 1000x faster), at 2 and 0.5 GB/s per core (pooling 1.6384 and 6.5536 ms).
+// 1 TB/s per core: pooling 26 us); the embedding path E = the step with the dense side
+// negligible (GPU 1000x faster), at 16 and 4 GB/s per core (pooling 1.6384 and 6.5536 ms).
 // Expected: E equals the worker's pooling time by hand (the pipeline's slowest stage, one
 // in-order stream, back to back in steady state) within 1e-9; the hybrid step (both sides at
 // their real speed) equals max(D, E) within 1e-9, for an embedding path shorter than the
@@ -142,7 +143,7 @@ TEST_CASE("with a staleness bound that never binds the hybrid step is max(dense 
   const double dense_path = run_scenario(mini_persia(1.0, "1000 GB/s")).step_time.value();
   CAPTURE(dense_path);
   CHECK(dense_path > 2e-3);  // the dense path is not negligible itself
-  for (const double gbps : {2.0, 0.5}) {
+  for (const double gbps : {16.0, 4.0}) {
     const std::string ew = std::to_string(gbps) + " GB/s";
     const double embedding_path = run_scenario(mini_persia(1000.0, ew)).step_time.value();
     const auto hybrid = run_scenario(mini_persia(1.0, ew));
@@ -290,7 +291,7 @@ TEST_CASE("persia_hybrid never exceeds its staleness bound (checked on the trace
 }
 
 // System: the mini Persia cluster above, persia_hybrid with staleness 100 (never binds), the
-// embedding worker gathering at 4 GB/s per core (pooling E = 0.8192 ms, below the dense path
+// embedding worker gathering at 32 GB/s per core (pooling E = 0.8192 ms, below the dense path
 // D > 2 ms). Input: the embedding-worker node (`ew`, the group's one node) a straggler of slowdown 2 on everything
 // (applies_to: compute, memory and links: its pooling, gathers and NIC transfers).
 // Expected: the hybrid step is unchanged (within 1e-9): the slowed embedding path, about 2E =
@@ -301,13 +302,13 @@ TEST_CASE("persia_hybrid never exceeds its staleness bound (checked on the trace
 // that it costs nothing could fail.
 TEST_CASE("a straggling embedding worker costs persia_hybrid nothing while the staleness bound does not bind") {
   const std::vector<std::string> straggler{"stragglers.slowdown.ew=2", "stragglers.applies_to=[compute, memory, links]"};
-  const double plain = run_scenario(mini_persia(1.0, "4 GB/s")).step_time.value();
-  const double slowed = run_scenario(mini_persia(1.0, "4 GB/s", straggler)).step_time.value();
+  const double plain = run_scenario(mini_persia(1.0, "32 GB/s")).step_time.value();
+  const double slowed = run_scenario(mini_persia(1.0, "32 GB/s", straggler)).step_time.value();
   CAPTURE(plain);
   CHECK(plain > 2e-3);
   CHECK(slowed == dlrmsim::rel(plain).epsilon(1e-9));
-  const double embedding_bound = run_scenario(mini_persia(1000.0, "4 GB/s", straggler)).step_time.value();
-  CHECK(embedding_bound == dlrmsim::rel(2.0 * pool_seconds(4e9)).epsilon(1e-9));
+  const double embedding_bound = run_scenario(mini_persia(1000.0, "32 GB/s", straggler)).step_time.value();
+  CHECK(embedding_bound == dlrmsim::rel(2.0 * pool_seconds(32e9)).epsilon(1e-9));
 }
 
 // System: Persia's Avazu job on 2 of the benchmark server's V100s (configs/scenarios/
@@ -337,4 +338,32 @@ TEST_CASE("without P2P the Persia server's 2-GPU all-reduce is bound by its shar
   CAPTURE(busy);
   CHECK(busy >= expected * (1.0 - 1e-9));
   CHECK(busy <= expected * 1.02);
+}
+
+// System: the mini Persia cluster above with its table cut to R = 1,000 rows (so each batch of
+// B = 4,096 samples x 100 lookups holds 1,000 distinct ids, to 1e-170), the GPU 1000x faster
+// (the dense path negligible), the worker's cores fast (1 TB/s each: a row summed in 64 ps).
+// Inputs: the embedding worker's own time per id and direction, software.embedding_workers.per_id
+// P = 10 and 20 us.
+// Expected: one trainer batch is one chain on one worker thread, 1,000 x P (+ 409,600 rows x
+// 64 ps, the same at both P) per direction, longer than the worker's share over its 8 cores
+// (one batch per step). In persia_sync each step's fetch waits for the previous step's update,
+// so both directions' chains lie on every step: the step grows by 2 x 1,000 x (20 - 10) us =
+// 20 ms. In persia_hybrid with a bound that never binds, the forward and backward chains run
+// on their own threads and overlap the next steps: the step grows by one chain's difference,
+// 10 ms. (Without the chain, as a throughput over the cores, neither would move by more than
+// an eighth of that.)
+TEST_CASE("an embedding worker's batch is one thread's chain: per-id cost adds 2 x ids per step in persia_sync, 1 x in the hybrid") {
+  const auto step = [](const std::string& mode, const std::string& per_id) {
+    return run_scenario(mini_persia(1000.0, "1000 GB/s",
+                                    {"model.embedding_tables.0.rows=1000", "training.mode=" + mode,
+                                     "software.embedding_workers.per_id=" + per_id}))
+        .step_time.value();
+  };
+  const double sync10 = step("persia_sync", "10 us"), sync20 = step("persia_sync", "20 us");
+  const double hybrid10 = step("persia_hybrid", "10 us"), hybrid20 = step("persia_hybrid", "20 us");
+  CAPTURE(sync10);
+  CAPTURE(hybrid10);
+  CHECK(sync20 - sync10 == dlrmsim::rel(2.0 * 1000.0 * 10e-6).epsilon(1e-6));
+  CHECK(hybrid20 - hybrid10 == dlrmsim::rel(1000.0 * 10e-6).epsilon(1e-6));
 }

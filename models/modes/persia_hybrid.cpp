@@ -44,6 +44,24 @@
 // The servers' share of the ids follows the placement (hashed_servers: Persia's hashing of
 // every id over all servers).
 //
+// One trainer's batch on a worker is one chain on one thread (PersiaML/PERSIA@05d59c2, the
+// deployment's commit, rust/persia-embedding-server/src/middleware_service/mod.rs;
+// embedding_worker_service/mod.rs at later commits): lookup_batched_all_slots runs
+// lookup_batched_all_slots_preprocess (every distinct id of every feature hashed and sent to
+// its server's list) and, once every server has answered (try_join_all),
+// lookup_batched_all_slots_postprocess (every looked-up row added into its samples' rows, the
+// sums converted to fp16) inside tokio::task::block_in_place, one thread; backward,
+// update_all_batched_gradients does the same per feature (each lookup's sample gradient
+// added into its id's row, each id's row sent to its server's list). Other batches run on the
+// worker's other threads. So a worker stage takes the longest of: its share of the step's
+// rows over its DRAM (cpu_gather_time), its share of the batches' chains over its cores, and
+// one batch's chain,
+//   chain = distinct ids x (hash probe + software.embedding_workers.per_id)
+//         + lookups x one core's time per row (topologies/cpu_row_cost.hpp),
+// the hash probe being the worker's CPU profile's hash_update - update (0 without a measured
+// profile), per direction. Where the batch's chain is longer than the step, it is the step's
+// floor: in persia_sync it lies on every step's critical path.
+//
 // Representation: embedding workers and parameter servers are symmetric server groups; one of
 // each is simulated doing its share (1/E and the largest 1/P of the work), its NIC carrying
 // its share of the traffic (egress/ingress segments, step_builder.hpp). Trainers follow the
@@ -166,9 +184,19 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
   for (auto o : servers) server_share.push_back(shares.at(ctx.represented_work(o).owner));
   const double ew_sockets = static_cast<double>(ew.forward.size());
   // Pooling on a worker reads every fetched row once (memory bound, the CPU gather model).
-  const Seconds pool_time =
-      topo::cpu_gather_time(role_cpu_access(inputs, *ew.forward.front().cpu, ew_nodes.front(), false),
-                            samples_per_worker * lookups / ew_sockets, avg_row);
+  const topo::CpuRowAccess ew_access = role_cpu_access(inputs, *ew.forward.front().cpu, ew_nodes.front(), false);
+  const Seconds pool_time = topo::cpu_gather_time(ew_access, samples_per_worker * lookups / ew_sockets, avg_row);
+  // One trainer's batch on one worker thread (see the header): per distinct id a hash probe
+  // and the stack's per-id work, per lookup one row summed.
+  const Seconds probe = ew_access.measured ? std::max(Seconds(0.0), ew_access.measured->hash_update(avg_row) -
+                                                                       ew_access.measured->update(avg_row))
+                                           : Seconds(0.0);
+  const Seconds batch_chain = (probe + stack.worker_per_id) * (local * distinct_ids) +
+                              ew_access.core_time(avg_row, false) * (local * lookups);
+  // The worker's threads run its batches side by side: its share of the step's batches over
+  // its cores, or one batch's chain, whichever is longer.
+  const double ew_cores = std::max(1.0, ew_access.cores * ew_sockets);
+  const Seconds worker_time = std::max({pool_time, batch_chain * (samples_per_worker / local) / ew_cores, batch_chain});
   const std::uint16_t ps_cat = cat.parameter_server_traffic;
   const topo::DeviceId ew_dev = ew.forward.front().device;
   // A stage of the worker (pooling forward, row gradients backward): `in` bytes arrive after
@@ -178,7 +206,7 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
                           const std::vector<SimDevice>& sockets, Bytes out) {
     arrivals.push_back(net.send_ingress(ew_dev, in, in_deps, ps_cat));
     std::vector<ActivityId> parts;
-    for (const auto& sock : sockets) parts.push_back(ctx.compute(sock, pool_time, arrivals, cat.embedding_lookup));
+    for (const auto& sock : sockets) parts.push_back(ctx.compute(sock, worker_time, arrivals, cat.embedding_lookup));
     const ActivityId done = ctx.marker(parts);
     return std::pair{done, net.send_egress(ew_dev, out, std::span(&done, 1), ps_cat)};
   };
