@@ -258,7 +258,8 @@ TEST_CASE("profiles round-trip through YAML") {
 }
 
 // System: GPU model names as platform files and CUDA report them. Expected: the most specific
-// file wins (V100-SXM2-16GB -> v100-sxm2-16gb.yaml, V100-SXM2-32GB -> v100.yaml), CUDA device
+// file wins (V100-SXM2-16GB -> v100-sxm2-16gb.yaml, V100-SXM2-32GB -> v100.yaml, H100-PCIe-80GB ->
+// h100-pcie.yaml), CUDA device
 // names map to model names, and an unknown model lists the paths tried and the profiles present.
 TEST_CASE("profiles are found by GPU model name") {
   CHECK(find_device_profile("H100-SXM5-80GB", kCalibrationDir) == kCalibrationDir + "/h100.yaml");
@@ -269,13 +270,18 @@ TEST_CASE("profiles are found by GPU model name") {
   CHECK(gpu_model_from_device_name("Tesla V100-SXM2-32GB") == "V100-SXM2-32GB");
   CHECK(gpu_model_from_device_name("NVIDIA H200") == "H200");
   CHECK(load_device_profile_for(gpu_model_from_device_name("NVIDIA H200"), kCalibrationDir).name == "H200-SXM-141GB");
+  // The next-generation files: the PCIe H100 is more specific than h100.yaml; GB200 is not B200.
+  CHECK(find_device_profile("H100-PCIe-80GB", kCalibrationDir) == kCalibrationDir + "/h100-pcie.yaml");
+  CHECK(find_device_profile("B200-SXM-180GB", kCalibrationDir) == kCalibrationDir + "/b200.yaml");
+  CHECK(find_device_profile("GB200-186GB", kCalibrationDir) == kCalibrationDir + "/gb200.yaml");
+  CHECK(find_device_profile("MI355X-OAM-288GB", kCalibrationDir) == kCalibrationDir + "/mi355x.yaml");
   try {
-    (void)find_device_profile("B200-SXM-192GB", kCalibrationDir);
+    (void)find_device_profile("R100-SXM-288GB", kCalibrationDir);
     FAIL("an unknown model must be an error");
   } catch (const ConfigError& e) {
     const std::string message = e.what();
-    CHECK(message.find("b200-sxm-192gb.yaml") != std::string::npos);
-    CHECK(message.find("b200.yaml") != std::string::npos);
+    CHECK(message.find("r100-sxm-288gb.yaml") != std::string::npos);
+    CHECK(message.find("r100.yaml") != std::string::npos);
     CHECK(message.find("h100") != std::string::npos);
   }
 }
