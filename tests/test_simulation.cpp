@@ -478,3 +478,19 @@ TEST_CASE("two GB200 NVL72 racks: the off-rack share, and only it, goes through 
   CHECK(class_bytes(r, "nic").value() == dlrmsim::rel(2 * off_rack).epsilon(1e-9));
   CHECK(class_bytes(r, "pcie").value() == dlrmsim::rel(2 * off_rack).epsilon(1e-9));
 }
+
+// System: the shipped default scenario (DLRM-DCNv2 on one DGX H100, global batch 55,296) with
+// training.gpus_per_node, no edited template. Inputs: 2 and 4 of the 8 GPUs (the 105 GB of
+// tables do not fit one 80 GB GPU). Expected: 2 and 4 trainers, each with the global batch
+// over its trainers (27,648 and 13,824 samples a GPU), so two GPUs are slower than four, and
+// four slower than eight.
+TEST_CASE("gpus_per_node runs a job on part of a server") {
+  const auto two = run_scenario(shipped("default", {"training.gpus_per_node=2"}));
+  const auto four = run_scenario(shipped("default", {"training.gpus_per_node=4"}));
+  const auto eight = run_scenario(shipped("default"));
+  CHECK(two.simulated_trainers == 2);
+  CHECK(four.simulated_trainers == 4);
+  CHECK(eight.simulated_trainers == 8);
+  CHECK(two.throughput_samples_per_s < four.throughput_samples_per_s);
+  CHECK(four.throughput_samples_per_s < eight.throughput_samples_per_s);
+}
