@@ -316,3 +316,32 @@ TEST_CASE("two GB200 NVL72 racks: traffic leaves a rack only through the NICs") 
   CHECK(std::vector<std::string>(off.begin(), off.begin() + 3) == std::vector<std::string>{"c2c", "pcie", "nic"});
   CHECK(std::vector<std::string>(off.end() - 3, off.end()) == std::vector<std::string>{"nic", "pcie", "c2c"});
 }
+
+TEST_CASE("PCIe-only and AMD servers: H100 PCIe GPUs meet over PCIe, MI300X and MI355X GPUs over one Infinity Fabric link") {
+  // System: h100-pcie-8gpu.yaml (no NVLink; two GPUs a PCIe Gen5 switch, two switches a socket)
+  // and mi300x-8gpu.yaml / mi355x-8gpu.yaml (every pair of the 8 GPUs joined by one Infinity
+  // Fabric link). Expected: H100 PCIe pairs on one switch route GPU -> switch -> GPU (2 PCIe
+  // links at 63 GB/s), pairs on one socket add the socket, pairs across sockets add UPI; no
+  // route has an NVLink-class link. On the AMD servers every pair routes over its own link, of
+  // class "nvlink" (the GPU-to-GPU scale-up class), at 64 GB/s (MI300X) and 76.8 GB/s (MI355X)
+  // per direction.
+  const Platform pcie = load_platform(platform_file("h100-pcie-8gpu.yaml"));
+  CHECK(classes_on_route(pcie, dev(pcie, "gpu0"), dev(pcie, "gpu1")) == std::vector<std::string>{"pcie", "pcie"});
+  CHECK(classes_on_route(pcie, dev(pcie, "gpu0"), dev(pcie, "gpu2")) ==
+        std::vector<std::string>{"pcie", "pcie", "pcie", "pcie"});
+  CHECK(classes_on_route(pcie, dev(pcie, "gpu0"), dev(pcie, "gpu7")) ==
+        std::vector<std::string>{"pcie", "pcie", "upi", "pcie", "pcie"});
+  CHECK(pcie.route_bandwidth(dev(pcie, "gpu0"), dev(pcie, "gpu1")).value() == dlrmsim::rel(63.015e9).epsilon(1e-3));
+  for (const auto& [file, bandwidth] : {std::pair{"mi300x-8gpu.yaml", 64e9}, std::pair{"mi355x-8gpu.yaml", 76.8e9}}) {
+    CAPTURE(file);
+    const Platform p = load_platform(platform_file(file));
+    for (int a = 0; a < 8; ++a) {
+      for (int b = 0; b < 8; ++b) {
+        if (a == b) continue;
+        const DeviceId ga = dev(p, "gpu" + std::to_string(a)), gb = dev(p, "gpu" + std::to_string(b));
+        CHECK(classes_on_route(p, ga, gb) == std::vector<std::string>{"nvlink"});
+        CHECK(p.route_bandwidth(ga, gb).value() == dlrmsim::rel(bandwidth));
+      }
+    }
+  }
+}
