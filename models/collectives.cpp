@@ -271,10 +271,15 @@ void Collectives::nccl_kernel(const SimDevice& gpu, Bytes intra, Bytes inter, Ac
 const Collectives::NcclView& Collectives::nccl_view(const SimDevice& gpu) {
   auto it = nccl_views_.find(gpu.device.index);
   if (it != nccl_views_.end()) return it->second;
-  // One byte spread evenly over the node's other GPUs along the platform's routes: the
-  // busiest link's share of it over that link's bandwidth is the time per byte alone.
+  // One byte spread evenly over the node's other GPUs of the job (training.gpus_per_node may
+  // leave some out) along the platform's routes: the busiest link's share of it over that
+  // link's bandwidth is the time per byte alone.
   NcclView v;
-  const auto peers = ctx_.in.platform.gpus(gpu.node);
+  std::vector<topo::DeviceId> peers;
+  for (const std::uint32_t i : ctx_.in.problem.devices_of(placement::OwnerKind::gpu)) {
+    const auto& d = ctx_.in.problem.devices[i];
+    if (d.node == gpu.node.index) peers.push_back(topo::DeviceId{d.topology_id});
+  }
   std::map<std::uint32_t, double> load;  // bytes per directed link
   for (const topo::DeviceId p : peers) {
     if (p == gpu.device) continue;

@@ -121,12 +121,37 @@ PlacementProblem make_placement_problem(const ModelSpec& model, const topo::Plat
     }
   }
 
+  // The GPUs of each trainer node in the job (training.gpus_per_node: the first N), and the CPU
+  // sockets hosting them (all of the node's when none of them hosts one).
+  const auto job_gpus = [&](const topo::Node& n) {
+    std::span<const topo::DeviceId> gpus(n.gpus);
+    if (!settings.gpus_per_node) return gpus;
+    const auto want = static_cast<std::size_t>(*settings.gpus_per_node);
+    if (want > gpus.size()) {
+      throw ConfigError(settings.gpus_per_node_where + ": " + std::to_string(want) + " GPUs per node, but node '" +
+                        n.name + "' has " + std::to_string(gpus.size()) + "; expected at most " +
+                        std::to_string(gpus.size()));
+    }
+    return gpus.first(want);
+  };
+  const auto job_cpus = [&](const topo::Node& n) {
+    if (!settings.gpus_per_node) return std::vector<topo::DeviceId>(n.cpus.begin(), n.cpus.end());
+    std::vector<topo::DeviceId> hosts;
+    for (topo::DeviceId c : n.cpus) {
+      const auto gpus = job_gpus(n);
+      if (std::any_of(gpus.begin(), gpus.end(), [&](topo::DeviceId g) { return platform.host_cpu(g) == c; })) {
+        hosts.push_back(c);
+      }
+    }
+    return hosts.empty() ? std::vector<topo::DeviceId>(n.cpus.begin(), n.cpus.end()) : hosts;
+  };
+
   // CPU sockets of trainer nodes first (GPUs refer to them by index), then GPUs, then servers.
   std::map<std::uint32_t, std::int32_t> socket_index;  // topo device index -> problem index
   std::set<std::string> missing_profiles;
   for (const auto& n : platform.nodes()) {
     if (!is_trainer[n.id.index]) continue;
-    for (topo::DeviceId c : n.cpus) {
+    for (topo::DeviceId c : job_cpus(n)) {
       const auto& spec = platform.cpu_spec(c);
       PlacementDevice d =
           trainer_device(platform, OwnerKind::cpu_socket, c, n.id, spec.dram_capacity, spec.dram_bandwidth);
@@ -148,7 +173,7 @@ PlacementProblem make_placement_problem(const ModelSpec& model, const topo::Plat
   }
   for (const auto& n : platform.nodes()) {
     if (!is_trainer[n.id.index]) continue;
-    for (topo::DeviceId g : n.gpus) {
+    for (topo::DeviceId g : job_gpus(n)) {
       const auto& spec = platform.gpu_spec(g);
       PlacementDevice d = trainer_device(platform, OwnerKind::gpu, g, n.id, spec.hbm_capacity, spec.hbm_bandwidth);
       d.backward_factor = kUncalibratedGpuBackwardFactor;
@@ -239,6 +264,8 @@ PlacementProblem make_placement_problem(const Scenario& scenario, const topo::De
   settings.deduplicated_backward = scenario.training.software.deduplicated_backward;
   settings.fused_optimizer = scenario.training.software.fused_optimizer;
   settings.only_nodes = scenario.job_nodes;
+  settings.gpus_per_node = scenario.training.gpus_per_node;
+  settings.gpus_per_node_where = scenario.training.gpus_per_node_where;
   return make_placement_problem(scenario.model, scenario.platform, &profiles, settings);
 }
 

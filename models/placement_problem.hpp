@@ -86,6 +86,11 @@ struct ProblemSettings {
   bool fused_optimizer = true;
   /// The parameter servers' pods (training.pods.parameter_server); none: whole nodes.
   std::optional<RolePods> server_pods;
+  /// Set: the job uses the first N GPUs of each trainer node and the CPU sockets hosting them
+  /// (training.gpus_per_node); `gpus_per_node_where` locates the key for the error when a node
+  /// has fewer GPUs.
+  std::optional<int> gpus_per_node;
+  std::string gpus_per_node_where;
   /// Non-empty: the job runs on these nodes only, and devices of other nodes are left out
   /// (one job of several sharing a platform, models/jobs.hpp).
   std::vector<topo::NodeId> only_nodes;

@@ -23,6 +23,11 @@ const Choice<NodeFidelity> kNodes{
     .fallback = kDefaults.nodes,
     .meaning = "Every node simulated, or one trainer node standing for all (symmetric clusters); auto: every node up to "
                "64 trainer nodes."};
+const Param<int> kGpusPerNode{
+    .key_path = "training.gpus_per_node", .unit = "count", .absent = "every GPU of each trainer node",
+    .range = {.min = Bound<int>{0, false}, .note = ", at most the GPUs of a trainer node"},
+    .meaning = "GPUs of each trainer node the job uses: the first N in the node template's order, with the CPU sockets "
+               "hosting them (1 or 4 GPUs of a DGX, the first N/4 trays of a GB200 NVL72 rack); the rest stay idle."};
 const Choice<CommunicationFidelity> kCommunication{
     .key_path = "training.communication",
     .words = {{"aggregated", CommunicationFidelity::aggregated}, {"per_pair", CommunicationFidelity::per_pair}},
@@ -105,6 +110,7 @@ std::vector<ParameterRow> training_parameter_rows() {
       Parameter{"training", "", "required", "a mapping", "How the model is trained."},
       kMode.row(),
       kNodes.row(),
+      kGpusPerNode.row(),
       kCommunication.row(),
       kEmbeddingOverlap.row(),
       kStaleness.row(),
@@ -135,6 +141,8 @@ TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
   if (!node.is_map()) node.fail("expected a mapping with mode: ...");
   o.mode = kMode.read(node);
   o.nodes = kNodes.read(node);
+  o.gpus_per_node = kGpusPerNode.read_optional(node);
+  if (o.gpus_per_node) o.gpus_per_node_where = node.child(kGpusPerNode.key()).where();
   o.communication = kCommunication.read(node);
   o.staleness = kStaleness.read(node);
   o.averaging_period = kAveragingPeriod.read_optional(node);

@@ -47,6 +47,13 @@ struct TrainingOptions {
   /// Granule of CPU row reads (topologies/cpu_row_cost.hpp), for the planner and the
   /// simulation alike.
   Bytes cpu_access_granule = topo::kCpuCacheLine;
+  /// GPUs of each trainer node the job uses (`training.gpus_per_node`): the first N GPUs in the
+  /// node template's order, with the CPU sockets that host them (1 GPU of a DGX; 4 of its 8;
+  /// the first trays of a GB200 NVL72 rack). The node's other devices stay idle. Absent: every
+  /// GPU of the node. `gpus_per_node_where` locates the key for errors that need the platform
+  /// (more GPUs than a node has; placement_problem.cpp).
+  std::optional<int> gpus_per_node;
+  std::string gpus_per_node_where;
   /// Names of platform groups by role (defaults: groups whose `role` says so).
   std::string trainer_role = "trainer";
   std::string parameter_server_role = "parameter_server";

@@ -36,7 +36,7 @@ TEST_CASE("every device kind, precision and link kind is listed once and its nam
   }
   CHECK(names.size() == kAllLinkKinds.size());
   CHECK_FALSE(device_kind_from_string("tpu").has_value());
-  CHECK_FALSE(link_kind_from_string("nvlink5").has_value());
+  CHECK_FALSE(link_kind_from_string("nvlink6").has_value());
   // The DeviceSpec alternatives are in DeviceKind order.
   CHECK(kind_of(DeviceSpec{NicSpec{}}) == DeviceKind::nic);
   CHECK(kind_of(DeviceSpec{NetworkSwitchSpec{}}) == DeviceKind::network_switch);
@@ -51,6 +51,15 @@ TEST_CASE("link bandwidths per direction match their published derivations") {
   CHECK(link_kind_info(LinkKind::pcie3x16).bandwidth->value() == dlrmsim::rel(15.754e9).epsilon(1e-3));
   CHECK(link_kind_info(LinkKind::pcie4x16).bandwidth->value() == dlrmsim::rel(31.508e9).epsilon(1e-3));
   CHECK(link_kind_info(LinkKind::pcie5x16).bandwidth->value() == dlrmsim::rel(63.015e9).epsilon(1e-3));
+  // NVLink 5: 18 links = 1.8 TB/s bidirectional per GPU (DGX B200, GB200 NVL72); NVLink-C2C:
+  // 900 GB/s bidirectional (GH200); PCIe 6.0 x16: 64 GT/s x 16 / 8 x 242/256 flit payload;
+  // AMD Infinity Fabric: 7 links of 128 GB/s bidirectional = 896 GB/s per MI300X.
+  CHECK(link_kind_info(LinkKind::nvlink5).bandwidth->value() * 18 * 2 == dlrmsim::rel(1.8e12));
+  CHECK(link_kind_info(LinkKind::nvlink_c2c).bandwidth->value() * 2 == dlrmsim::rel(900e9));
+  CHECK(link_kind_info(LinkKind::pcie6x16).bandwidth->value() == dlrmsim::rel(121.0e9).epsilon(1e-3));
+  CHECK(link_kind_info(LinkKind::infinity_fabric).bandwidth->value() * 7 * 2 == dlrmsim::rel(896e9));
+  CHECK(link_kind_info(LinkKind::infinity_fabric).resource_class == "nvlink");  // a GPU-to-GPU scale-up link
+  CHECK(link_kind_info(LinkKind::nvlink_c2c).resource_class == "c2c");          // CPU-GPU, not GPU-GPU
   // Network links have no default speed: it comes from the file or the NIC.
   CHECK_FALSE(link_kind_info(LinkKind::ethernet).bandwidth.has_value());
   CHECK_FALSE(link_kind_info(LinkKind::infiniband).bandwidth.has_value());

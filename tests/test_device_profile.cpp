@@ -239,7 +239,7 @@ TEST_CASE("misspelt keys, unknown dtypes, out-of-range values and missing source
 // System: every shipped profile written with device_profile_to_yaml and read back.
 // Expected: identical predictions (the writer keeps 9 significant digits and every unit).
 TEST_CASE("profiles round-trip through YAML") {
-  for (const char* file : {"v100.yaml", "a100.yaml", "h100.yaml", "h200.yaml"}) {
+  for (const char* file : {"v100.yaml", "a100.yaml", "h100.yaml", "h200.yaml", "b200.yaml", "mi300x.yaml"}) {
     const DeviceProfile original = load_device_profile(kCalibrationDir + "/" + file);
     const DeviceProfile back =
         parse_device_profile(ConfigNode::load_string(device_profile_to_yaml(original), std::string("written-") + file));
@@ -258,7 +258,8 @@ TEST_CASE("profiles round-trip through YAML") {
 }
 
 // System: GPU model names as platform files and CUDA report them. Expected: the most specific
-// file wins (V100-SXM2-16GB -> v100-sxm2-16gb.yaml, V100-SXM2-32GB -> v100.yaml), CUDA device
+// file wins (V100-SXM2-16GB -> v100-sxm2-16gb.yaml, V100-SXM2-32GB -> v100.yaml, H100-PCIe-80GB ->
+// h100-pcie.yaml), CUDA device
 // names map to model names, and an unknown model lists the paths tried and the profiles present.
 TEST_CASE("profiles are found by GPU model name") {
   CHECK(find_device_profile("H100-SXM5-80GB", kCalibrationDir) == kCalibrationDir + "/h100.yaml");
@@ -269,13 +270,18 @@ TEST_CASE("profiles are found by GPU model name") {
   CHECK(gpu_model_from_device_name("Tesla V100-SXM2-32GB") == "V100-SXM2-32GB");
   CHECK(gpu_model_from_device_name("NVIDIA H200") == "H200");
   CHECK(load_device_profile_for(gpu_model_from_device_name("NVIDIA H200"), kCalibrationDir).name == "H200-SXM-141GB");
+  // The next-generation files: the PCIe H100 is more specific than h100.yaml; GB200 is not B200.
+  CHECK(find_device_profile("H100-PCIe-80GB", kCalibrationDir) == kCalibrationDir + "/h100-pcie.yaml");
+  CHECK(find_device_profile("B200-SXM-180GB", kCalibrationDir) == kCalibrationDir + "/b200.yaml");
+  CHECK(find_device_profile("GB200-186GB", kCalibrationDir) == kCalibrationDir + "/gb200.yaml");
+  CHECK(find_device_profile("MI355X-OAM-288GB", kCalibrationDir) == kCalibrationDir + "/mi355x.yaml");
   try {
-    (void)find_device_profile("B200-SXM-192GB", kCalibrationDir);
+    (void)find_device_profile("R100-SXM-288GB", kCalibrationDir);
     FAIL("an unknown model must be an error");
   } catch (const ConfigError& e) {
     const std::string message = e.what();
-    CHECK(message.find("b200-sxm-192gb.yaml") != std::string::npos);
-    CHECK(message.find("b200.yaml") != std::string::npos);
+    CHECK(message.find("r100-sxm-288gb.yaml") != std::string::npos);
+    CHECK(message.find("r100.yaml") != std::string::npos);
     CHECK(message.find("h100") != std::string::npos);
   }
 }
@@ -373,4 +379,64 @@ TEST_CASE("a sweep worker's profile files serve the CPU profiles its platforms n
   CHECK(after->dram_latency.value() == dlrmsim::rel(100e-9));
   CHECK(before->dram_latency.value() == dlrmsim::rel(203.361e-9));
   fs::remove_all(dir);
+}
+
+// System: the H100 profile (h100.yaml): gathers bounded by bandwidth (lookups x access bytes over
+// peak x efficiency) and by the misses the SMs keep in flight (lookups x access bytes x latency
+// over in-flight bytes per SM x SMs: 600 ns, 10,964 B, 132 SMs), whichever binds.
+// Inputs: 10^6 lookups of 512-byte rows (16 sectors, no rounding) in bags of 20.
+// Expected, in closed form:
+//  - at the datasheet 3.35 TB/s the bandwidth bound binds: 512e6 B / (3.35e12 x 0.72 x 512/528
+//    x 20/21) = 231.6 us, against the latency bound 512e6 x 600e-9 / (10,964 x 132) = 212.3 us;
+//  - at twice the bandwidth (6.7 TB/s) and the same latency and SMs, the latency bound binds:
+//    212.3 us, a speed-up of 231.6 / 212.3 = 1.09, far below 2;
+//  - from 6.7 to 13.4 TB/s, already latency bound: no speed-up at all;
+//  - with the platform's 148 SMs instead of 132 (on_platform_gpu), the latency bound falls by
+//    132/148.
+TEST_CASE("the gather's two limits, bandwidth bound and latency bound, each in closed form") {
+  const DeviceProfile base = h100();
+  REQUIRE(base.gather.latency_bound());
+  const double lookups = 1e6;
+  const Bytes row{512.0};
+  const double pooling = 20.0;
+  const double bandwidth_bound = 512e6 / (3.35e12 * 0.72 * (512.0 / 528.0) * (20.0 / 21.0));
+  const double latency_bound = 512e6 * 600e-9 / (10964.0 * 132.0);
+  CHECK(latency_bound < bandwidth_bound);
+  CHECK(base.embedding_forward_time(lookups, row, pooling).value() == dlrmsim::rel(bandwidth_bound));
+
+  GpuSpec twice;
+  twice.model = "H100-SXM5-80GB";
+  twice.hbm_bandwidth = BytesPerSecond(6.7e12);
+  const DeviceProfile fast = on_platform_gpu(base, twice);
+  CHECK(fast.embedding_forward_time(lookups, row, pooling).value() == dlrmsim::rel(latency_bound));
+  const double speedup = base.embedding_forward_time(lookups, row, pooling) / fast.embedding_forward_time(lookups, row, pooling);
+  CHECK(speedup == dlrmsim::rel(bandwidth_bound / latency_bound));
+  CHECK(speedup < 1.1);  // twice the peak bandwidth, the same latency: far less than 2x
+
+  GpuSpec four_times = twice;
+  four_times.hbm_bandwidth = BytesPerSecond(13.4e12);
+  CHECK(on_platform_gpu(base, four_times).embedding_forward_time(lookups, row, pooling).value() ==
+        dlrmsim::rel(latency_bound));
+
+  GpuSpec more_sms = twice;
+  more_sms.sm_count = 148;
+  CHECK(on_platform_gpu(base, more_sms).embedding_forward_time(lookups, row, pooling).value() ==
+        dlrmsim::rel(latency_bound * 132.0 / 148.0));
+  // The backward is the profile's multiple of the forward, so it inherits whichever bound binds.
+  CHECK(fast.embedding_backward_time(lookups, row, pooling, EmbeddingOptimizer::sgd).value() ==
+        dlrmsim::rel(latency_bound * 4.8 * ((512.0 / (3 * 512.0)) + (1.0 - 512.0 / (3 * 512.0)))));
+}
+
+// A profile without the three latency keys has no latency bound (the bandwidth form alone);
+// one with only some of them is a located error naming the missing key.
+TEST_CASE("a gather latency bound needs all three of its keys") {
+  CHECK_FALSE(load_device_profile(kCalibrationDir + "/a100.yaml").gather.latency_bound());
+  std::string text = read_text(kCalibrationDir + "/h100.yaml");
+  const auto at = text.find("  sms: 132\n");
+  REQUIRE(at != std::string::npos);
+  text.erase(at, std::string("  sms: 132\n").size());
+  CHECK_THROWS_WITH_AS(parse_device_profile(ConfigNode::load_string(text, "h100.yaml")),
+                       doctest::Contains("embedding_gather: the gather's latency bound needs latency, "
+                                         "bytes_in_flight_per_sm and sms together; 'sms' is missing"),
+                       ConfigError);
 }

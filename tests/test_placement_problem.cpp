@@ -193,3 +193,41 @@ TEST_CASE("a role's pods cut its nodes' CPU rate and memory to their share") {
                        "of the node count (pods are spread evenly)",
                        ConfigError);
 }
+
+// training.gpus_per_node: part of a server without an edited template. System: one DGX H100
+// (8 GPUs; gpu0-3 hosted by cpu0, gpu4-7 by cpu1) and one GB200 NVL72 rack (72 GPUs, 36 Grace).
+// Inputs: 1, 4 and 8 of 8; 8 of the rack's 72. Expected: the first N GPUs in template order
+// and only the sockets that host them (1 and 4 of a DGX: cpu0 alone; 8: both; the rack's first
+// 8 GPUs: the 4 Grace of trays 0 and 1); 9 of 8 is an error located at the key.
+TEST_CASE("gpus_per_node keeps the first N GPUs of each trainer node and the sockets hosting them") {
+  const auto dgx = platform("dgx-h100.yaml");
+  const auto m = model("dlrm_dcnv2_criteo_4tb.yaml");
+  const auto names = [](const PlacementProblem& p, OwnerKind k) {
+    std::vector<std::string> out;
+    for (std::uint32_t i : p.devices_of(k)) out.push_back(p.devices[i].name);
+    return out;
+  };
+  ProblemSettings s;
+  s.gpus_per_node = 1;
+  auto p = make_placement_problem(m, dgx, nullptr, s);
+  CHECK(names(p, OwnerKind::gpu) == std::vector<std::string>{"gpu0"});
+  CHECK(names(p, OwnerKind::cpu_socket) == std::vector<std::string>{"cpu0"});
+  s.gpus_per_node = 4;
+  p = make_placement_problem(m, dgx, nullptr, s);
+  CHECK(names(p, OwnerKind::gpu) == std::vector<std::string>{"gpu0", "gpu1", "gpu2", "gpu3"});
+  CHECK(names(p, OwnerKind::cpu_socket) == std::vector<std::string>{"cpu0"});
+  s.gpus_per_node = 8;
+  p = make_placement_problem(m, dgx, nullptr, s);
+  CHECK(count_kind(p, OwnerKind::gpu) == 8);
+  CHECK(count_kind(p, OwnerKind::cpu_socket) == 2);
+  const auto rack = platform("gb200-nvl72.yaml");
+  p = make_placement_problem(m, rack, nullptr, s);
+  CHECK(count_kind(p, OwnerKind::gpu) == 8);
+  CHECK(names(p, OwnerKind::cpu_socket) == std::vector<std::string>{"grace0", "grace1", "grace2", "grace3"});
+  s.gpus_per_node = 9;
+  s.gpus_per_node_where = "scenario.yaml:7:19: training.gpus_per_node";
+  CHECK_THROWS_WITH_AS(make_placement_problem(m, dgx, nullptr, s),
+                       "scenario.yaml:7:19: training.gpus_per_node: 9 GPUs per node, but node 'dgx-h100' has 8; "
+                       "expected at most 8",
+                       ConfigError);
+}

@@ -272,3 +272,76 @@ TEST_CASE("Persia on Google Cloud: three node groups of different templates with
   const auto classes = classes_on_route(p, gpu, server);
   CHECK(std::count(classes.begin(), classes.end(), "nic") == 2);
 }
+
+TEST_CASE("GB200 NVL72: the rack is one NVLink domain; GPUs reach their Grace over C2C and their tray's NICs through it") {
+  // System: gb200-nvl72.yaml, one rack as one node template: 72 GB200 GPUs on one NVLink switch
+  // crossbar (18 NVLink 5 links each), each pair of GPUs on one Grace by NVLink-C2C, two
+  // ConnectX-7 on each Grace by PCIe. Expected: every one of the 72 x 71 ordered GPU pairs routes
+  // GPU -> NVLink switch -> GPU (two NVLink links, never a NIC, never the Grace, not even for
+  // the two GPUs of one superchip, whose C2C path is as short); each GPU's host is its Grace
+  // (gpu 2k and 2k+1 on grace k) over one C2C link; its affinity NIC is one of its Grace's two,
+  // the two GPUs of a superchip spread over them (gpu i -> nic i), two hops away (C2C, PCIe).
+  const Platform p = load_platform(platform_file("gb200-nvl72.yaml"));
+  REQUIRE(p.all_gpus().size() == 72);
+  REQUIRE(p.nodes().size() == 1);
+  for (int a = 0; a < 72; ++a) {
+    for (int b = 0; b < 72; ++b) {
+      if (a == b) continue;
+      const auto classes = classes_on_route(p, dev(p, "gpu" + std::to_string(a)), dev(p, "gpu" + std::to_string(b)));
+      if (classes != std::vector<std::string>{"nvlink", "nvlink"}) FAIL("gpu" << a << " -> gpu" << b);
+    }
+  }
+  for (int g = 0; g < 72; ++g) {
+    const DeviceId gpu = dev(p, "gpu" + std::to_string(g));
+    CHECK(p.host_cpu(gpu) == dev(p, "grace" + std::to_string(g / 2)));
+    CHECK(classes_on_route(p, gpu, *p.host_cpu(gpu)) == std::vector<std::string>{"c2c"});
+    REQUIRE(p.affinity_nic(gpu).has_value());
+    CHECK(*p.affinity_nic(gpu) == dev(p, "nic" + std::to_string(g)));
+    CHECK(classes_on_route(p, gpu, *p.affinity_nic(gpu)) == std::vector<std::string>{"c2c", "pcie"});
+  }
+  // 1.8 TB/s per GPU, 900 GB/s per direction: the bottleneck of a GPU pair's route.
+  CHECK(p.route_bandwidth(dev(p, "gpu0"), dev(p, "gpu71")).value() == dlrmsim::rel(900e9));
+}
+
+TEST_CASE("two GB200 NVL72 racks: traffic leaves a rack only through the NICs") {
+  // System: gb200-nvl72-2racks.yaml, two racks on a fat tree. Expected: a pair of GPUs in one
+  // rack routes over NVLink only; a pair in different racks goes GPU -> C2C -> Grace -> PCIe ->
+  // NIC -> fabric -> NIC -> PCIe -> Grace -> C2C -> GPU, so every off-rack byte crosses a NIC
+  // link on each side.
+  const Platform p = load_platform(platform_file("gb200-nvl72-2racks.yaml"));
+  REQUIRE(p.all_gpus().size() == 144);
+  CHECK(classes_on_route(p, dev(p, "rack0.gpu3"), dev(p, "rack0.gpu70")) == std::vector<std::string>{"nvlink", "nvlink"});
+  const auto off = classes_on_route(p, dev(p, "rack0.gpu3"), dev(p, "rack1.gpu70"));
+  REQUIRE(off.size() >= 6);
+  CHECK(std::vector<std::string>(off.begin(), off.begin() + 3) == std::vector<std::string>{"c2c", "pcie", "nic"});
+  CHECK(std::vector<std::string>(off.end() - 3, off.end()) == std::vector<std::string>{"nic", "pcie", "c2c"});
+}
+
+TEST_CASE("PCIe-only and AMD servers: H100 PCIe GPUs meet over PCIe, MI300X and MI355X GPUs over one Infinity Fabric link") {
+  // System: h100-pcie-8gpu.yaml (no NVLink; two GPUs a PCIe Gen5 switch, two switches a socket)
+  // and mi300x-8gpu.yaml / mi355x-8gpu.yaml (every pair of the 8 GPUs joined by one Infinity
+  // Fabric link). Expected: H100 PCIe pairs on one switch route GPU -> switch -> GPU (2 PCIe
+  // links at 63 GB/s), pairs on one socket add the socket, pairs across sockets add UPI; no
+  // route has an NVLink-class link. On the AMD servers every pair routes over its own link, of
+  // class "nvlink" (the GPU-to-GPU scale-up class), at 64 GB/s (MI300X) and 76.8 GB/s (MI355X)
+  // per direction.
+  const Platform pcie = load_platform(platform_file("h100-pcie-8gpu.yaml"));
+  CHECK(classes_on_route(pcie, dev(pcie, "gpu0"), dev(pcie, "gpu1")) == std::vector<std::string>{"pcie", "pcie"});
+  CHECK(classes_on_route(pcie, dev(pcie, "gpu0"), dev(pcie, "gpu2")) ==
+        std::vector<std::string>{"pcie", "pcie", "pcie", "pcie"});
+  CHECK(classes_on_route(pcie, dev(pcie, "gpu0"), dev(pcie, "gpu7")) ==
+        std::vector<std::string>{"pcie", "pcie", "upi", "pcie", "pcie"});
+  CHECK(pcie.route_bandwidth(dev(pcie, "gpu0"), dev(pcie, "gpu1")).value() == dlrmsim::rel(63.015e9).epsilon(1e-3));
+  for (const auto& [file, bandwidth] : {std::pair{"mi300x-8gpu.yaml", 64e9}, std::pair{"mi355x-8gpu.yaml", 76.8e9}}) {
+    CAPTURE(file);
+    const Platform p = load_platform(platform_file(file));
+    for (int a = 0; a < 8; ++a) {
+      for (int b = 0; b < 8; ++b) {
+        if (a == b) continue;
+        const DeviceId ga = dev(p, "gpu" + std::to_string(a)), gb = dev(p, "gpu" + std::to_string(b));
+        CHECK(classes_on_route(p, ga, gb) == std::vector<std::string>{"nvlink"});
+        CHECK(p.route_bandwidth(ga, gb).value() == dlrmsim::rel(bandwidth));
+      }
+    }
+  }
+}

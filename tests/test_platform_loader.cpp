@@ -137,8 +137,8 @@ TEST_CASE("bad platform files are located errors with the expected form") {
                          doctest::Contains("unknown precision 'fp23'"), ConfigError);
   }
   SUBCASE("unknown link kind and unknown template") {
-    CHECK_THROWS_WITH_AS(load_text(replace(kGood, "kind: nvlink3", "kind: nvlink5")),
-                         doctest::Contains("links.0.kind: unknown link kind 'nvlink5'"), ConfigError);
+    CHECK_THROWS_WITH_AS(load_text(replace(kGood, "kind: nvlink3", "kind: nvlink6")),
+                         doctest::Contains("links.0.kind: unknown link kind 'nvlink6'"), ConfigError);
     const std::string cluster = kGood + "cluster:\n  groups:\n    - {name: n, template: boxx, count: 4}\n"
                                         "  fabric: {kind: fat_tree, hosts_per_leaf: 2}\n";
     CHECK_THROWS_WITH_AS(load_text(cluster), doctest::Contains("unknown node template 'boxx'; did you mean 'box'?"),

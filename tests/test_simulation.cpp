@@ -412,3 +412,85 @@ TEST_CASE("the report lists the device profiles used and whether they were measu
   CHECK_FALSE(r.device_profiles[0].measured);
   CHECK(r.device_profiles[0].provenance.find("not measured here") != std::string::npos);
 }
+
+namespace {
+
+/// One table of 1000 x 16 fp32 rows, one lookup a sample, a 305-parameter dense part (bottom
+/// 16 -> 16: 272; concat 32 -> top 1: 33), fp32 on the wire, global batch `batch`, every node
+/// simulated, on `platform` (a file of configs/platforms).
+Scenario nvl72_job(const std::string& platform, int batch) {
+  return scenario_text("name: nvl72\nplatform: ../platforms/" + platform + R"(
+model:
+  name: tiny
+  global_batch_size: )" + std::to_string(batch) + R"(
+  dense_features: 16
+  embedding_tables: [{name: t, count: 1, rows: 1000, dim: 16, lookups_per_sample: 1}]
+  bottom_mlp: [16]
+  interaction: concat
+  top_mlp: [1]
+  optimizer: sgd
+  precision: {compute: bf16, communication: fp32}
+training: {mode: hybrid_parallel_sync, nodes: all}
+placement: {policy: cost_greedy, tiers: [gpu_hbm]}
+)");
+}
+
+Bytes class_bytes(const RunReport& r, const std::string& kind) {
+  for (const auto& u : r.utilization) {
+    if (u.resource_class == kind) return u.bytes;
+  }
+  return Bytes(0.0);
+}
+
+}  // namespace
+
+// System: one GB200 NVL72 rack (gb200-nvl72.yaml, 72 GPUs in one NVLink domain), the tiny job
+// above at 64 samples a GPU. Expected: the all-to-all (pooled outputs, gradients, ids) and the
+// all-reduce run, on NVLink, and not one byte reaches a NIC or the fabric: the whole rack is
+// one node whose routes never leave it.
+TEST_CASE("GB200 NVL72: no NIC carries the traffic of a job inside one rack") {
+  const auto r = run_scenario(nvl72_job("gb200-nvl72.yaml", 72 * 64));
+  CHECK(r.simulated_trainers == 72);
+  CHECK(class_bytes(r, "nvlink").value() > 0.0);
+  CHECK(class_bytes(r, "nic").value() == 0.0);
+  CHECK(class_bytes(r, "network").value() == 0.0);
+}
+
+// System: two GB200 NVL72 racks on a fat tree (gb200-nvl72-2racks.yaml), the tiny job above at
+// 64 samples a GPU (global batch 9,216, 144 GPUs). The planner splits the table column-wise
+// into 4 shards of 4 columns on rack0's gpu0-3 (checked). Off-rack bytes per step, by hand:
+//   pooled outputs: 4 owners x 72 rack1 trainers x 64 samples x 4 columns x 4 B = 294,912
+//   their gradients back, the same:                                             294,912
+//   ids to the owners: 72 trainers x 4 owners x 64 lookups x 8 B (kIndexBytes) = 147,456
+//   all-reduce of the 305 x 4 B = 1,220 B of dense gradients: phase 2 rings S/g over the
+//     N = 2 racks, 2 (N-1)/N x S/72 a GPU, x 144 GPUs = 2 S                  =   2,440
+//   total                                                                       739,720 B
+// Every off-rack byte crosses a NIC link on each side (NIC -> leaf, leaf -> NIC) and the
+// NIC's PCIe link to its Grace on each side: 2 x 739,720 = 1,479,440 B of each class.
+TEST_CASE("two GB200 NVL72 racks: the off-rack share, and only it, goes through the NICs") {
+  const auto r = run_scenario(nvl72_job("gb200-nvl72-2racks.yaml", 144 * 64));
+  CHECK(r.simulated_trainers == 144);
+  REQUIRE(r.placement.size() == 1);
+  REQUIRE(r.placement[0].sharding == "column_wise");
+  REQUIRE(r.placement[0].owners == std::vector<std::string>{"rack0.gpu0", "rack0.gpu1", "rack0.gpu2", "rack0.gpu3"});
+  const double off_rack = 2 * 4 * 72 * 64 * 4 * 4.0 + 72 * 4 * 64 * 8.0 + 2 * 305 * 4.0;
+  CHECK(off_rack == 739720.0);
+  CHECK(class_bytes(r, "nic").value() == dlrmsim::rel(2 * off_rack).epsilon(1e-9));
+  CHECK(class_bytes(r, "pcie").value() == dlrmsim::rel(2 * off_rack).epsilon(1e-9));
+}
+
+// System: the shipped default scenario (DLRM-DCNv2 on one DGX H100, global batch 55,296) with
+// training.gpus_per_node, no edited template. Inputs: 2 and 4 of the 8 GPUs (the 105 GB of
+// tables do not fit one 80 GB GPU). Expected: 2 and 4 trainers, each with the global batch
+// over its trainers (27,648 and 13,824 samples a GPU), so two GPUs are slower than four, and
+// four slower than eight.
+TEST_CASE("gpus_per_node runs a job on part of a server") {
+  const auto two = run_scenario(shipped("default", {"training.gpus_per_node=2"}));
+  const auto four = run_scenario(shipped("default", {"training.gpus_per_node=4"}));
+  const auto eight = run_scenario(shipped("default"));
+  CHECK(two.simulated_trainers == 2);
+  CHECK(four.simulated_trainers == 4);
+  CHECK(eight.simulated_trainers == 8);
+  CHECK(two.throughput_samples_per_s < four.throughput_samples_per_s);
+  CHECK(four.throughput_samples_per_s < eight.throughput_samples_per_s);
+}

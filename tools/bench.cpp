@@ -23,6 +23,9 @@
 //  - dcnv2_64node_all_s, dcnv2_512node_all_s: the same scenario (1 warm-up + 2 steps) with
 //    every node simulated (training.nodes=all, flows aggregated per destination node) on 64
 //    and 512 nodes; dcnv2_16node_per_pair_s: 16 nodes with one flow per pair of GPUs;
+//  - nvl72_rack_all_s, nvl72_16rack_all_s: configs/scenarios/dcnv2_gb200_nvl72.yaml (1 warm-up
+//    + 2 steps), every GPU simulated, on one GB200 NVL72 rack (72 GPUs in one NVLink domain)
+//    and on 16 racks (1,152 GPUs) of gb200-nvl72-2racks.yaml's fabric;
 //  - persia_100t_s: the 100-trillion-parameter persia_hybrid run on the Google Cloud cluster;
 //  - place_5000_tables_s: cost_greedy planning of 5,000 tables over 64 GPUs;
 //  - sweep_10000_points_s: configs/sweeps/hbm_bandwidth_x_batch.yaml (10,000 points of a
@@ -239,7 +242,7 @@ int main(int argc, char** argv) {
   }
   const std::vector<std::string> workloads{"activities", "all_to_all", "staggered",  "ring",       "dcnv2_step",
                                            "persia",     "place",      "sweep",      "cluster_64", "cluster_512",
-                                           "cluster_per_pair", "plan"};
+                                           "cluster_per_pair", "nvl72", "nvl72_16", "plan"};
   std::vector<std::string> only;
   if (vm.count("only")) {
     only = vm["only"].as<std::vector<std::string>>();
@@ -302,6 +305,15 @@ int main(int argc, char** argv) {
     figures.add("dcnv2_16node_per_pair_s",
                 scenario_seconds(superpod, {"platform.cluster.groups.0.count=16", "training.nodes=all",
                                             "training.communication=per_pair", "run.warmup_steps=1", "run.steps=2"}));
+  }
+  const std::string nvl72 = configs + "/scenarios/dcnv2_gb200_nvl72.yaml";
+  if (selected("nvl72")) {
+    figures.add("nvl72_rack_all_s", scenario_seconds(nvl72, {"run.warmup_steps=1", "run.steps=2"}));
+  }
+  if (selected("nvl72_16")) {
+    figures.add("nvl72_16rack_all_s",
+                scenario_seconds(nvl72, {"platform=../platforms/gb200-nvl72-2racks.yaml", "platform.cluster.groups.0.count=16",
+                                         "run.warmup_steps=1", "run.steps=2"}));
   }
   if (selected("persia")) {
     figures.add("persia_100t_s", scenario_seconds(configs + "/scenarios/persia_100t_gcp.yaml"));

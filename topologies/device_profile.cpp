@@ -134,7 +134,10 @@ double DeviceProfile::gather_efficiency(Bytes row_bytes, double pooling) const {
 Seconds DeviceProfile::embedding_forward_time(double lookups, Bytes row_bytes, double pooling) const {
   check_lookups(lookups, row_bytes);
   if (!(pooling >= 1.0)) throw std::invalid_argument("embedding pooling must be at least 1 lookup per bag");
-  return lookups * gather_access_bytes(row_bytes) / (hbm_bandwidth() * gather_efficiency(row_bytes, pooling));
+  const Bytes bytes = gather_access_bytes(row_bytes) * lookups;
+  const Seconds bandwidth_bound = bytes / (hbm_bandwidth() * gather_efficiency(row_bytes, pooling));
+  if (!gather.latency_bound()) return bandwidth_bound;
+  return std::max(bandwidth_bound, bytes / gather.latency_bound_rate());
 }
 
 Seconds DeviceProfile::embedding_backward_time(double lookups, Bytes row_bytes, double pooling,
@@ -290,6 +293,21 @@ DeviceProfile parse_profile_body(const ConfigNode& root) {
   p.gather.max_efficiency = get_fraction(gather, "max_efficiency");
   p.gather.row_half = gather.get_positive<Bytes>("row_half", true);
   p.gather.pooling_half = get_nonnegative(gather, "pooling_half");
+  {
+    // The latency bound: all three keys or none.
+    const bool any = gather.has("latency") || gather.has("bytes_in_flight_per_sm") || gather.has("sms");
+    if (any) {
+      for (const char* key : {"latency", "bytes_in_flight_per_sm", "sms"}) {
+        if (!gather.has(key)) {
+          gather.fail(std::string("the gather's latency bound needs latency, bytes_in_flight_per_sm and sms together; '") +
+                      key + "' is missing");
+        }
+      }
+      p.gather.latency = gather.get_positive<Seconds>("latency");
+      p.gather.bytes_in_flight_per_sm = gather.get_positive<Bytes>("bytes_in_flight_per_sm");
+      p.gather.sms = gather.get_positive<int>("sms");
+    }
+  }
   p.gather.provenance = read_provenance(gather);
   gather.finish();
 
@@ -424,6 +442,11 @@ std::string device_profile_to_yaml(const DeviceProfile& p) {
       << "  max_efficiency: " << format_number(p.gather.max_efficiency, 9) << "\n"
       << "  row_half: " << bytes(p.gather.row_half) << "\n"
       << "  pooling_half: " << format_number(p.gather.pooling_half, 9) << "\n";
+  if (p.gather.latency_bound()) {
+    out << "  latency: \"" << format_number(p.gather.latency.value() * 1e9, 9) << " ns\"\n"
+        << "  bytes_in_flight_per_sm: " << bytes(p.gather.bytes_in_flight_per_sm) << "\n"
+        << "  sms: " << p.gather.sms << "\n";
+  }
   write_provenance(out, p.gather.provenance, "  ");
   out << "embedding_backward:\n"
       << "  sgd_multiple: " << format_number(p.embedding_backward.sgd_multiple, 9) << "\n"
@@ -513,6 +536,7 @@ namespace dlrmsim::topo {
 
 DeviceProfile on_platform_gpu(DeviceProfile profile, const topo::GpuSpec& gpu) {
   if (gpu.hbm_bandwidth.value() > 0.0) profile.memory.hbm_bandwidth = gpu.hbm_bandwidth;
+  if (gpu.sm_count > 0 && profile.gather.latency_bound()) profile.gather.sms = gpu.sm_count;
   for (auto& [dtype, coefficients] : profile.gemm) {
     for (topo::Precision p : topo::kAllPrecisions) {
       if (topo::to_string(p) != to_string(dtype)) continue;
@@ -531,6 +555,7 @@ std::shared_ptr<const DeviceProfile> DeviceProfileSet::find(const topo::GpuSpec&
     const auto peak = gpu.peak.get(topo::kAllPrecisions[i]);
     key.second[i + 1] = peak ? peak->value() : -1.0;
   }
+  key.second[topo::kPrecisionCount + 1] = static_cast<double>(gpu.sm_count);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   if (missing_.count(gpu.model) > 0) return nullptr;
   std::shared_ptr<const DeviceProfile> profile;

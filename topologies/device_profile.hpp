@@ -41,6 +41,18 @@
 //   Why: random rows are read at a fraction of the streaming bandwidth; short rows expose the
 //   per-lookup cost of loading an index and computing an address (row_half), small bags the
 //   per-bag cost of reading offsets and writing the pooled output (pooling_half).
+//   Latency bound (optional: a profile with `latency`, `bytes_in_flight_per_sm` and `sms` in
+//   embedding_gather): random rows are independent misses, and the SMs keep only so many bytes
+//   of them in flight; by Little's law the rows then arrive at most at
+//     in-flight bytes per SM x SMs / memory latency,
+//   so
+//     latency_bound = lookups * access_bytes(row_bytes) * latency / (bytes_in_flight_per_sm * sms)
+//     forward time  = max(the bandwidth-bound time above, latency_bound)
+//   whichever binds. A GPU with twice the HBM bandwidth and the same latency and SMs speeds a
+//   latency-bound gather by nothing, and one that is bandwidth bound by less than twice until
+//   the latency bound takes over: generation-to-generation gains on random gathers follow
+//   SMs x in-flight bytes / latency as much as the HBM peak. `sms` is the platform GPU's
+//   sm_count when the platform gives one (on_platform_gpu), else the profile's.
 //   Backward with the optimiser update (sort by row, segment-reduce, update) costs a measured
 //   multiple of the forward time of the same lookups, per optimiser, measured with uniform ids
 //   (every lookup a distinct row). With repeated rows the kernel reads each lookup's pooled
@@ -192,9 +204,18 @@ struct GatherCoefficients {
   double max_efficiency = 0.0;
   Bytes row_half{0.0};
   double pooling_half = 0.0;
+  /// The latency bound (all three set, or none: no latency bound): load-to-use latency of an
+  /// HBM miss, bytes of misses one SM keeps in flight, and the SMs.
+  Seconds latency{0.0};
+  Bytes bytes_in_flight_per_sm{0.0};
+  int sms = 0;
   Provenance provenance;
 
   [[nodiscard]] double efficiency(Bytes row_bytes, double pooling) const;
+  [[nodiscard]] bool latency_bound() const { return sms > 0 && latency.value() > 0.0 && bytes_in_flight_per_sm.value() > 0.0; }
+  /// in-flight bytes per SM x SMs / latency: the rate random rows arrive at when the misses in
+  /// flight bind (only with latency_bound()).
+  [[nodiscard]] BytesPerSecond latency_bound_rate() const { return bytes_in_flight_per_sm * static_cast<double>(sms) / latency; }
 };
 
 struct EmbeddingBackwardCoefficients {
@@ -312,7 +333,7 @@ std::string gpu_model_from_device_name(std::string_view device_name);
 DeviceProfile load_device_profile_for(std::string_view gpu_model, const std::string& calibration_dir);
 
 /// The profile as it applies to one platform GPU: the peak rates (HBM bandwidth, GEMM peak
-/// per dtype) are the platform's, the fractions of peak (efficiencies, achievable fractions)
+/// per dtype) and the SM count of the gather's latency bound are the platform's, the fractions of peak (efficiencies, achievable fractions)
 /// and fixed costs stay the profile's. The platform file is thus the one source of peak
 /// rates, and a what-if on it ("HBM at 4.8 TB/s") reaches every cost model.
 DeviceProfile on_platform_gpu(DeviceProfile profile, const topo::GpuSpec& gpu);
@@ -372,7 +393,7 @@ class DeviceProfileSet {
   // A platform GPU's profile by model and peak rates (HBM bandwidth, then each precision's
   // peak, -1 where the GPU gives none): two GPUs of one model with different datasheet
   // figures (a what-if on one node template) get different profiles.
-  using PlatformKey = std::pair<std::string, std::array<double, topo::kPrecisionCount + 1>>;
+  using PlatformKey = std::pair<std::string, std::array<double, topo::kPrecisionCount + 2>>;
   mutable std::map<PlatformKey, std::shared_ptr<const DeviceProfile>> cache_;
   // GPU models without a profile file -> the ConfigError's message (what was looked for).
   mutable std::map<std::string, std::string> missing_;

@@ -186,7 +186,47 @@ void NodeTemplate::add_link(std::uint32_t a, std::uint32_t b, LinkKind kind, int
   if (!bandwidth && !link_kind_info(kind).bandwidth) {
     throw PlatformError(what + ends + ": a " + std::string(to_string(kind)) + " link needs an explicit bandwidth");
   }
+  if (kind == LinkKind::nvlink_c2c) {
+    // NVLink-C2C joins a Grace CPU to its GPU(s); GPUs reach each other over NVLink.
+    const DeviceKind ka = kind_of(devices[a].spec), kb = kind_of(devices[b].spec);
+    const bool cpu_gpu = (ka == DeviceKind::cpu && kb == DeviceKind::gpu) || (ka == DeviceKind::gpu && kb == DeviceKind::cpu);
+    if (!cpu_gpu) {
+      throw PlatformError(what + ends + ": an nvlink_c2c link joins a CPU and a GPU (here " + std::string(to_string(ka)) +
+                          " and " + std::string(to_string(kb)) + "); GPUs are joined by NVLink");
+    }
+  }
   links.push_back(TemplateLink{a, b, kind, count, bandwidth, latency});
+}
+
+std::optional<std::string> NodeTemplate::mixed_scale_up_domain() const {
+  // Union-find over the GPU-to-GPU scale-up links (resource class "nvlink": NVLink, AMD
+  // Infinity Fabric), through the NVSwitches they meet at.
+  std::vector<std::uint32_t> parent(devices.size());
+  for (std::uint32_t i = 0; i < parent.size(); ++i) parent[i] = i;
+  const auto root = [&](std::uint32_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  for (const TemplateLink& l : links) {
+    if (link_kind_info(l.kind).resource_class == "nvlink") parent[root(l.a)] = root(l.b);
+  }
+  std::vector<std::uint32_t> first_gpu(devices.size(), kNoIndex);  // by domain root
+  for (std::uint32_t i = 0; i < devices.size(); ++i) {
+    const auto* gpu = std::get_if<GpuSpec>(&devices[i].spec);
+    if (!gpu) continue;
+    std::uint32_t& first = first_gpu[root(i)];
+    if (first == kNoIndex) {
+      first = i;
+      continue;
+    }
+    const auto& model = std::get<GpuSpec>(devices[first].spec).model;
+    if (gpu->model != model) {
+      return "one NVLink domain joins GPUs of different models: " + devices[first].name + " is " + quoted(model) +
+             ", " + devices[i].name + " is " + quoted(gpu->model) +
+             "; a scale-up domain holds one GPU model (join the others by PCIe or the network)";
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<std::uint32_t> NodeTemplate::find(const std::string& device_name) const {

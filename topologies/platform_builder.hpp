@@ -56,9 +56,14 @@ struct NodeTemplate {
   /// Adds a device and returns its index; PlatformError if the name is taken.
   std::uint32_t add_device(std::string device_name, DeviceSpec spec, DevicePower power = {});
   /// Adds a link; PlatformError for a bad index, a self-loop, a non-positive count or bandwidth,
-  /// or an ethernet / infiniband link without a bandwidth.
+  /// an ethernet / infiniband link without a bandwidth, or an nvlink_c2c link that does not
+  /// join a CPU and a GPU.
   void add_link(std::uint32_t a, std::uint32_t b, LinkKind kind, int count = 1,
                 std::optional<BytesPerSecond> bandwidth = std::nullopt, std::optional<Seconds> latency = std::nullopt);
+  /// The first scale-up domain (GPUs joined by NVLink-class links, directly or through
+  /// NVSwitches) holding GPUs of two models, described; nullopt when every domain holds one
+  /// model. The loader checks it after each link, so the error points at the joining link.
+  [[nodiscard]] std::optional<std::string> mixed_scale_up_domain() const;
   /// Index of a device by name, nullopt if absent.
   [[nodiscard]] std::optional<std::uint32_t> find(const std::string& device_name) const;
 };

@@ -329,6 +329,9 @@ void read_link(const ConfigNode& l, NodeTemplate& t) {
   } catch (const PlatformError& e) {
     l.fail(e.what());
   }
+  if (link_kind_info(kind).resource_class == "nvlink") {
+    if (auto mixed = t.mixed_scale_up_domain()) l.fail(*mixed);
+  }
   l.finish();
 }
 

@@ -83,7 +83,8 @@ constexpr Parameter kPlatformParameters[] = {
     // Links.
     {"platform.node_templates.*.links", "", "none (no links)", "a list of links", "The links between a node's devices."},
     {"platform.node_templates.*.links.*.kind", "", "required",
-     "nvlink2 | nvlink3 | nvlink4 | pcie3x16 | pcie4x16 | pcie5x16 | upi | xgmi | ethernet | infiniband",
+     "nvlink2 | nvlink3 | nvlink4 | nvlink5 | nvlink_c2c | pcie3x16 | pcie4x16 | pcie5x16 | pcie6x16 | upi | xgmi | "
+     "infinity_fabric | ethernet | infiniband",
      "Link kind; sets the default bandwidth and latency (topologies/links.cpp)."},
     {"platform.node_templates.*.links.*.count", "count", "1", "> 0", "Parallel links per connected pair (NVLink bricks)."},
     {"platform.node_templates.*.links.*.bandwidth", "bytes/s", "the link kind's (required for ethernet, infiniband)",
