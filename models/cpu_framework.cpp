@@ -14,6 +14,12 @@ EagerOperators eager_layer_operators(const DenseLayer& l, const ModelSpec& model
   if (kind == "linear") return {.forward = 2, .backward = 5, .parameter_tensors = 2};
   if (kind == "dot_interaction") return {.forward = 7, .backward = 7, .parameter_tensors = 0};
   if (kind == "concat_interaction") return {.forward = 1, .backward = 1, .parameter_tensors = 0};
+  if (kind == "feature_mlp") {
+    // Each layer an nn.Linear over the [batch, features, width] tensor and its activation, as
+    // linear's counts; then one cat of the features' outputs with the dense input.
+    const int layers = static_cast<int>(model.interaction.widths.size());
+    return {.forward = 2 * layers + 1, .backward = 5 * layers + 1, .parameter_tensors = 2 * layers};
+  }
   if (kind == "dcnv2_cross") {
     const int layers = model.interaction.cross_layers;
     if (model.interaction.low_rank > 0) return {.forward = 4 * layers, .backward = 9 * layers, .parameter_tensors = 3 * layers};

@@ -46,6 +46,9 @@
 //     + x: 4 forward operators; backward MmBackward0, AddmmBackward0, TBackward0 x 2,
 //     MulBackward0, AddBackward0 and AccumulateGrad for V, W, b: 9 nodes; 3 parameter tensors
 //     (full rank: one addmm, 3 operators, 6 nodes, 2 tensors).
+//   feature_mlp (an MLP the features share, models/operators/feature_mlp.cpp): per layer an
+//     nn.Linear over the [batch, features, width] tensor and its activation (linear's counts:
+//     2 forward operators, 5 backward nodes, 2 tensors), and one cat (1 and 1).
 //   torch/optim/optimizer.py zero_grad (set_to_none=False): one zero_ per tensor.
 //   torch/optim/sgd.py _single_tensor_sgd (foreach defaults to False in 1.13): param.add_, 1 per
 //     tensor, dense or sparse.
