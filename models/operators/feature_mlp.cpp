@@ -16,7 +16,8 @@
 //    backward         sum_l gemm(b F, w_{l-1}, w_l) [input gradient] + gemm(w_{l-1}, w_l, b F)
 //                     [weight gradient]
 // On a CPU socket the same GEMMs through CpuCostInput::gemm (linear's form).
-#include <string>
+#include <cstdint>
+#include <vector>
 
 #include "models/dense_operator.hpp"
 
