@@ -211,25 +211,21 @@ void measure(const Sweep& sweep, const cal::TimingOptions& timing, validation::R
   auto& out = raw.measurements;
   const auto progress = [&](const std::string& what) { std::cerr << "[" << out.size() << "] " << what << "\n"; };
 
+  // Per-kernel records (no shape): the launch overhead, and the floor of an empty kernel.
+  const auto per_kernel = [&](validation::MeasurementKind kind, cal::Timing (*time)(int, const cal::TimingOptions&)) {
+    for (int i = 0; i < sweep.launch_records; ++i) {
+      const cal::Timing t = time(1000, timing);
+      validation::Measurement m;
+      m.kind = kind;
+      m.time = Seconds(t.median_seconds);
+      m.repeats = t.repeats;
+      out.push_back(m);
+    }
+  };
   progress("kernel launch overhead");
-  for (int i = 0; i < sweep.launch_records; ++i) {
-    const cal::Timing t = cal::time_launch_overhead(1000, timing);
-    validation::Measurement m;
-    m.kind = validation::MeasurementKind::launch;
-    m.time = Seconds(t.median_seconds);
-    m.repeats = t.repeats;
-    out.push_back(m);
-  }
-
+  per_kernel(validation::MeasurementKind::launch, &cal::time_launch_overhead);
   progress("kernel floor");
-  for (int i = 0; i < sweep.launch_records; ++i) {
-    const cal::Timing t = cal::time_kernel_floor(1000, timing);
-    validation::Measurement m;
-    m.kind = validation::MeasurementKind::kernel_floor;
-    m.time = Seconds(t.median_seconds);
-    m.repeats = t.repeats;
-    out.push_back(m);
-  }
+  per_kernel(validation::MeasurementKind::kernel_floor, &cal::time_kernel_floor);
 
   progress("copies");
   const std::vector<std::pair<cal::CopyKind, topo::CopyKind>> copies = {
