@@ -3,6 +3,8 @@
 #include "common/files.hpp"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include <algorithm>
 #include <charconv>
@@ -197,12 +199,61 @@ struct ExpansionWalk {
   }
 };
 
+// The most nodes (values, lists, mappings and aliases, as written) one YAML text may hold:
+// 2^20. The largest shipped file holds a few thousand; a parsed node takes about 300 bytes, so
+// the bound keeps a file from taking more than about 300 MB before any reader sees it.
+constexpr std::uint64_t kMaxYamlNodes = std::uint64_t{1} << 20;
+
+// Counts the nodes of the text's first document as the parser meets them, building nothing,
+// and stops at the first node past kMaxYamlNodes; a second document is refused where it
+// starts. yaml-cpp's tree takes about 300 bytes per node, so the count is taken before it.
+class NodeCounter : public YAML::EventHandler {
+ public:
+  explicit NodeCounter(const std::string& source) : source_(source) {}
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++documents_ > 1) {
+      throw ConfigError(location(source_, mark) +
+                        ": a second YAML document (after '---'); a configuration file holds one document, "
+                        "expected nothing after the first");
+    }
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { count(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { count(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override { count(mark); }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    count(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    count(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void count(const YAML::Mark& mark) {
+    if (++nodes_ > kMaxYamlNodes) {
+      throw ConfigError(location(source_, mark) + ": more than " + std::to_string(kMaxYamlNodes) +
+                        " values, lists and mappings in one file (too large); dlrmsim's files hold a few thousand");
+    }
+  }
+  const std::string& source_;
+  int documents_ = 0;
+  std::uint64_t nodes_ = 0;
+};
+
 }  // namespace
 
 YAML::Node parse_yaml(const std::string& text, const std::string& source_name) {
   refuse_control_characters(text, source_name);
   YAML::Node root;
   try {
+    std::istringstream in(text);
+    YAML::Parser events(in);
+    NodeCounter counter(source_name);
+    while (events.HandleNextDocument(counter)) {
+    }
     root = YAML::Load(text);
   } catch (const YAML::DeepRecursion& e) {
     throw ConfigError(location(source_name, e.mark) + ": " + nesting_message());

@@ -180,6 +180,37 @@ TEST_CASE("an alias inside its own anchor's node is refused as an alias cycle, l
   CHECK_NOTHROW(ConfigNode::load_string("a: &a [1]\nb: [*a, *a]\n", "c.yaml"));
 }
 
+// System: YAML text holding a second document after '---', valid or not, in a file and in a
+// --set value. Expected: a located ConfigError at the second document (yaml-cpp reads the
+// first and ignored the rest silently, so a key written after '---' was never read); one
+// document, with or without an explicit '---' start or a '...' end, loads.
+TEST_CASE("a second YAML document is refused where it starts") {
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string("a: 1\n---\nb: 2\n", "c.yaml"),
+                       doctest::Contains("c.yaml:2:1: a second YAML document"), ConfigError);
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string("a: 1\n--- [unclosed\n", "c.yaml"),
+                       doctest::Contains("c.yaml:2:"), ConfigError);
+  CHECK_THROWS_WITH_AS(parse_override("run.steps=4\n---\n5"), doctest::Contains("a second YAML document"), ConfigError);
+  CHECK(ConfigNode::load_string("---\na: 1\n", "c.yaml").get<int>("a") == 1);
+  CHECK(ConfigNode::load_string("a: 1\n...\n", "c.yaml").get<int>("a") == 1);
+}
+
+// System: a flow list of 2^20 + 1 ones (2 MiB of text), and one of 2^20 - 1 inside a mapping.
+// Expected: the first is refused, located at its first node past the bound, before the tree is
+// built (a parsed node takes about 300 bytes: a 10 MB list took 3 GB); the second loads
+// (the bound is 2^20 nodes, the mapping and its key included).
+TEST_CASE("a YAML text of more than 2^20 nodes is refused before it is built") {
+  const std::size_t bound = std::size_t{1} << 20;
+  std::string over = "[";
+  for (std::size_t i = 0; i <= bound; ++i) over += i ? ",1" : "1";
+  over += "]\n";
+  const std::string where = "big.yaml:1:" + std::to_string(2 * bound) + ": more than 1048576 values";
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string(over, "big.yaml"), doctest::Contains(where.c_str()), ConfigError);
+  std::string under = "a: [";
+  for (std::size_t i = 0; i + 3 < bound; ++i) under += i ? ",1" : "1";
+  under += "]\n";
+  CHECK(ConfigNode::load_string(under, "ok.yaml").child("a").elements().size() == bound - 3);
+}
+
 TEST_CASE("aliases that multiply a small text into a huge tree are refused") {
   // a0 holds 10 scalars; each a(i) holds 10 aliases of a(i-1): a7 stands for 10^8 scalars from
   // under 400 bytes. Expected: refused while loading; a few aliases (the linear case) pass.
