@@ -112,14 +112,17 @@ YAML::Node load_base(const ConfigNode& root, std::string& source) {
 }
 
 
-/// The files a scenario names for its platform and model (relative to its directory), when
-/// they are given as paths: inputs that a result file must not overwrite.
+/// The files a scenario names for its platform, model and software (found as the scenario
+/// loader finds them: next to it, then in the data search path), when they are given as paths:
+/// inputs that a result file must not overwrite.
 std::vector<std::string> referenced_files(const YAML::Node& scenario, const std::string& source) {
   std::vector<std::string> files;
   if (!scenario.IsMap()) return files;
-  for (const char* key : {"platform", "model"}) {
+  for (const char* key : {"platform", "model", "software"}) {
     const YAML::Node part = scenario[key];
-    if (part && part.IsScalar()) files.push_back((fs::path(source).parent_path() / part.Scalar()).string());
+    if (part && part.IsScalar()) {
+      files.push_back(resolve_data_path(part.Scalar(), fs::path(source).parent_path().string(), data_search_path()));
+    }
   }
   return files;
 }
@@ -215,6 +218,13 @@ Sweep load_sweep(const std::string& path, const std::shared_ptr<KeyLog>& log) {
     }
   }
   sweep.size_ = total;
+  // An axis that chooses the platform, model or software file reads each file it names.
+  const std::vector<DataRoot> roots = data_search_path();
+  const std::string base_dir = fs::path(sweep.base_source_).parent_path().string();
+  for (const SweepAxis& a : sweep.axes_) {
+    if (a.key != "platform" && a.key != "model" && a.key != "software") continue;
+    for (const std::string& v : a.values) sweep.input_files_.push_back(resolve_data_path(v, base_dir, roots));
+  }
   return sweep;
 }
 
