@@ -4,6 +4,7 @@
 #include "common/text.hpp"
 #include "common/files.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -601,7 +602,16 @@ std::size_t run_points(const Sweep& sweep, const std::vector<std::size_t>& todo,
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+  // Rows appended to a file that was removed or replaced meanwhile are lost: said here,
+  // before the rows are collected into a result that would lack them.
+  struct stat appended {}, named {};
+  const bool same = ::fstat(::fileno(out), &appended) == 0 && ::stat(append_path.c_str(), &named) == 0 &&
+                    appended.st_dev == named.st_dev && appended.st_ino == named.st_ino;
   const bool closed = std::fclose(out) == 0;
+  if (!write_error && closed && !same) {
+    throw OutputError(append_path + ": cannot write the output: the file was removed or replaced while the sweep "
+                      "appended its rows; they are lost (run the sweep again)");
+  }
   if (write_error || !closed) {
     throw OutputError(append_path + ": cannot write the output: " + std::strerror(write_error ? write_error : errno));
   }
@@ -619,6 +629,7 @@ std::vector<std::size_t> points_to_run(const Sweep& sweep, const std::set<std::s
 std::size_t run_sweep(const Sweep& sweep, const PointRunner& runner, const std::vector<std::string>& output_columns,
                       const SweepOptions& options, SweepSummary* summary) {
   check_result_path(options.output_path);
+  const OutputLock lock(options.output_path);  // held until the result file is complete
   const std::string header = sweep_header(sweep, output_columns);
   std::set<std::size_t> finished;
   if (options.resume && path_exists(options.output_path)) {

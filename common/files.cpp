@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -283,6 +284,39 @@ void check_outputs(const std::vector<OutputPath>& outputs, const std::vector<fs:
     }
     seen.emplace_back(id, &out);
   }
+}
+
+OutputLock::OutputLock(const fs::path& output) {
+  const fs::path target = resolve_output_links(output);
+  const std::string name = target.filename().string();
+  lock_path_ = (target.parent_path() / ("." + name.substr(0, std::min<std::size_t>(name.size(), 240)) + ".lock")).string();
+  // A lock file removed by the process that held it may still be opened by another: the lock
+  // counts only when the locked file is still the one at the path.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    Descriptor lock(::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
+    if (lock.fd < 0) output_failed(output, "cannot create the lock file '" + lock_path_ + "': " + system_reason(errno));
+    if (::flock(lock.fd, LOCK_EX | LOCK_NB) != 0) {
+      if (errno == EWOULDBLOCK) {
+        output_failed(output, "another process is writing it (it holds the lock '" + lock_path_ +
+                                  "'); wait for it to end or choose another output path");
+      }
+      output_failed(output, "cannot lock '" + lock_path_ + "': " + system_reason(errno));
+    }
+    struct stat held {}, named {};
+    if (::fstat(lock.fd, &held) == 0 && ::stat(lock_path_.c_str(), &named) == 0 && held.st_dev == named.st_dev &&
+        held.st_ino == named.st_ino) {
+      fd_ = lock.fd;
+      lock.fd = -1;
+      return;
+    }
+  }
+  output_failed(output, "cannot lock '" + lock_path_ + "': it keeps being replaced");
+}
+
+OutputLock::~OutputLock() {
+  if (fd_ < 0) return;
+  ::unlink(lock_path_.c_str());  // while locked: no other process holds this file
+  ::close(fd_);
 }
 
 void flush_standard_output() {

@@ -72,6 +72,23 @@ struct OutputPath {
 /// command lists the outputs whose options were given.
 void check_outputs(const std::vector<OutputPath>& outputs, const std::vector<std::filesystem::path>& inputs);
 
+/// An exclusive lock on an output for the life of the object, so that two runs cannot write
+/// one output at once (a sweep's result file is appended to, rewritten and read back while
+/// it runs). The lock is flock(2) on a hidden file beside the output's target (".NAME.lock",
+/// removed again when the lock is released); a lock held by another process is an
+/// OutputError saying so.
+class OutputLock {
+ public:
+  explicit OutputLock(const std::filesystem::path& output);
+  ~OutputLock();
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+ private:
+  std::string lock_path_;
+  int fd_ = -1;
+};
+
 /// Flushes standard output and reports a failed write to it (a full disk, a closed pipe) as
 /// an OutputError.
 void flush_standard_output();
