@@ -128,6 +128,37 @@ std::vector<std::string> referenced_files(const YAML::Node& scenario, const std:
   return files;
 }
 
+/// FNV-1a, 64 bits, continued from `hash` over `text` and a separator.
+std::uint64_t hash_text(std::uint64_t hash, std::string_view text) {
+  for (const char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  hash ^= 0xFF;  // a separator no text contains as a byte of UTF-8
+  return hash * 1099511628211ull;
+}
+
+/// The hash of what a sweep's rows depend on besides the point: the program version, the
+/// sweep file, the base scenario as parsed, and the content of each file it reads.
+std::uint64_t sweep_digest(const std::string& sweep_path, const std::string& base_text,
+                           std::vector<std::string> files) {
+  std::uint64_t hash = 14695981039346656037ull;
+  hash = hash_text(hash, "dlrmsim " DLRMSIM_VERSION);
+  hash = hash_text(hash, base_text);
+  files.push_back(sweep_path);
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  for (const std::string& f : files) {
+    hash = hash_text(hash, f);
+    try {
+      hash = hash_text(hash, read_input_file(f));
+    } catch (const ConfigError& e) {  // a point that reads it fails, and says why
+      hash = hash_text(hash, e.what());
+    }
+  }
+  return hash;
+}
+
 /// "FILE:LINE:COL" and "KEY.PATH" of a ConfigNode::where() text.
 std::pair<std::string, std::string> split_where(const std::string& where) {
   const auto colon = where.rfind(": ");
@@ -164,6 +195,7 @@ Sweep load_sweep(const std::string& path, const std::shared_ptr<KeyLog>& log) {
     sweep.size_ = sweep.files_.size();
     sweep.input_files_ = sweep.files_;
     sweep.input_files_.push_back(path);
+    sweep.digest_ = sweep_digest(path, "", sweep.input_files_);
     return sweep;
   }
 
@@ -226,6 +258,7 @@ Sweep load_sweep(const std::string& path, const std::shared_ptr<KeyLog>& log) {
     if (a.key != "platform" && a.key != "model" && a.key != "software") continue;
     for (const std::string& v : a.values) sweep.input_files_.push_back(resolve_data_path(v, base_dir, roots));
   }
+  sweep.digest_ = sweep_digest(path, sweep.base_text_, sweep.input_files_);
   return sweep;
 }
 
@@ -276,9 +309,17 @@ PointInputs Sweep::point_inputs(std::size_t index) const {
   return p;
 }
 
+std::string Sweep::fingerprint(std::size_t index) const {
+  const std::uint64_t hash = hash_text(hash_text(digest_, std::to_string(index)), point_inputs(index).label);
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
 SweepPoint Sweep::point(std::size_t index) const {
   SweepPoint p;
   p.index = index;
+  p.fingerprint = fingerprint(index);
   PointInputs inputs = point_inputs(index);
   p.label = std::move(inputs.label);
   p.inputs = std::move(inputs.inputs);
@@ -368,6 +409,7 @@ std::vector<std::string> sweep_columns(const Sweep& sweep, const std::vector<std
   cols.emplace_back("status");
   cols.emplace_back("error");
   cols.insert(cols.end(), output_columns.begin(), output_columns.end());
+  cols.emplace_back("fingerprint");
   return cols;
 }
 
@@ -380,7 +422,7 @@ std::string sweep_row(const SweepPoint& point, const PointOutcome& outcome,
     const auto it = outcome.outputs.find(col);
     line += "," + (it == outcome.outputs.end() ? std::string() : csv_field(it->second));
   }
-  return line;
+  return line + "," + point.fingerprint;
 }
 
 namespace {
@@ -432,6 +474,11 @@ std::string row_mismatch(std::string_view line, const Sweep& sweep, std::size_t 
   const std::string& status = (*fields)[2 + expected.inputs.size()];
   if (status != "ok" && status != "infeasible" && status != "error") {
     return "the status '" + status + "' is not ok, infeasible or error";
+  }
+  if (fields->back() != sweep.fingerprint(index)) {
+    return "the fingerprint of point " + number + " is '" + fields->back() + "'; this sweep's is '" +
+           sweep.fingerprint(index) +
+           "' (the row was computed from other inputs: a file the sweep reads, its base scenario or the program changed)";
   }
   return {};
 }
@@ -552,6 +599,7 @@ PointRow run_point_row(const Sweep& sweep, std::size_t index, const PointRunner&
   SweepPoint point;
   point.index = index;
   point.inputs.assign(sweep.input_keys().size(), {});
+  point.fingerprint = sweep.fingerprint(index);
   try {
     point = sweep.point(index);
     point.profile_files = profile_files;

@@ -61,6 +61,7 @@ struct SweepPoint {
   std::size_t index = 0;
   std::string label;  // "key=value;key=value" or the scenario file name
   std::vector<std::pair<std::string, std::string>> inputs;  // varied key -> value text
+  std::string fingerprint;  // Sweep::fingerprint(index): what the row was computed from
   YAML::Node scenario;
   std::string scenario_source;  // file name for error messages and relative paths
   std::vector<std::string> overrides;  // "key.path=value"
@@ -93,6 +94,12 @@ class Sweep {
   /// The files this sweep reads that are known without loading a point: the sweep file, the
   /// base scenario and the platform and model files it names, or the listed scenarios.
   [[nodiscard]] const std::vector<std::string>& input_files() const { return input_files_; }
+  /// What point `index`'s row is computed from, as 16 hexadecimal digits: a hash of the
+  /// program version, the sweep file, the base scenario, the content of every file in
+  /// input_files() (and the scenario files of a list), and the point's label. Each row carries
+  /// it (column `fingerprint`); `--resume` reruns a row whose fingerprint differs, so a row
+  /// computed before an input file changed is not kept.
+  [[nodiscard]] std::string fingerprint(std::size_t index) const;
   /// The axes' key paths, or {"scenario"} for a list of scenario files.
   [[nodiscard]] const std::vector<std::string>& input_keys() const { return input_keys_; }
   /// Whether some point may have the scenario section `key` (e.g. "goodput"): the base
@@ -108,6 +115,7 @@ class Sweep {
   std::string base_source_;
   std::vector<std::string> files_;  // a list of scenario files instead of axes
   std::vector<std::string> input_files_;
+  std::uint64_t digest_ = 0;  // of everything but the point (fingerprint)
   std::size_t size_ = 0;
   [[nodiscard]] std::vector<std::size_t> picks(std::size_t index) const;
 };

@@ -92,7 +92,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check(done.returncode == 0, "dlrmsim sweep exited %d: %s" % (done.returncode, done.stderr))
     with open(out, newline="") as f:
         expected_rows = list(csv.DictReader(f))
-expected_rows = [{k: (v if k in ("label", "status", "error") else dlrmsim._value(v)) for k, v in row.items()}
+expected_rows = [{k: (v if k in ("label", "status", "error", "fingerprint") else dlrmsim._value(v)) for k, v in row.items()}
                  for row in expected_rows]
 for jobs in (1, 2):
     rows = list(dlrmsim.sweep(sweep_file, jobs=jobs))

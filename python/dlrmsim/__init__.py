@@ -96,12 +96,12 @@ def _value(text):
 def sweep(path, jobs=1):
     """Runs the points of a sweep file and yields one dict per point, in point order, with the
     columns of `dlrmsim sweep`'s CSV file (point, label, the varied keys, status, error, the
-    outputs); numbers are ints or floats. `jobs` threads run points at once."""
+    outputs, the fingerprint); numbers are ints or floats. `jobs` threads run points at once."""
     s = _dlrmsim.Sweep(os.fspath(path))
     columns = s.columns
 
     def as_dict(fields):
-        return {c: (f if c in ("label", "status", "error") else _value(f)) for c, f in zip(columns, fields)}
+        return {c: (f if c in ("label", "status", "error", "fingerprint") else _value(f)) for c, f in zip(columns, fields)}
 
     if jobs <= 1:
         for i in range(len(s)):
