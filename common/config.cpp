@@ -97,6 +97,46 @@ void refuse_control_characters(const std::string& text, const std::string& sourc
   }
 }
 
+// `text` with each control character (C0, DEL, C1) shown as \xHH, for a message that quotes
+// text from a file.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const bool c1 = c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+    if (c < 0x20 || c == 0x7F || c1) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02X", c1 ? static_cast<unsigned>(static_cast<unsigned char>(text[++i])) : c);
+      out += hex;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+// A control character written as an escape in a quoted scalar ("\e]52;...\a", "\x1b[2K",
+// "\u009b"): the raw text holds none (refuse_control_characters passes it), but the decoded
+// value would reach a terminal, a CSV row or an HTML page as the character itself, where an
+// escape sequence can rewrite the screen or the clipboard. Tab and line breaks are text.
+void refuse_decoded_control_characters(const YAML::Node& scalar, const std::string& source, const std::string& path) {
+  const std::string& text = scalar.Scalar();
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const bool c1 = c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F || c1) {
+      char code[16];
+      std::snprintf(code, sizeof code, "U+%04X", c1 ? static_cast<unsigned>(static_cast<unsigned char>(text[i + 1])) : c);
+      const std::string name = c1 ? std::string(code) + " (a C1 control character)" : control_character_name(c);
+      throw ConfigError(location(source, scalar.Mark()) + ": " + (path.empty() ? std::string("(top level)") : printable(path)) +
+                        ": control character " + name + " written as an escape in a quoted value; a name or value "
+                        "holds printable text only (an escape sequence would act on the terminal it is printed to)");
+    }
+  }
+}
+
 std::string nesting_message() {
   return "lists and mappings nested more than " + std::to_string(kMaxYamlDepth) +
          " levels deep; dlrmsim's files need fewer than ten";
@@ -119,6 +159,7 @@ void check_tree(const YAML::Node& root, const std::string& source) {
     Item item = std::move(stack.back());
     stack.pop_back();
     const YAML::Node& n = item.node;
+    if (n.IsScalar()) refuse_decoded_control_characters(n, source, item.path);
     if (!n.IsMap() && !n.IsSequence()) continue;
     const YAML::Mark mark = n.Mark();
     if (item.depth >= kMaxYamlDepth) {  // depth 0 is the first level
@@ -138,8 +179,8 @@ void check_tree(const YAML::Node& root, const std::string& source) {
       if (it->first.IsScalar()) {
         const auto [first, inserted] = keys.emplace(key, it->first.Mark());
         if (!inserted) {
-          throw ConfigError(location(source, it->first.Mark()) + ": " + child_path(item.path, key) + ": duplicate key '" +
-                            key + "' (first at line " + std::to_string(first->second.line + 1) + ", column " +
+          throw ConfigError(location(source, it->first.Mark()) + ": " + printable(child_path(item.path, key)) +
+                            ": duplicate key '" + printable(key) + "' (first at line " + std::to_string(first->second.line + 1) + ", column " +
                             std::to_string(first->second.column + 1) + ")");
         }
       }
@@ -515,7 +556,7 @@ std::string Override::key_path(std::size_t first) const {
 Override parse_override(std::string_view assignment) {
   Override o;
   o.text = std::string(assignment);
-  const std::string where = "--set '" + o.text + "'";
+  const std::string where = "--set '" + printable(o.text) + "'";
   const auto eq = assignment.find('=');
   if (eq == std::string_view::npos || eq == 0) throw ConfigError(where + ": expected KEY.PATH=VALUE");
   const std::string key_path(assignment.substr(0, eq));
@@ -537,7 +578,7 @@ Override parse_override(std::string_view assignment) {
 }
 
 std::string apply_override(YAML::Node& root, const Override& o, std::size_t first) {
-  const std::string where = "--set '" + o.text + "'";
+  const std::string where = "--set '" + printable(o.text) + "'";
   if (first >= o.path.size()) throw ConfigError(where + ": expected KEY.PATH=VALUE");
   const auto index_of = [&](const YAML::Node& list, const std::string& k) {
     std::size_t idx = 0;

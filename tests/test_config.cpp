@@ -1,6 +1,8 @@
 // Configuration reading: values with units, locations in errors, unknown keys, overrides.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "approx.hpp"
 
 #include "common/config.hpp"
@@ -209,6 +211,31 @@ TEST_CASE("a YAML text of more than 2^20 nodes is refused before it is built") {
   for (std::size_t i = 0; i + 3 < bound; ++i) under += i ? ",1" : "1";
   under += "]\n";
   CHECK(ConfigNode::load_string(under, "ok.yaml").child("a").elements().size() == bound - 3);
+}
+
+// System: YAML whose quoted values and keys decode to control characters ("\e", "\a",
+// "\x9b" as U+009B) though the text itself holds none, in a file and a --set value; and a
+// value with a tab and line breaks. Expected: a located ConfigError naming the character, its
+// message free of control characters (the value would otherwise reach a terminal, a CSV row
+// and an HTML page as an escape sequence); tab and line breaks are text and load.
+TEST_CASE("control characters decoded from escapes are refused, located, and not echoed") {
+  const auto message = [](const std::string& text) {
+    try {
+      ConfigNode::load_string(text, "c.yaml");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string name = message("name: \"x\\e]52;c;aGk=\\a\"\n");
+  CHECK(name.find("c.yaml:1:7: name: control character 0x1B (ESC) written as an escape") == 0);
+  const std::string key = message("\"k\\u009b2K\": 1\n");
+  CHECK(key.find("c.yaml:1:1: k\\x9B2K: control character U+009B (a C1 control character)") == 0);
+  for (const std::string& m : {name, key}) {
+    CHECK(std::none_of(m.begin(), m.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }));
+  }
+  CHECK_THROWS_WITH_AS(parse_override("name=\"\\e[2K\""), doctest::Contains("control character 0x1B (ESC)"), ConfigError);
+  CHECK(ConfigNode::load_string("d: \"a\\tb\\nc\"\ne: |\n  one\n  two\n", "c.yaml").get<std::string>("d") == "a\tb\nc");
 }
 
 TEST_CASE("aliases that multiply a small text into a huge tree are refused") {
