@@ -206,6 +206,11 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   }
   for (const auto& text : command_line_overrides) {
     Override o = parse_override(text);
+    if (o.path.front() == "set") {
+      // The `set:` list is applied before any --set, so a --set of it would do nothing.
+      throw ConfigError("--set '" + o.text + "': the scenario's `set:` list cannot be overridden (it is applied "
+                        "first); give each assignment as its own --set KEY.PATH=VALUE");
+    }
     overrides.push_back({o, "--set '" + o.text + "'"});
   }
   // Overrides of the scenario itself (including replacing a referenced path) come first;
