@@ -404,6 +404,14 @@ ConfigNode ConfigNode::child(std::string_view key) const {
   auto c = optional_child(key);
   if (!c) {
     if (!node_.IsMap()) fail("missing required key '" + std::string(key) + "' (expected a mapping)");
+    // A key present that nobody asked for and that is close to the missing one is likely it, misspelt.
+    std::vector<std::string> present;
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+      if (it->first.IsScalar() && !seen_->count(it->first.Scalar())) present.push_back(it->first.Scalar());
+    }
+    if (auto guess = did_you_mean(key, present)) {
+      fail("missing required key '" + std::string(key) + "'; is '" + printable(*guess) + "' a misspelling of it?");
+    }
     fail("missing required key '" + std::string(key) + "'");
   }
   return *c;
