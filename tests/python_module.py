@@ -121,6 +121,16 @@ try:
     check(False, "an alias cycle did not raise")
 except dlrmsim.BadInput as e:
     check("alias cycle" in str(e), "an alias cycle's message says so: %s" % e)
+# A path with a NUL character: the system would read the name up to the NUL, another file
+# (here the default scenario, which once ran). Expected: ValueError naming the argument.
+for call, argument in ((lambda p: dlrmsim.run(p), "scenario"), (lambda p: dlrmsim.place(p), "scenario"),
+                       (lambda p: dlrmsim.platform(p), "path"), (lambda p: list(dlrmsim.sweep(p)), "path"),
+                       (lambda p: dlrmsim.validate(p), "directory")):
+    try:
+        call(default + "\0.bak")
+        check(False, "a path with a NUL did not raise (%s)" % argument)
+    except ValueError as e:
+        check(str(e).startswith(argument + ": ") and "NUL" in str(e), "a NUL path's message: %s" % e)
 infeasible_file = os.path.join(src, "tests", "errors", "scenario_infeasible.yaml")
 infeasible = cli_run("run", infeasible_file)
 try:
