@@ -519,6 +519,14 @@ std::int64_t ConfigNode::as<std::int64_t>() const {
   if (number && dec == std::errc() && std::floor(d) == d && std::fabs(d) < 9.2e18) {
     return static_cast<std::int64_t>(d);
   }
+  // A number too close to zero for a double ("1e-400") is out of range the other way: no
+  // whole number but 0 is that small.
+  const std::size_t exponent = s.find_last_of("eE");
+  if (number && dec == std::errc::result_out_of_range && exponent != std::string::npos && exponent + 1 < s.size() &&
+      s[exponent + 1] == '-') {
+    fail("'" + s + "' is closer to zero than a number can be (below 1e-307 in magnitude) and not a whole number; "
+         "expected a whole number");
+  }
   if (number && (ec == std::errc::result_out_of_range || dec == std::errc::result_out_of_range || std::fabs(d) >= 9.2e18)) {
     fail("whole number '" + s + "' is out of range (at most " + std::to_string(std::numeric_limits<std::int64_t>::max()) +
          " in magnitude)");

@@ -238,6 +238,17 @@ TEST_CASE("control characters decoded from escapes are refused, located, and not
   CHECK(ConfigNode::load_string("d: \"a\\tb\\nc\"\ne: |\n  one\n  two\n", "c.yaml").get<std::string>("d") == "a\tb\nc");
 }
 
+// System: a whole-number key given 1e-400 (below a double's range) and 1e400 (above it).
+// Expected: 1e-400 is said to be too close to zero and not a whole number (it was "out of
+// range (at most 9223372036854775807)", which reads as too large); 1e400 is out of range.
+TEST_CASE("a whole number too close to zero is not called too large") {
+  const ConfigNode small = ConfigNode::load_string("n: 1e-400\n", "c.yaml");
+  CHECK_THROWS_WITH_AS(small.get<int>("n"), doctest::Contains("c.yaml:1:4: n: '1e-400' is closer to zero than a number can be"),
+                       ConfigError);
+  const ConfigNode large = ConfigNode::load_string("n: 1e400\n", "c.yaml");
+  CHECK_THROWS_WITH_AS(large.get<std::int64_t>("n"), doctest::Contains("out of range"), ConfigError);
+}
+
 TEST_CASE("aliases that multiply a small text into a huge tree are refused") {
   // a0 holds 10 scalars; each a(i) holds 10 aliases of a(i-1): a7 stands for 10^8 scalars from
   // under 400 bytes. Expected: refused while loading; a few aliases (the linear case) pass.
