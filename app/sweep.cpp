@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -517,11 +518,18 @@ std::string sweep_header(const Sweep& sweep, const std::vector<std::string>& out
   return join_header(sweep_columns(sweep, output_columns));
 }
 
+std::uintmax_t result_file_limit(const Sweep& sweep) {
+  constexpr std::uintmax_t kRowBytes = std::uintmax_t{64} << 10;
+  const std::uintmax_t points = sweep.size() + 1;  // and the header
+  if (points > std::numeric_limits<std::uintmax_t>::max() / kRowBytes) return std::numeric_limits<std::uintmax_t>::max();
+  return std::max(kMaxInputBytes, points * kRowBytes);
+}
+
 ResultRows read_result_rows(const std::string& path, const Sweep& sweep,
                             const std::vector<std::string>& output_columns) {
   ResultRows found;
   if (!path_exists(path)) return found;
-  const std::string text = read_input_file(path);
+  const std::string text = read_input_file(path, result_file_limit(sweep));
   const std::string header = sweep_header(sweep, output_columns);
   const std::size_t columns = sweep_columns(sweep, output_columns).size();
   std::size_t line_number = 0;

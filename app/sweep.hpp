@@ -30,13 +30,15 @@
 // file whose header differs (other axes or outputs) is refused, since then no row can match.
 //
 // The result file must be a regular file (it is appended to and read back); it is read
-// through common/files.hpp read_input_file, so it is limited to kMaxInputBytes (256 MiB,
-// about 400,000 rows of a scenario sweep).
+// through common/files.hpp read_input_file within result_file_limit(sweep): the file is the
+// program's own, so its bound is derived from the sweep (64 KiB a point), not the 256 MiB
+// of other inputs (about 400,000 rows of a scenario sweep).
 #pragma once
 
 #include <yaml-cpp/yaml.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -186,8 +188,12 @@ struct ResultRows {
 /// Reads the result file `path` (an absent file has no rows) and checks every line against
 /// `sweep`. A torn last line (no newline: the process died while writing it) is dropped
 /// silently; a duplicate of a kept point is ignored. A ConfigError when the file is not a
-/// regular file of at most kMaxInputBytes or its header is not `sweep_header(...)`.
+/// regular file of at most result_file_limit(sweep) bytes or its header is not `sweep_header(...)`.
 ResultRows read_result_rows(const std::string& path, const Sweep& sweep, const std::vector<std::string>& output_columns);
+
+/// The most bytes a result file of `sweep` is read up to: 64 KiB per point (a scenario
+/// sweep's row takes about 700 bytes), and never less than kMaxInputBytes.
+std::uintmax_t result_file_limit(const Sweep& sweep);
 
 /// "N rows of PATH do not match this sweep and are rerun: first at line L: REASON" ("are
 /// dropped" when `rerun` is false), or "" when no row was dropped.

@@ -262,6 +262,28 @@ TEST_CASE("resume reruns the rows computed from a file that changed since (their
   CHECK(quiet.empty());
 }
 
+// System: a sweep of 8,000 points and a result file of 300 MiB (sparse: zero bytes), above the
+// 256 MiB limit of other inputs. Expected: the limit for the sweep's own result file is
+// 64 KiB a point (500 MiB here), so the file is read and refused for its header, not for its
+// size (a sweep whose CSV outgrew 256 MiB ran every point, then failed to read its own file
+// back, blaming it as bad input); a one-point sweep's limit is the input limit.
+TEST_CASE("a sweep reads its own result file within a bound derived from the sweep, not the input limit") {
+  ScratchDir s;
+  s.write("base.yaml", kBase);
+  const std::string sweep_file =
+      s.write("sweep.yaml", "base: base.yaml\naxes:\n  - key: model.batch\n    range: {from: 1, to: 8000, step: 1}\n");
+  const Sweep sweep = load_sweep(sweep_file);
+  REQUIRE(sweep.size() == 8000);
+  CHECK(result_file_limit(sweep) == 8001 * (std::uintmax_t{64} << 10));
+  const fs::path big = s.dir / "big.csv";
+  { std::ofstream(big) << "x\n"; }
+  fs::resize_file(big, std::uintmax_t{300} << 20);
+  CHECK_THROWS_WITH_AS(read_result_rows(big.string(), sweep, kOutputs), doctest::Contains("other columns than this sweep"),
+                       ConfigError);
+  const std::string one = s.write("one.yaml", "base: base.yaml\naxes:\n  - key: model.batch\n    values: [1]\n");
+  CHECK(result_file_limit(load_sweep(one)) == kMaxInputBytes);
+}
+
 TEST_CASE("resume reruns a truncated row in the middle of the file") {
   // Line 3 (point 1) is cut after its status: 6 of the 7 fields. It is complete as a line
   // (it ends in a newline), so only the field count reveals it; point 1 is rerun.
