@@ -299,6 +299,19 @@ YAML::Node parse_yaml(const std::string& text, const std::string& source_name) {
   } catch (const YAML::DeepRecursion& e) {
     throw ConfigError(location(source_name, e.mark) + ": " + nesting_message());
   } catch (const YAML::Exception& e) {
+    // yaml-cpp takes a key of more than 1024 characters on one line for no key at all, and
+    // then reports its ':' as an "illegal map value": said as what it is.
+    if (e.msg == YAML::ErrorMsg::MAP_VALUE && e.mark.pos > 0 && static_cast<std::size_t>(e.mark.pos) <= text.size()) {
+      const std::size_t colon = static_cast<std::size_t>(e.mark.pos);
+      const std::size_t line_start = text.rfind('\n', colon - 1) == std::string::npos ? 0 : text.rfind('\n', colon - 1) + 1;
+      std::size_t key_start = line_start;
+      while (key_start < colon && (text[key_start] == ' ' || text[key_start] == '-' || text[key_start] == '?')) ++key_start;
+      const std::size_t length = colon - key_start;
+      if (length > 1024) {
+        throw ConfigError(location(source_name, e.mark) + ": a key of " + std::to_string(length) +
+                          " characters; a YAML key on one line has at most 1024 characters: write it shorter");
+      }
+    }
     throw ConfigError(location(source_name, e.mark) + ": YAML syntax error: " + e.msg);
   }
   check_tree(root, source_name);  // bounds the depth, so the expansion walk may recurse

@@ -249,6 +249,19 @@ TEST_CASE("a whole number too close to zero is not called too large") {
   CHECK_THROWS_WITH_AS(large.get<std::int64_t>("n"), doctest::Contains("out of range"), ConfigError);
 }
 
+// System: a key of 1,100 characters, plain and quoted, and one of 1,000. Expected: the long
+// ones are refused as keys of 1,100 (1,102 with quotes) characters, over YAML's 1,024 for a key
+// on one line (yaml-cpp's own words were "illegal map value"); the 1,000-character key loads.
+TEST_CASE("a key longer than 1024 characters is said to be one") {
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string("a: 1\n" + std::string(1100, 'k') + ": 1\n", "c.yaml"),
+                       "c.yaml:2:1101: a key of 1100 characters; a YAML key on one line has at most 1024 characters: "
+                       "write it shorter",
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string("- \"" + std::string(1100, 'k') + "\": 1\n", "c.yaml"),
+                       doctest::Contains("a key of 1102 characters"), ConfigError);
+  CHECK(ConfigNode::load_string(std::string(1000, 'k') + ": 1\n", "c.yaml").has(std::string(1000, 'k')));
+}
+
 TEST_CASE("aliases that multiply a small text into a huge tree are refused") {
   // a0 holds 10 scalars; each a(i) holds 10 aliases of a(i-1): a7 stands for 10^8 scalars from
   // under 400 bytes. Expected: refused while loading; a few aliases (the linear case) pass.
