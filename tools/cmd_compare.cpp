@@ -48,12 +48,24 @@ int cmd_compare(const std::vector<std::string>& args) {
   }
   if (files.size() != 2) throw po::error("expected two scenario files: dlrmsim compare A.yaml B.yaml");
 
-  auto load = [](const std::string& path, std::vector<std::string> overrides, const std::vector<std::string>& extra) {
+  // An error in an override of one scenario names the option it was given with (the loader
+  // calls every command-line override --set).
+  auto load = [](const std::string& path, std::vector<std::string> overrides, const std::vector<std::string>& extra,
+                 const std::string& option) {
     overrides.insert(overrides.end(), extra.begin(), extra.end());
-    return models::load_scenario(path, overrides);
+    try {
+      return models::load_scenario(path, overrides);
+    } catch (const ConfigError& e) {
+      const std::string message = e.what();
+      for (const std::string& o : extra) {
+        const std::string given = "--set '" + o + "'";
+        if (message.rfind(given, 0) == 0) throw ConfigError(option + " '" + o + "'" + message.substr(given.size()));
+      }
+      throw;
+    }
   };
-  const models::Scenario scenario_a = load(files[0], both, only_a);
-  const models::Scenario scenario_b = load(files[1], both, only_b);
+  const models::Scenario scenario_a = load(files[0], both, only_a, "--set-a");
+  const models::Scenario scenario_b = load(files[1], both, only_b, "--set-b");
   std::vector<std::filesystem::path> inputs(scenario_a.files.begin(), scenario_a.files.end());
   inputs.insert(inputs.end(), scenario_b.files.begin(), scenario_b.files.end());
   check_outputs(given_outputs(vm, {{"--json", "json"}}), inputs);
