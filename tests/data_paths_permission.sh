@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# A data root whose platforms/ folder cannot be read (mode 000, the command run as an
+# unprivileged user: root reads through any mode) is not taken for a root without the file:
+# the scenario's platform reference resolves there and reading it fails with "Permission
+# denied" (exit status 2), naming the path. It once fell through to the shipped file and ran
+# a platform other than the one meant, silently, with exit status 0.
+# Usage: data_paths_permission.sh DLRMSIM SOURCE_DIR
+set -uo pipefail
+dlrmsim=$1
+src=$2
+command -v setpriv >/dev/null || { echo "setpriv is not installed: skipped"; exit 0; }
+dir=$(mktemp -d)
+trap 'chmod -R u+rwx "$dir"; rm -rf "$dir"' EXIT
+mkdir -p "$dir/data/platforms" "$dir/scenarios"
+cp "$src/configs/platforms/dgx-h100.yaml" "$dir/data/platforms/dgx-h100.yaml"
+cat > "$dir/scenarios/s.yaml" <<YAML
+name: s
+platform: ../platforms/dgx-h100.yaml
+model: $src/configs/models/dlrm_dcnv2_criteo_4tb.yaml
+training: {mode: hybrid_parallel_sync}
+placement: {policy: cost_greedy, tiers: [gpu_hbm]}
+run: {warmup_steps: 1, steps: 1, calibration: $src/configs/calibration}
+YAML
+chmod 000 "$dir/data/platforms"
+chmod 755 "$dir" "$dir/data" "$dir/scenarios"
+chmod 644 "$dir/scenarios/s.yaml"
+message=$(DLRMSIM_DATA="$dir/data" setpriv --reuid=65534 --regid=65534 --clear-groups "$dlrmsim" place "$dir/scenarios/s.yaml" 2>&1 >/dev/null)
+status=$?
+if [ "$status" -ne 2 ] || [[ "$message" != *"$dir/data/platforms/dgx-h100.yaml"*"Permission denied"* ]]; then
+  echo "FAIL exit $status (expected 2 and the unreadable path with 'Permission denied'): $message"
+  exit 1
+fi
+echo "ok: $message"
