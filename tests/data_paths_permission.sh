@@ -4,6 +4,7 @@
 # the scenario's platform reference resolves there and reading it fails with "Permission
 # denied" (exit status 2), naming the path. It once fell through to the shipped file and ran
 # a platform other than the one meant, silently, with exit status 0.
+# The same for validate's directory of cases.
 # Usage: data_paths_permission.sh DLRMSIM SOURCE_DIR
 set -uo pipefail
 dlrmsim=$1
@@ -28,6 +29,18 @@ message=$(DLRMSIM_DATA="$dir/data" setpriv --reuid=65534 --regid=65534 --clear-g
 status=$?
 if [ "$status" -ne 2 ] || [[ "$message" != *"$dir/data/platforms/dgx-h100.yaml"*"Permission denied"* ]]; then
   echo "FAIL exit $status (expected 2 and the unreadable path with 'Permission denied'): $message"
+  exit 1
+fi
+echo "ok: $message"
+
+# validate on a directory of cases that cannot be listed: bad input (exit status 2) naming
+# it and the reason, not "internal error: filesystem error" (exit status 3).
+mkdir "$dir/cases"
+chmod 300 "$dir/cases"
+message=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$dlrmsim" validate "$dir/cases" 2>&1 >/dev/null)
+status=$?
+if [ "$status" -ne 2 ] || [[ "$message" != *"$dir/cases: cannot list the validation cases: Permission denied"* ]]; then
+  echo "FAIL validate on an unlistable directory: exit $status (expected 2): $message"
   exit 1
 fi
 echo "ok: $message"

@@ -181,11 +181,14 @@ std::vector<ValidationResult> run_validation_dir(const std::string& dir, const M
                                                  const std::string& match) {
   if (!directory_exists(dir)) throw ConfigError(dir + ": not a directory of validation cases");
   std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().extension() == ".yaml" && fnmatch(match.c_str(), e.path().filename().c_str(), 0) == 0) {
-      files.push_back(e.path());
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() == ".yaml" && fnmatch(match.c_str(), it->path().filename().c_str(), 0) == 0) {
+      files.push_back(it->path());
     }
   }
+  // A directory that cannot be listed (no permission) is the input's problem, said as such.
+  if (ec) throw ConfigError(dir + ": cannot list the validation cases: " + ec.message());
   std::sort(files.begin(), files.end());
   if (files.empty()) throw ConfigError(dir + ": no *.yaml validation cases match '" + match + "'");
   std::vector<ValidationResult> out;
