@@ -4,7 +4,7 @@
 # the scenario's platform reference resolves there and reading it fails with "Permission
 # denied" (exit status 2), naming the path. It once fell through to the shipped file and ran
 # a platform other than the one meant, silently, with exit status 0.
-# The same for validate's directory of cases.
+# The same for a calibration folder and for validate's directory of cases.
 # Usage: data_paths_permission.sh DLRMSIM SOURCE_DIR
 set -uo pipefail
 dlrmsim=$1
@@ -29,6 +29,22 @@ message=$(DLRMSIM_DATA="$dir/data" setpriv --reuid=65534 --regid=65534 --clear-g
 status=$?
 if [ "$status" -ne 2 ] || [[ "$message" != *"$dir/data/platforms/dgx-h100.yaml"*"Permission denied"* ]]; then
   echo "FAIL exit $status (expected 2 and the unreadable path with 'Permission denied'): $message"
+  exit 1
+fi
+echo "ok: $message"
+
+# A calibration folder that cannot be searched: its profiles are not "absent" (the run once
+# went on without them); reading one says permission denied, exit status 2.
+mkdir "$dir/calibration"
+cp "$src/configs/calibration/"*.yaml "$dir/calibration/"
+chmod 600 "$dir/calibration"
+sed "s#calibration: $src/configs/calibration#calibration: $dir/calibration#; s#platform: ../platforms/dgx-h100.yaml#platform: $src/configs/platforms/dgx-h100.yaml#" \
+  "$dir/scenarios/s.yaml" > "$dir/scenarios/c.yaml"
+chmod 644 "$dir/scenarios/c.yaml"
+message=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$dlrmsim" run "$dir/scenarios/c.yaml" 2>&1 >/dev/null)
+status=$?
+if [ "$status" -ne 2 ] || [[ "$message" != *"$dir/calibration/"*"Permission denied"* ]]; then
+  echo "FAIL a calibration folder without permission: exit $status (expected 2): $message"
   exit 1
 fi
 echo "ok: $message"
