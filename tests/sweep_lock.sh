@@ -54,6 +54,21 @@ if [ "$status" -ne 0 ] || [ "$rows" -ne 600 ]; then
 fi
 [ -e .out.csv.lock ] && { echo "FAIL the lock file is left behind"; failed=1; }
 
+# The same under mpirun (rank 0 holds the lock), when MPI is installed.
+if command -v mpirun >/dev/null; then
+  "$dlrmsim" sweep sweep.yaml -o mpi.csv -q 2>mpi-first.err &
+  first=$!
+  wait_for_rows mpi.csv || { echo "FAIL the sweep wrote no row"; failed=1; }
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    mpirun --oversubscribe -n 2 --mca btl self,vader "$dlrmsim" sweep sweep.yaml -o mpi.csv -q >mpi.out 2>mpi.err
+  status=$?
+  if [ "$status" -ne 4 ] || ! grep -q "another process is writing it" mpi.err; then
+    echo "FAIL an MPI sweep on a file being written: exit $status, expected 4; stderr: $(cat mpi.err)"
+    failed=1
+  fi
+  wait "$first" || { echo "FAIL the first sweep: $(cat mpi-first.err)"; failed=1; }
+fi
+
 "$dlrmsim" sweep sweep.yaml -o gone.csv -q 2>gone.err &
 gone=$!
 wait_for_rows gone.csv || { echo "FAIL the sweep wrote no row"; failed=1; }
