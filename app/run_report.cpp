@@ -1,6 +1,7 @@
 #include "app/run_report.hpp"
 
 #include "app/power_report.hpp"
+#include "app/sweep.hpp"
 #include "common/json.hpp"
 #include "common/text.hpp"
 
@@ -195,7 +196,8 @@ std::string steps_csv(const models::StragglerReport& st) {
   std::string out = "step,step_time_ms,waited_for,slowest_factor_on_path\n";
   for (std::size_t k = 0; k < st.step_times.size(); ++k) {
     out += std::to_string(k) + "," + format_number(st.step_times[k].value() * 1e3, 6) + "," +
-           (st.waited_for[k].empty() ? std::string("-") : st.waited_for[k]) + "," + format_number(st.waited_factor[k], 6) +
+           (st.waited_for[k].empty() ? std::string("-") : csv_field(st.waited_for[k])) + "," +
+           format_number(st.waited_factor[k], 6) +
            "\n";
   }
   return out;

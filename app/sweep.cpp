@@ -4,6 +4,7 @@
 #include "common/text.hpp"
 #include "common/files.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -112,16 +114,50 @@ YAML::Node load_base(const ConfigNode& root, std::string& source) {
 }
 
 
-/// The files a scenario names for its platform and model (relative to its directory), when
-/// they are given as paths: inputs that a result file must not overwrite.
+/// The files a scenario names for its platform, model and software (found as the scenario
+/// loader finds them: next to it, then in the data search path), when they are given as paths:
+/// inputs that a result file must not overwrite.
 std::vector<std::string> referenced_files(const YAML::Node& scenario, const std::string& source) {
   std::vector<std::string> files;
   if (!scenario.IsMap()) return files;
-  for (const char* key : {"platform", "model"}) {
+  for (const char* key : {"platform", "model", "software"}) {
     const YAML::Node part = scenario[key];
-    if (part && part.IsScalar()) files.push_back((fs::path(source).parent_path() / part.Scalar()).string());
+    if (part && part.IsScalar()) {
+      files.push_back(resolve_data_path(part.Scalar(), fs::path(source).parent_path().string(), data_search_path()));
+    }
   }
   return files;
+}
+
+/// FNV-1a, 64 bits, continued from `hash` over `text` and a separator.
+std::uint64_t hash_text(std::uint64_t hash, std::string_view text) {
+  for (const char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  hash ^= 0xFF;  // a separator no text contains as a byte of UTF-8
+  return hash * 1099511628211ull;
+}
+
+/// The hash of what a sweep's rows depend on besides the point: the program version, the
+/// sweep file, the base scenario as parsed, and the content of each file it reads.
+std::uint64_t sweep_digest(const std::string& sweep_path, const std::string& base_text,
+                           std::vector<std::string> files) {
+  std::uint64_t hash = 14695981039346656037ull;
+  hash = hash_text(hash, "dlrmsim " DLRMSIM_VERSION);
+  hash = hash_text(hash, base_text);
+  files.push_back(sweep_path);
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  for (const std::string& f : files) {
+    hash = hash_text(hash, f);
+    try {
+      hash = hash_text(hash, read_input_file(f));
+    } catch (const ConfigError& e) {  // a point that reads it fails, and says why
+      hash = hash_text(hash, e.what());
+    }
+  }
+  return hash;
 }
 
 /// "FILE:LINE:COL" and "KEY.PATH" of a ConfigNode::where() text.
@@ -160,6 +196,7 @@ Sweep load_sweep(const std::string& path, const std::shared_ptr<KeyLog>& log) {
     sweep.size_ = sweep.files_.size();
     sweep.input_files_ = sweep.files_;
     sweep.input_files_.push_back(path);
+    sweep.digest_ = sweep_digest(path, "", sweep.input_files_);
     return sweep;
   }
 
@@ -215,6 +252,14 @@ Sweep load_sweep(const std::string& path, const std::shared_ptr<KeyLog>& log) {
     }
   }
   sweep.size_ = total;
+  // An axis that chooses the platform, model or software file reads each file it names.
+  const std::vector<DataRoot> roots = data_search_path();
+  const std::string base_dir = fs::path(sweep.base_source_).parent_path().string();
+  for (const SweepAxis& a : sweep.axes_) {
+    if (a.key != "platform" && a.key != "model" && a.key != "software") continue;
+    for (const std::string& v : a.values) sweep.input_files_.push_back(resolve_data_path(v, base_dir, roots));
+  }
+  sweep.digest_ = sweep_digest(path, sweep.base_text_, sweep.input_files_);
   return sweep;
 }
 
@@ -265,9 +310,17 @@ PointInputs Sweep::point_inputs(std::size_t index) const {
   return p;
 }
 
+std::string Sweep::fingerprint(std::size_t index) const {
+  const std::uint64_t hash = hash_text(hash_text(digest_, std::to_string(index)), point_inputs(index).label);
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
 SweepPoint Sweep::point(std::size_t index) const {
   SweepPoint p;
   p.index = index;
+  p.fingerprint = fingerprint(index);
   PointInputs inputs = point_inputs(index);
   p.label = std::move(inputs.label);
   p.inputs = std::move(inputs.inputs);
@@ -357,6 +410,7 @@ std::vector<std::string> sweep_columns(const Sweep& sweep, const std::vector<std
   cols.emplace_back("status");
   cols.emplace_back("error");
   cols.insert(cols.end(), output_columns.begin(), output_columns.end());
+  cols.emplace_back("fingerprint");
   return cols;
 }
 
@@ -369,7 +423,7 @@ std::string sweep_row(const SweepPoint& point, const PointOutcome& outcome,
     const auto it = outcome.outputs.find(col);
     line += "," + (it == outcome.outputs.end() ? std::string() : csv_field(it->second));
   }
-  return line;
+  return line + "," + point.fingerprint;
 }
 
 namespace {
@@ -422,6 +476,11 @@ std::string row_mismatch(std::string_view line, const Sweep& sweep, std::size_t 
   if (status != "ok" && status != "infeasible" && status != "error") {
     return "the status '" + status + "' is not ok, infeasible or error";
   }
+  if (fields->back() != sweep.fingerprint(index)) {
+    return "the fingerprint of point " + number + " is '" + fields->back() + "'; this sweep's is '" +
+           sweep.fingerprint(index) +
+           "' (the row was computed from other inputs: a file the sweep reads, its base scenario or the program changed)";
+  }
   return {};
 }
 
@@ -459,11 +518,18 @@ std::string sweep_header(const Sweep& sweep, const std::vector<std::string>& out
   return join_header(sweep_columns(sweep, output_columns));
 }
 
+std::uintmax_t result_file_limit(const Sweep& sweep) {
+  constexpr std::uintmax_t kRowBytes = std::uintmax_t{64} << 10;
+  const std::uintmax_t points = sweep.size() + 1;  // and the header
+  if (points > std::numeric_limits<std::uintmax_t>::max() / kRowBytes) return std::numeric_limits<std::uintmax_t>::max();
+  return std::max(kMaxInputBytes, points * kRowBytes);
+}
+
 ResultRows read_result_rows(const std::string& path, const Sweep& sweep,
                             const std::vector<std::string>& output_columns) {
   ResultRows found;
   if (!path_exists(path)) return found;
-  const std::string text = read_input_file(path);
+  const std::string text = read_input_file(path, result_file_limit(sweep));
   const std::string header = sweep_header(sweep, output_columns);
   const std::size_t columns = sweep_columns(sweep, output_columns).size();
   std::size_t line_number = 0;
@@ -541,6 +607,7 @@ PointRow run_point_row(const Sweep& sweep, std::size_t index, const PointRunner&
   SweepPoint point;
   point.index = index;
   point.inputs.assign(sweep.input_keys().size(), {});
+  point.fingerprint = sweep.fingerprint(index);
   try {
     point = sweep.point(index);
     point.profile_files = profile_files;
@@ -591,7 +658,16 @@ std::size_t run_points(const Sweep& sweep, const std::vector<std::size_t>& todo,
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+  // Rows appended to a file that was removed or replaced meanwhile are lost: said here,
+  // before the rows are collected into a result that would lack them.
+  struct stat appended {}, named {};
+  const bool same = ::fstat(::fileno(out), &appended) == 0 && ::stat(append_path.c_str(), &named) == 0 &&
+                    appended.st_dev == named.st_dev && appended.st_ino == named.st_ino;
   const bool closed = std::fclose(out) == 0;
+  if (!write_error && closed && !same) {
+    throw OutputError(append_path + ": cannot write the output: the file was removed or replaced while the sweep "
+                      "appended its rows; they are lost (run the sweep again)");
+  }
   if (write_error || !closed) {
     throw OutputError(append_path + ": cannot write the output: " + std::strerror(write_error ? write_error : errno));
   }
@@ -609,6 +685,7 @@ std::vector<std::size_t> points_to_run(const Sweep& sweep, const std::set<std::s
 std::size_t run_sweep(const Sweep& sweep, const PointRunner& runner, const std::vector<std::string>& output_columns,
                       const SweepOptions& options, SweepSummary* summary) {
   check_result_path(options.output_path);
+  const OutputLock lock(options.output_path);  // held until the result file is complete
   const std::string header = sweep_header(sweep, output_columns);
   std::set<std::size_t> finished;
   if (options.resume && path_exists(options.output_path)) {

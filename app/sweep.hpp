@@ -30,13 +30,15 @@
 // file whose header differs (other axes or outputs) is refused, since then no row can match.
 //
 // The result file must be a regular file (it is appended to and read back); it is read
-// through common/files.hpp read_input_file, so it is limited to kMaxInputBytes (256 MiB,
-// about 400,000 rows of a scenario sweep).
+// through common/files.hpp read_input_file within result_file_limit(sweep): the file is the
+// program's own, so its bound is derived from the sweep (64 KiB a point), not the 256 MiB
+// of other inputs (about 400,000 rows of a scenario sweep).
 #pragma once
 
 #include <yaml-cpp/yaml.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -61,6 +63,7 @@ struct SweepPoint {
   std::size_t index = 0;
   std::string label;  // "key=value;key=value" or the scenario file name
   std::vector<std::pair<std::string, std::string>> inputs;  // varied key -> value text
+  std::string fingerprint;  // Sweep::fingerprint(index): what the row was computed from
   YAML::Node scenario;
   std::string scenario_source;  // file name for error messages and relative paths
   std::vector<std::string> overrides;  // "key.path=value"
@@ -93,6 +96,12 @@ class Sweep {
   /// The files this sweep reads that are known without loading a point: the sweep file, the
   /// base scenario and the platform and model files it names, or the listed scenarios.
   [[nodiscard]] const std::vector<std::string>& input_files() const { return input_files_; }
+  /// What point `index`'s row is computed from, as 16 hexadecimal digits: a hash of the
+  /// program version, the sweep file, the base scenario, the content of every file in
+  /// input_files() (and the scenario files of a list), and the point's label. Each row carries
+  /// it (column `fingerprint`); `--resume` reruns a row whose fingerprint differs, so a row
+  /// computed before an input file changed is not kept.
+  [[nodiscard]] std::string fingerprint(std::size_t index) const;
   /// The axes' key paths, or {"scenario"} for a list of scenario files.
   [[nodiscard]] const std::vector<std::string>& input_keys() const { return input_keys_; }
   /// Whether some point may have the scenario section `key` (e.g. "goodput"): the base
@@ -108,6 +117,7 @@ class Sweep {
   std::string base_source_;
   std::vector<std::string> files_;  // a list of scenario files instead of axes
   std::vector<std::string> input_files_;
+  std::uint64_t digest_ = 0;  // of everything but the point (fingerprint)
   std::size_t size_ = 0;
   [[nodiscard]] std::vector<std::size_t> picks(std::size_t index) const;
 };
@@ -178,8 +188,12 @@ struct ResultRows {
 /// Reads the result file `path` (an absent file has no rows) and checks every line against
 /// `sweep`. A torn last line (no newline: the process died while writing it) is dropped
 /// silently; a duplicate of a kept point is ignored. A ConfigError when the file is not a
-/// regular file of at most kMaxInputBytes or its header is not `sweep_header(...)`.
+/// regular file of at most result_file_limit(sweep) bytes or its header is not `sweep_header(...)`.
 ResultRows read_result_rows(const std::string& path, const Sweep& sweep, const std::vector<std::string>& output_columns);
+
+/// The most bytes a result file of `sweep` is read up to: 64 KiB per point (a scenario
+/// sweep's row takes about 700 bytes), and never less than kMaxInputBytes.
+std::uintmax_t result_file_limit(const Sweep& sweep);
 
 /// "N rows of PATH do not match this sweep and are rerun: first at line L: REASON" ("are
 /// dropped" when `rerun` is false), or "" when no row was dropped.

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/config.hpp"
 #include "common/json.hpp"
 #include "common/text.hpp"
 #include "app/scenario_runner.hpp"
@@ -23,7 +24,12 @@ std::optional<double> scenario_metric(const YAML::Node& scenario, const std::str
   }
   const auto it = outcome.outputs.find(metric);
   if (it == outcome.outputs.end()) {
-    throw std::invalid_argument("unknown metric '" + metric + "'; a run reports throughput_samples_per_s, step_time_s, ...");
+    std::vector<std::string> known;
+    for (const auto& [name, value] : outcome.outputs) known.push_back(name);
+    std::string message = "unknown metric '" + metric + "'";
+    if (auto guess = did_you_mean(metric, known)) message += "; did you mean '" + *guess + "'?";
+    throw validation::UnknownMetric(message + "; a run reports throughput_samples_per_s, step_time_s, ... (the columns "
+                                    "of dlrmsim sweep's CSV file)");
   }
   return std::stod(it->second);
 }

@@ -3,6 +3,8 @@
 #include "common/files.hpp"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include <algorithm>
 #include <charconv>
@@ -95,6 +97,46 @@ void refuse_control_characters(const std::string& text, const std::string& sourc
   }
 }
 
+// `text` with each control character (C0, DEL, C1) shown as \xHH, for a message that quotes
+// text from a file.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const bool c1 = c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+    if (c < 0x20 || c == 0x7F || c1) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02X", c1 ? static_cast<unsigned>(static_cast<unsigned char>(text[++i])) : c);
+      out += hex;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+// A control character written as an escape in a quoted scalar ("\e]52;...\a", "\x1b[2K",
+// "\u009b"): the raw text holds none (refuse_control_characters passes it), but the decoded
+// value would reach a terminal, a CSV row or an HTML page as the character itself, where an
+// escape sequence can rewrite the screen or the clipboard. Tab and line breaks are text.
+void refuse_decoded_control_characters(const YAML::Node& scalar, const std::string& source, const std::string& path) {
+  const std::string& text = scalar.Scalar();
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const bool c1 = c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F || c1) {
+      char code[16];
+      std::snprintf(code, sizeof code, "U+%04X", c1 ? static_cast<unsigned>(static_cast<unsigned char>(text[i + 1])) : c);
+      const std::string name = c1 ? std::string(code) + " (a C1 control character)" : control_character_name(c);
+      throw ConfigError(location(source, scalar.Mark()) + ": " + (path.empty() ? std::string("(top level)") : printable(path)) +
+                        ": control character " + name + " written as an escape in a quoted value; a name or value "
+                        "holds printable text only (an escape sequence would act on the terminal it is printed to)");
+    }
+  }
+}
+
 std::string nesting_message() {
   return "lists and mappings nested more than " + std::to_string(kMaxYamlDepth) +
          " levels deep; dlrmsim's files need fewer than ten";
@@ -117,6 +159,7 @@ void check_tree(const YAML::Node& root, const std::string& source) {
     Item item = std::move(stack.back());
     stack.pop_back();
     const YAML::Node& n = item.node;
+    if (n.IsScalar()) refuse_decoded_control_characters(n, source, item.path);
     if (!n.IsMap() && !n.IsSequence()) continue;
     const YAML::Mark mark = n.Mark();
     if (item.depth >= kMaxYamlDepth) {  // depth 0 is the first level
@@ -136,8 +179,8 @@ void check_tree(const YAML::Node& root, const std::string& source) {
       if (it->first.IsScalar()) {
         const auto [first, inserted] = keys.emplace(key, it->first.Mark());
         if (!inserted) {
-          throw ConfigError(location(source, it->first.Mark()) + ": " + child_path(item.path, key) + ": duplicate key '" +
-                            key + "' (first at line " + std::to_string(first->second.line + 1) + ", column " +
+          throw ConfigError(location(source, it->first.Mark()) + ": " + printable(child_path(item.path, key)) +
+                            ": duplicate key '" + printable(key) + "' (first at line " + std::to_string(first->second.line + 1) + ", column " +
                             std::to_string(first->second.column + 1) + ")");
         }
       }
@@ -197,16 +240,78 @@ struct ExpansionWalk {
   }
 };
 
+// The most nodes (values, lists, mappings and aliases, as written) one YAML text may hold:
+// 2^20. The largest shipped file holds a few thousand; a parsed node takes about 300 bytes, so
+// the bound keeps a file from taking more than about 300 MB before any reader sees it.
+constexpr std::uint64_t kMaxYamlNodes = std::uint64_t{1} << 20;
+
+// Counts the nodes of the text's first document as the parser meets them, building nothing,
+// and stops at the first node past kMaxYamlNodes; a second document is refused where it
+// starts. yaml-cpp's tree takes about 300 bytes per node, so the count is taken before it.
+class NodeCounter : public YAML::EventHandler {
+ public:
+  explicit NodeCounter(const std::string& source) : source_(source) {}
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++documents_ > 1) {
+      throw ConfigError(location(source_, mark) +
+                        ": a second YAML document (after '---'); a configuration file holds one document, "
+                        "expected nothing after the first");
+    }
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { count(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { count(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override { count(mark); }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    count(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    count(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void count(const YAML::Mark& mark) {
+    if (++nodes_ > kMaxYamlNodes) {
+      throw ConfigError(location(source_, mark) + ": more than " + std::to_string(kMaxYamlNodes) +
+                        " values, lists and mappings in one file (too large); dlrmsim's files hold a few thousand");
+    }
+  }
+  const std::string& source_;
+  int documents_ = 0;
+  std::uint64_t nodes_ = 0;
+};
+
 }  // namespace
 
 YAML::Node parse_yaml(const std::string& text, const std::string& source_name) {
   refuse_control_characters(text, source_name);
   YAML::Node root;
   try {
+    std::istringstream in(text);
+    YAML::Parser events(in);
+    NodeCounter counter(source_name);
+    while (events.HandleNextDocument(counter)) {
+    }
     root = YAML::Load(text);
   } catch (const YAML::DeepRecursion& e) {
     throw ConfigError(location(source_name, e.mark) + ": " + nesting_message());
   } catch (const YAML::Exception& e) {
+    // yaml-cpp takes a key of more than 1024 characters on one line for no key at all, and
+    // then reports its ':' as an "illegal map value": said as what it is.
+    if (e.msg == YAML::ErrorMsg::MAP_VALUE && e.mark.pos > 0 && static_cast<std::size_t>(e.mark.pos) <= text.size()) {
+      const std::size_t colon = static_cast<std::size_t>(e.mark.pos);
+      const std::size_t line_start = text.rfind('\n', colon - 1) == std::string::npos ? 0 : text.rfind('\n', colon - 1) + 1;
+      std::size_t key_start = line_start;
+      while (key_start < colon && (text[key_start] == ' ' || text[key_start] == '-' || text[key_start] == '?')) ++key_start;
+      const std::size_t length = colon - key_start;
+      if (length > 1024) {
+        throw ConfigError(location(source_name, e.mark) + ": a key of " + std::to_string(length) +
+                          " characters; a YAML key on one line has at most 1024 characters: write it shorter");
+      }
+    }
     throw ConfigError(location(source_name, e.mark) + ": YAML syntax error: " + e.msg);
   }
   check_tree(root, source_name);  // bounds the depth, so the expansion walk may recurse
@@ -312,6 +417,14 @@ ConfigNode ConfigNode::child(std::string_view key) const {
   auto c = optional_child(key);
   if (!c) {
     if (!node_.IsMap()) fail("missing required key '" + std::string(key) + "' (expected a mapping)");
+    // A key present that nobody asked for and that is close to the missing one is likely it, misspelt.
+    std::vector<std::string> present;
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+      if (it->first.IsScalar() && !seen_->count(it->first.Scalar())) present.push_back(it->first.Scalar());
+    }
+    if (auto guess = did_you_mean(key, present)) {
+      fail("missing required key '" + std::string(key) + "'; is '" + printable(*guess) + "' a misspelling of it?");
+    }
     fail("missing required key '" + std::string(key) + "'");
   }
   return *c;
@@ -419,6 +532,14 @@ std::int64_t ConfigNode::as<std::int64_t>() const {
   if (number && dec == std::errc() && std::floor(d) == d && std::fabs(d) < 9.2e18) {
     return static_cast<std::int64_t>(d);
   }
+  // A number too close to zero for a double ("1e-400") is out of range the other way: no
+  // whole number but 0 is that small.
+  const std::size_t exponent = s.find_last_of("eE");
+  if (number && dec == std::errc::result_out_of_range && exponent != std::string::npos && exponent + 1 < s.size() &&
+      s[exponent + 1] == '-') {
+    fail("'" + s + "' is closer to zero than a number can be (below 1e-307 in magnitude) and not a whole number; "
+         "expected a whole number");
+  }
   if (number && (ec == std::errc::result_out_of_range || dec == std::errc::result_out_of_range || std::fabs(d) >= 9.2e18)) {
     fail("whole number '" + s + "' is out of range (at most " + std::to_string(std::numeric_limits<std::int64_t>::max()) +
          " in magnitude)");
@@ -464,7 +585,7 @@ std::string Override::key_path(std::size_t first) const {
 Override parse_override(std::string_view assignment) {
   Override o;
   o.text = std::string(assignment);
-  const std::string where = "--set '" + o.text + "'";
+  const std::string where = "--set '" + printable(o.text) + "'";
   const auto eq = assignment.find('=');
   if (eq == std::string_view::npos || eq == 0) throw ConfigError(where + ": expected KEY.PATH=VALUE");
   const std::string key_path(assignment.substr(0, eq));
@@ -486,7 +607,7 @@ Override parse_override(std::string_view assignment) {
 }
 
 std::string apply_override(YAML::Node& root, const Override& o, std::size_t first) {
-  const std::string where = "--set '" + o.text + "'";
+  const std::string where = "--set '" + printable(o.text) + "'";
   if (first >= o.path.size()) throw ConfigError(where + ": expected KEY.PATH=VALUE");
   const auto index_of = [&](const YAML::Node& list, const std::string& k) {
     std::size_t idx = 0;

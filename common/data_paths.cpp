@@ -1,7 +1,9 @@
 #include "common/data_paths.hpp"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
+#include <cerrno>
 #include <cstdlib>
 
 #include "common/files.hpp"
@@ -22,6 +24,15 @@ fs::path this_binary() {
 }
 
 /// `reference` without its leading "." and ".." parts: what it names inside a data root.
+/// Whether `p` names something, or cannot be examined for a reason other than its absence
+/// (a folder on the way without permission): then it is the file meant, and reading it says
+/// why it cannot be read, rather than another root's file being read in its place.
+bool present_or_unexaminable(const fs::path& p) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) == 0) return true;
+  return errno != ENOENT && errno != ENOTDIR && errno != ENAMETOOLONG;
+}
+
 fs::path inside_root(const fs::path& reference) {
   fs::path rest;
   bool leading = true;
@@ -79,13 +90,13 @@ std::string resolve_data_path(const std::string& reference, const std::string& b
   const fs::path ref(reference);
   if (reference.empty() || ref.is_absolute()) return reference;
   const fs::path own = base_dir.empty() ? ref : fs::path(base_dir) / ref;
-  if (path_exists(own)) return own.lexically_normal().string();
+  if (present_or_unexaminable(own)) return own.lexically_normal().string();
   const fs::path inside = inside_root(ref);
   if (!inside.empty()) {
     for (const DataRoot& root : roots) {
       if (!root.exists) continue;
       const fs::path candidate = root.dir / inside;
-      if (path_exists(candidate)) return candidate.lexically_normal().string();
+      if (present_or_unexaminable(candidate)) return candidate.lexically_normal().string();
     }
   }
   return reference;

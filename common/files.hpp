@@ -45,7 +45,10 @@ bool directory_exists(const std::filesystem::path& p);
 std::string read_input_file(const std::filesystem::path& path, std::uintmax_t limit = kMaxInputBytes);
 
 /// Writes `content` to `path` ("-": standard output) as the header describes; an OutputError
-/// on any failure.
+/// on any failure. An existing file keeps its mode; a read-only one (no write permission bit
+/// at all) is refused and kept; a symbolic link is written through to its target; a pipe is
+/// written only when something reads it; an empty path is refused. SIGINT, SIGTERM and SIGHUP
+/// are held while the temporary file exists, so an interrupted write leaves none behind.
 void write_output_file(const std::filesystem::path& path, std::string_view content);
 
 /// Whether `a` and `b` name the same existing file (through links, "..", hard links).
@@ -55,6 +58,36 @@ bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
 /// `what` names the output in the message ("the result file", "-o").
 void refuse_output_over_inputs(const std::filesystem::path& output, const std::vector<std::filesystem::path>& inputs,
                                std::string_view what);
+
+/// One output of a command: the option that names it ("--json", "-o") and the path given.
+struct OutputPath {
+  std::string option;
+  std::filesystem::path path;
+};
+
+/// The check every command makes of its outputs before it runs (a ConfigError, exit status
+/// 2): no output path is empty; no output is any file the command reads (`inputs`: the same
+/// file by device and inode, after following links, so another spelling, a link or a hard
+/// link is caught); no two outputs are the same file ("-", standard output, included). A
+/// command lists the outputs whose options were given.
+void check_outputs(const std::vector<OutputPath>& outputs, const std::vector<std::filesystem::path>& inputs);
+
+/// An exclusive lock on an output for the life of the object, so that two runs cannot write
+/// one output at once (a sweep's result file is appended to, rewritten and read back while
+/// it runs). The lock is flock(2) on a hidden file beside the output's target (".NAME.lock",
+/// removed again when the lock is released); a lock held by another process is an
+/// OutputError saying so.
+class OutputLock {
+ public:
+  explicit OutputLock(const std::filesystem::path& output);
+  ~OutputLock();
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+ private:
+  std::string lock_path_;
+  int fd_ = -1;
+};
 
 /// Flushes standard output and reports a failed write to it (a full disk, a closed pipe) as
 /// an OutputError.

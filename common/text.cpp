@@ -1,6 +1,8 @@
 #include "common/text.hpp"
 
-#include <cstdio>
+#include <charconv>
+#include <string>
+#include <system_error>
 
 #include <yaml-cpp/yaml.h>
 
@@ -13,9 +15,11 @@ std::string yaml_quoted(std::string_view s) {
 }
 
 std::string format_number(double v, int significant_digits) {
+  // std::to_chars writes what printf's %.*g writes in the "C" locale, whatever locale the
+  // process has chosen (common/classic_locale.hpp).
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", significant_digits, v);
-  return buf;
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, significant_digits);
+  return ec == std::errc() ? std::string(buf, end) : std::string("nan");
 }
 
 }  // namespace dlrmsim

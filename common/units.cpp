@@ -121,6 +121,13 @@ void check_range(std::string_view text, double number, double factor, Dimension 
       throw UnitError(head + " is beyond the simulated time range (simulated time counts picoseconds in 64 bits: " +
                       limit + " s, about 106 days)");
     }
+  } else if ((dim == Dimension::bytes_per_second || dim == Dimension::flops_per_second) && value != 0.0 &&
+             std::fabs(value) < 1.0) {
+    // 5e-324 B/s is a positive rate, but a single byte at it takes longer than the simulated
+    // time range: the engine would be the first to notice, far from the file.
+    throw UnitError(head + " is below 1 " + std::string(base_unit(dim)) +
+                    ", the smallest nonzero rate dlrmsim accepts (work at a slower rate would not end within the "
+                    "simulated time range)");
   } else if (std::fabs(value) > kMaxMagnitude) {
     char limit[32];
     std::snprintf(limit, sizeof limit, "%.0e", kMaxMagnitude);

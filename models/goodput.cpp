@@ -62,15 +62,18 @@ Hertz parse_failure_rate(const ConfigNode& node) {
   if (count < 0.0) node.fail("'" + text + "' is a negative failure rate; expected a count of failures >= 0");
   // The time may be far longer than a simulation's range ("1 per 80000 h"): its number and
   // its unit are read apart, the unit through parse_quantity ("1 h").
-  std::size_t unit_at = 0;
-  while (unit_at < time_text.size() && !std::isalpha(static_cast<unsigned char>(time_text[unit_at]))) ++unit_at;
-  const std::string_view number_text = trim(std::string_view(time_text).substr(0, unit_at));
+  // The number is what std::from_chars reads ("80000", "1e4", "2.5"); no number is one unit.
   double number = 1.0;
-  if (!number_text.empty()) {
-    const auto [n_end, n_ec] = std::from_chars(number_text.data(), number_text.data() + number_text.size(), number);
-    if (n_ec != std::errc{} || n_end != number_text.data() + number_text.size() || !std::isfinite(number)) {
-      node.fail("'" + text + "': after 'per' '" + std::string(number_text) + "' is not a number; expected a time "
-                "such as '80000 h'");
+  std::size_t unit_at = 0;
+  {
+    const auto [n_end, n_ec] = std::from_chars(time_text.data(), time_text.data() + time_text.size(), number);
+    if (n_ec == std::errc::result_out_of_range || (n_ec == std::errc{} && !std::isfinite(number))) {
+      node.fail("'" + text + "': after 'per' the number is out of range; expected a time such as '80000 h'");
+    }
+    if (n_ec == std::errc{}) {
+      unit_at = static_cast<std::size_t>(n_end - time_text.data());
+    } else {
+      number = 1.0;
     }
   }
   double seconds = 0.0;

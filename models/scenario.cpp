@@ -159,6 +159,7 @@ void parse_jobs(const ConfigNode& jobs, Scenario& s, const std::string& base_dir
     std::sort(job.nodes.begin(), job.nodes.end(), [](topo::NodeId a, topo::NodeId b) { return a.index < b.index; });
     auto part = [&](const std::string& key) {
       Part p = load_part(e, key, base_dir, data);
+      if (p.from_file) s.files.push_back(p.source);
       return p.from_file ? ConfigNode(p.yaml, p.source) : e.child(key);
     };
     job.model = load_model(part("model"));
@@ -205,6 +206,11 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   }
   for (const auto& text : command_line_overrides) {
     Override o = parse_override(text);
+    if (o.path.front() == "set") {
+      // The `set:` list is applied before any --set, so a --set of it would do nothing.
+      throw ConfigError("--set '" + o.text + "': the scenario's `set:` list cannot be overridden (it is applied "
+                        "first); give each assignment as its own --set KEY.PATH=VALUE");
+    }
     overrides.push_back({o, "--set '" + o.text + "'"});
   }
   // Overrides of the scenario itself (including replacing a referenced path) come first;
@@ -234,6 +240,7 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   auto part_node = [&](const std::string& key) {
     Part part = load_part(scenario, key, base_dir, data);
     if (!part.from_file) return scenario.child(key);
+    s.files.push_back(part.source);
     std::vector<OverrideOrigin> origins;
     for (const Assignment* a : part_overrides[key]) {
       origins.push_back({apply_override(part.yaml, a->o, 1), a->origin, key + "."});
@@ -348,7 +355,9 @@ std::vector<ParameterRow> run_parameter_rows() {
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
                        const std::shared_ptr<KeyLog>& log) {
   const ConfigNode file = ConfigNode::load_file(path);
-  return parse(file.yaml(), path, fs::path(path).parent_path().string(), overrides, log, nullptr);
+  Scenario s = parse(file.yaml(), path, fs::path(path).parent_path().string(), overrides, log, nullptr);
+  s.files.insert(s.files.begin(), path);
+  return s;
 }
 
 Scenario load_scenario_text(const std::string& text, const std::string& source_name, const std::string& base_dir,

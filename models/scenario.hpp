@@ -81,6 +81,9 @@ struct Scenario {
   std::string name;
   std::string description;
   std::string source;  // file it was read from ("" for inline)
+  /// Every file read to build it: the scenario file and the platform, model and software
+  /// files it names (its jobs' too). An output of the command may not be one of them.
+  std::vector<std::string> files;
   topo::Platform platform;
   ModelSpec model;
   TrainingOptions training;

@@ -26,6 +26,7 @@
 #include "app/scenario_runner.hpp"
 #include "app/sweep.hpp"
 #include "app/validate.hpp"
+#include "common/classic_locale.hpp"
 #include "common/config.hpp"
 #include "common/files.hpp"
 #include "models/scenario.hpp"
@@ -49,12 +50,14 @@ models::Scenario load(const std::string& path_or_text, bool is_text, const std::
 /// As `dlrmsim run --json` (app/run_report.hpp lists the keys).
 std::string run_json(const std::string& scenario, bool is_text, const std::vector<std::string>& overrides) {
   py::gil_scoped_release release;
+  const ClassicLocaleScope classic;
   return app::run_report_json(load(scenario, is_text, overrides));
 }
 
 /// As `dlrmsim platform --json` (app/platform_report.hpp).
 std::string platform_json(const std::string& path) {
   py::gil_scoped_release release;
+  const ClassicLocaleScope classic;
   return app::platform_file_json(path);
 }
 
@@ -62,6 +65,7 @@ std::string platform_json(const std::string& path) {
 /// the scenario names some; the search policy evaluates candidates with the simulator.
 std::string place_json(const std::string& scenario, bool is_text, const std::vector<std::string>& overrides) {
   py::gil_scoped_release release;
+  const ClassicLocaleScope classic;
   const models::Scenario sc = load(scenario, is_text, overrides);
   const auto placed = app::place_job(sc, is_text ? std::string(kDictSource) : scenario);
   return app::plan_json(placed.problem, placed.plan);
@@ -69,13 +73,14 @@ std::string place_json(const std::string& scenario, bool is_text, const std::vec
 
 std::string validate_json(const std::string& dir) {
   py::gil_scoped_release release;
+  const ClassicLocaleScope classic;
   return app::validation_json(validation::run_validation_dir(dir, app::scenario_metric));
 }
 
 /// A loaded sweep whose points are evaluated one call at a time (from any thread).
 class PySweep {
  public:
-  explicit PySweep(const std::string& path) : sweep_(app::load_sweep(path)) {}
+  explicit PySweep(const std::string& path) : sweep_(load(path)) {}
   [[nodiscard]] std::size_t size() const { return sweep_.size(); }
   [[nodiscard]] std::vector<std::string> columns() const {
     return app::sweep_columns(sweep_, app::scenario_output_columns());
@@ -87,6 +92,7 @@ class PySweep {
     std::string line;
     {
       py::gil_scoped_release release;
+  const ClassicLocaleScope classic;
       line = app::run_point_row(sweep_, index, app::run_scenario_point, app::scenario_output_columns()).line;
     }
     auto fields = app::csv_split_strict(line);
@@ -95,6 +101,10 @@ class PySweep {
   }
 
  private:
+  static app::Sweep load(const std::string& path) {
+    const ClassicLocaleScope classic;  // range values are written as numbers
+    return app::load_sweep(path);
+  }
   app::Sweep sweep_;
 };
 

@@ -82,6 +82,8 @@ with tempfile.TemporaryDirectory() as tmp:
     from_file = json.loads(cli_run("run", as_file, "--json", "-").stdout)
 check(without_engine(dlrmsim.run(as_dict)) == without_engine(from_file), "a dict scenario differs from its file")
 
+dlrmsim_default_doc = dlrmsim.run(default)
+
 # Sweeps: the CSV rows of the command line, with 1 and 2 threads.
 sweep_file = os.path.join(src, "tests", "data", "sweep_nine_points.yaml")
 with tempfile.TemporaryDirectory() as tmp:
@@ -90,7 +92,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check(done.returncode == 0, "dlrmsim sweep exited %d: %s" % (done.returncode, done.stderr))
     with open(out, newline="") as f:
         expected_rows = list(csv.DictReader(f))
-expected_rows = [{k: (v if k in ("label", "status", "error") else dlrmsim._value(v)) for k, v in row.items()}
+expected_rows = [{k: (v if k in ("label", "status", "error", "fingerprint") else dlrmsim._value(v)) for k, v in row.items()}
                  for row in expected_rows]
 for jobs in (1, 2):
     rows = list(dlrmsim.sweep(sweep_file, jobs=jobs))
@@ -119,6 +121,16 @@ try:
     check(False, "an alias cycle did not raise")
 except dlrmsim.BadInput as e:
     check("alias cycle" in str(e), "an alias cycle's message says so: %s" % e)
+# A path with a NUL character: the system would read the name up to the NUL, another file
+# (here the default scenario, which once ran). Expected: ValueError naming the argument.
+for call, argument in ((lambda p: dlrmsim.run(p), "scenario"), (lambda p: dlrmsim.place(p), "scenario"),
+                       (lambda p: dlrmsim.platform(p), "path"), (lambda p: list(dlrmsim.sweep(p)), "path"),
+                       (lambda p: dlrmsim.validate(p), "directory")):
+    try:
+        call(default + "\0.bak")
+        check(False, "a path with a NUL did not raise (%s)" % argument)
+    except ValueError as e:
+        check(str(e).startswith(argument + ": ") and "NUL" in str(e), "a NUL path's message: %s" % e)
 infeasible_file = os.path.join(src, "tests", "errors", "scenario_infeasible.yaml")
 infeasible = cli_run("run", infeasible_file)
 try:
@@ -153,6 +165,36 @@ stop.set()
 t.join()
 check(during > 1000, "a Python thread counted only %d times during run(): the GIL is held" % during)
 print("errors and GIL: checked (a thread counted %d times during one run)" % during)
+
+# A decimal-comma locale chosen by the program (de_DE.UTF-8): numbers are still written and
+# read as the command line writes them. The sweep once returned '8,18898e+06' strings, a
+# fractional range failed at every point ("unknown unit ',1 TB/s'") and validate() returned
+# '3,138'. Skipped (said so) where the locale is not installed.
+import locale
+try:
+    locale.setlocale(locale.LC_ALL, "de_DE.UTF-8")
+except locale.Error:
+    print("locale: de_DE.UTF-8 is not installed (localedef -i de_DE -f UTF-8 de_DE.UTF-8); checks skipped")
+else:
+    try:
+        check(locale.localeconv()["decimal_point"] == ",", "de_DE.UTF-8 has a decimal comma")
+        rows = list(dlrmsim.sweep(sweep_file, jobs=2))
+        check(rows == expected_rows, "sweep under de_DE.UTF-8: rows differ from the CSV file")
+        with tempfile.TemporaryDirectory() as tmp:
+            fractional = os.path.join(tmp, "fractional.yaml")
+            with open(fractional, "w") as f:
+                f.write("base: %s\naxes:\n  - key: platform.node_templates.dgx-h100.devices.0.hbm_bandwidth\n"
+                        "    range: {from: 2.5, to: 3.5, step: 0.5, unit: TB/s}\n" % default)
+            rows = list(dlrmsim.sweep(fractional))
+            check([r["status"] for r in rows] == ["ok"] * 3, "a fractional range under de_DE.UTF-8: %r" %
+                  [r["error"] for r in rows])
+            check(all(isinstance(r["throughput_samples_per_s"], float) for r in rows),
+                  "sweep outputs under de_DE.UTF-8 are numbers")
+        got = dlrmsim.run(default)
+        check(without_engine(got) == without_engine(dlrmsim_default_doc), "run() under de_DE.UTF-8 differs")
+    finally:
+        locale.setlocale(locale.LC_ALL, "C")
+    print("locale: de_DE.UTF-8 gives the rows and documents of the C locale")
 
 if failures:
     print("%d checks failed" % len(failures))

@@ -1,6 +1,8 @@
 // Configuration reading: values with units, locations in errors, unknown keys, overrides.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "approx.hpp"
 
 #include "common/config.hpp"
@@ -178,6 +180,86 @@ TEST_CASE("an alias inside its own anchor's node is refused as an alias cycle, l
   CHECK_THROWS_WITH_AS(parse_override("run.steps=&a [*a]"), doctest::Contains("--set 'run.steps=&a [*a]':1:1: alias cycle"),
                        ConfigError);
   CHECK_NOTHROW(ConfigNode::load_string("a: &a [1]\nb: [*a, *a]\n", "c.yaml"));
+}
+
+// System: YAML text holding a second document after '---', valid or not, in a file and in a
+// --set value. Expected: a located ConfigError at the second document (yaml-cpp reads the
+// first and ignored the rest silently, so a key written after '---' was never read); one
+// document, with or without an explicit '---' start or a '...' end, loads.
+TEST_CASE("a second YAML document is refused where it starts") {
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string("a: 1\n---\nb: 2\n", "c.yaml"),
+                       doctest::Contains("c.yaml:2:1: a second YAML document"), ConfigError);
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string("a: 1\n--- [unclosed\n", "c.yaml"),
+                       doctest::Contains("c.yaml:2:"), ConfigError);
+  CHECK_THROWS_WITH_AS(parse_override("run.steps=4\n---\n5"), doctest::Contains("a second YAML document"), ConfigError);
+  CHECK(ConfigNode::load_string("---\na: 1\n", "c.yaml").get<int>("a") == 1);
+  CHECK(ConfigNode::load_string("a: 1\n...\n", "c.yaml").get<int>("a") == 1);
+}
+
+// System: a flow list of 2^20 + 1 ones (2 MiB of text), and one of 2^20 - 1 inside a mapping.
+// Expected: the first is refused, located at its first node past the bound, before the tree is
+// built (a parsed node takes about 300 bytes: a 10 MB list took 3 GB); the second loads
+// (the bound is 2^20 nodes, the mapping and its key included).
+TEST_CASE("a YAML text of more than 2^20 nodes is refused before it is built") {
+  const std::size_t bound = std::size_t{1} << 20;
+  std::string over = "[";
+  for (std::size_t i = 0; i <= bound; ++i) over += i ? ",1" : "1";
+  over += "]\n";
+  const std::string where = "big.yaml:1:" + std::to_string(2 * bound) + ": more than 1048576 values";
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string(over, "big.yaml"), doctest::Contains(where.c_str()), ConfigError);
+  std::string under = "a: [";
+  for (std::size_t i = 0; i + 3 < bound; ++i) under += i ? ",1" : "1";
+  under += "]\n";
+  CHECK(ConfigNode::load_string(under, "ok.yaml").child("a").elements().size() == bound - 3);
+}
+
+// System: YAML whose quoted values and keys decode to control characters ("\e", "\a",
+// "\x9b" as U+009B) though the text itself holds none, in a file and a --set value; and a
+// value with a tab and line breaks. Expected: a located ConfigError naming the character, its
+// message free of control characters (the value would otherwise reach a terminal, a CSV row
+// and an HTML page as an escape sequence); tab and line breaks are text and load.
+TEST_CASE("control characters decoded from escapes are refused, located, and not echoed") {
+  const auto message = [](const std::string& text) {
+    try {
+      ConfigNode::load_string(text, "c.yaml");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string name = message("name: \"x\\e]52;c;aGk=\\a\"\n");
+  CHECK(name.find("c.yaml:1:7: name: control character 0x1B (ESC) written as an escape") == 0);
+  const std::string key = message("\"k\\u009b2K\": 1\n");
+  CHECK(key.find("c.yaml:1:1: k\\x9B2K: control character U+009B (a C1 control character)") == 0);
+  for (const std::string& m : {name, key}) {
+    CHECK(std::none_of(m.begin(), m.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }));
+  }
+  CHECK_THROWS_WITH_AS(parse_override("name=\"\\e[2K\""), doctest::Contains("control character 0x1B (ESC)"), ConfigError);
+  CHECK(ConfigNode::load_string("d: \"a\\tb\\nc\"\ne: |\n  one\n  two\n", "c.yaml").get<std::string>("d") == "a\tb\nc");
+}
+
+// System: a whole-number key given 1e-400 (below a double's range) and 1e400 (above it).
+// Expected: 1e-400 is said to be too close to zero and not a whole number (it was "out of
+// range (at most 9223372036854775807)", which reads as too large); 1e400 is out of range.
+TEST_CASE("a whole number too close to zero is not called too large") {
+  const ConfigNode small = ConfigNode::load_string("n: 1e-400\n", "c.yaml");
+  CHECK_THROWS_WITH_AS(small.get<int>("n"), doctest::Contains("c.yaml:1:4: n: '1e-400' is closer to zero than a number can be"),
+                       ConfigError);
+  const ConfigNode large = ConfigNode::load_string("n: 1e400\n", "c.yaml");
+  CHECK_THROWS_WITH_AS(large.get<std::int64_t>("n"), doctest::Contains("out of range"), ConfigError);
+}
+
+// System: a key of 1,100 characters, plain and quoted, and one of 1,000. Expected: the long
+// ones are refused as keys of 1,100 (1,102 with quotes) characters, over YAML's 1,024 for a key
+// on one line (yaml-cpp's own words were "illegal map value"); the 1,000-character key loads.
+TEST_CASE("a key longer than 1024 characters is said to be one") {
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string("a: 1\n" + std::string(1100, 'k') + ": 1\n", "c.yaml"),
+                       "c.yaml:2:1101: a key of 1100 characters; a YAML key on one line has at most 1024 characters: "
+                       "write it shorter",
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(ConfigNode::load_string("- \"" + std::string(1100, 'k') + "\": 1\n", "c.yaml"),
+                       doctest::Contains("a key of 1102 characters"), ConfigError);
+  CHECK(ConfigNode::load_string(std::string(1000, 'k') + ": 1\n", "c.yaml").has(std::string(1000, 'k')));
 }
 
 TEST_CASE("aliases that multiply a small text into a huge tree are refused") {

@@ -121,6 +121,10 @@ TEST_CASE("failure rates need a unit") {
   CHECK(rate_of("1 per 80000 h").value() == dlrmsim::rel(1.0 / (80000 * 3600.0)));
   CHECK(rate_of("2.5e-5 per h").value() == dlrmsim::rel(2.5e-5 / 3600.0));
   CHECK(rate_of("0 per h").value() == 0.0);
+  // A time in scientific notation: "1e4 h" is 10^4 hours (it was refused as "unknown unit 'e4 h'").
+  CHECK(rate_of("1 per 1e4 h").value() == dlrmsim::rel(1.0 / (1e4 * 3600.0)));
+  CHECK(rate_of("3 per 2.5E+3 min").value() == dlrmsim::rel(3.0 / (2.5e3 * 60.0)));
+  CHECK(rate_error("1 per 1e999 h").find("out of range") != std::string::npos);
   CHECK(rate_error("0.001").find("rate.yaml:1:4: r: '0.001' is a failure rate with no unit") == 0);
   CHECK(rate_error("-1 per h").find("negative failure rate") != std::string::npos);
   CHECK(rate_error("1 per 0 h").find("longer than zero") != std::string::npos);

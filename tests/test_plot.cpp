@@ -60,6 +60,18 @@ TEST_CASE("a sweep CSV becomes one series per group, one marker per row") {
   std::filesystem::remove(path);
 }
 
+// System: a CSV saved with a UTF-8 byte order mark before its header (as spreadsheets save
+// one), x column "point" (the first). Expected: the chart of its two rows; the mark was read
+// as part of the first column's name ("no column 'point'").
+TEST_CASE("a CSV that starts with a byte order mark is read by its column names") {
+  const auto path = std::filesystem::temp_directory_path() / ("plot_bom_" + std::to_string(::getpid()) + ".csv");
+  std::ofstream(path) << "\xEF\xBB\xBFpoint,y\n0,1\n1,2\n";
+  const Chart chart = chart_from_csv(path.string(), "point", "y", "");
+  REQUIRE(chart.series.size() == 1);
+  CHECK(chart.series[0].y == std::vector<double>{1, 2});
+  std::filesystem::remove(path);
+}
+
 // A chart of two predicted series (lines) and one published series drawn as open markers
 // only, on logarithmic axes (plot --points, --log): 3 + 3 filled markers and 2 lines for the
 // predicted series, 2 open markers and no line for the published one, and no y = x diagonal

@@ -86,10 +86,11 @@ TEST_CASE("a failing point becomes a row and the others still run; -j gives the 
   CHECK(run_sweep(sweep, fake_runner, kOutputs, four) == 2);
   const std::string csv = read_text(one.output_path);
   CHECK(csv == read_text(four.output_path));
-  CHECK(csv.find("point,label,platform.nic,model.batch,status,error,throughput_samples_per_s\n") == 0);
-  CHECK(csv.find("\n1,platform.nic=100 Gbit/s;model.batch=3000,100 Gbit/s,3000,error,batch 3000 is refused,\n") !=
-        std::string::npos);
-  CHECK(csv.find("\n5,platform.nic=400 Gbit/s;model.batch=2048,400 Gbit/s,2048,ok,,819200\n") != std::string::npos);
+  CHECK(csv.find("point,label,platform.nic,model.batch,status,error,throughput_samples_per_s,fingerprint\n") == 0);
+  CHECK(csv.find("\n1,platform.nic=100 Gbit/s;model.batch=3000,100 Gbit/s,3000,error,batch 3000 is refused,," +
+                 sweep.fingerprint(1) + "\n") != std::string::npos);
+  CHECK(csv.find("\n5,platform.nic=400 Gbit/s;model.batch=2048,400 Gbit/s,2048,ok,,819200," + sweep.fingerprint(5) +
+                 "\n") != std::string::npos);
 }
 
 TEST_CASE("resume after a sweep killed half way gives the same CSV as an uninterrupted one") {
@@ -194,6 +195,7 @@ struct Finished {
     run_sweep(load_sweep(sweep_file), fake_runner, kOutputs, SweepOptions{full, 1, false, {}, {}});
     csv = read_text(full);
   }
+  std::string fingerprint(std::size_t index) const { return load_sweep(sweep_file).fingerprint(index); }
   // Resumes `text` as the result file; returns the points run and the stderr text.
   std::pair<std::vector<std::size_t>, std::string> resume(const std::string& text) const {
     const std::string path = s.write("resumed.csv", text);
@@ -225,13 +227,61 @@ TEST_CASE("resume reruns a row whose axis values are not those of its point") {
   // the sweep file had been changed since: the row is dropped, point 3 alone is rerun, the
   // file ends identical to a fresh run, and stderr names the line and the column.
   Finished f;
-  const std::string edited = replace_line(f.csv, 5, "3,platform.nic=400 Gbit/s;model.batch=1024,200 Gbit/s,1024,ok,,409600");
+  const std::string edited =
+      replace_line(f.csv, 5, "3,platform.nic=400 Gbit/s;model.batch=1024,200 Gbit/s,1024,ok,,409600," + f.fingerprint(3));
   REQUIRE(edited != f.csv);
   const auto [ran, err] = f.resume(edited);
   CHECK(ran == std::vector<std::size_t>{3});
   CHECK(read_text((f.s.dir / "resumed.csv").string()) == f.csv);
   CHECK(err == "1 row of " + (f.s.dir / "resumed.csv").string() + " does not match this sweep and is rerun: first at "
                "line 5: column 'platform.nic' of point 3 is '200 Gbit/s'; this sweep has '400 Gbit/s'\n");
+}
+
+// System: the finished 6-point sweep whose base scenario names a software file; the file is
+// edited after the run, then the sweep resumed twice. Expected: the first resume reruns all 6
+// points (every row's fingerprint covers the content of every file the sweep reads, and
+// a row computed from the old file would otherwise be kept) and names the fingerprint; the
+// file then equals a fresh run's; the second resume reruns nothing.
+TEST_CASE("resume reruns the rows computed from a file that changed since (their fingerprint differs)") {
+  Finished f;
+  f.s.write("software.yaml", "name: before\n");
+  f.s.write("base.yaml", std::string(kBase) + "software: software.yaml\n");
+  run_sweep(load_sweep(f.sweep_file), fake_runner, kOutputs, SweepOptions{f.full, 1, false, {}, {}});
+  const std::string before = read_text(f.full);
+  f.s.write("software.yaml", "name: after\n");
+  const auto [ran, err] = f.resume(before);
+  CHECK(ran == std::vector<std::size_t>{0, 1, 2, 3, 4, 5});
+  CHECK(err.find("6 rows of") != std::string::npos);
+  CHECK(err.find("first at line 2: the fingerprint of point 0 is") != std::string::npos);
+  const std::string resumed = read_text(f.s.dir / "resumed.csv");
+  run_sweep(load_sweep(f.sweep_file), fake_runner, kOutputs, SweepOptions{f.full, 1, false, {}, {}});
+  CHECK(resumed == read_text(f.full));
+  CHECK(resumed != before);
+  const auto [again, quiet] = f.resume(resumed);
+  CHECK(again.empty());
+  CHECK(quiet.empty());
+}
+
+// System: a sweep of 8,000 points and a result file of 300 MiB (sparse: zero bytes), above the
+// 256 MiB limit of other inputs. Expected: the limit for the sweep's own result file is
+// 64 KiB a point (500 MiB here), so the file is read and refused for its header, not for its
+// size (a sweep whose CSV outgrew 256 MiB ran every point, then failed to read its own file
+// back, blaming it as bad input); a one-point sweep's limit is the input limit.
+TEST_CASE("a sweep reads its own result file within a bound derived from the sweep, not the input limit") {
+  ScratchDir s;
+  s.write("base.yaml", kBase);
+  const std::string sweep_file =
+      s.write("sweep.yaml", "base: base.yaml\naxes:\n  - key: model.batch\n    range: {from: 1, to: 8000, step: 1}\n");
+  const Sweep sweep = load_sweep(sweep_file);
+  REQUIRE(sweep.size() == 8000);
+  CHECK(result_file_limit(sweep) == 8001 * (std::uintmax_t{64} << 10));
+  const fs::path big = s.dir / "big.csv";
+  { std::ofstream(big) << "x\n"; }
+  fs::resize_file(big, std::uintmax_t{300} << 20);
+  CHECK_THROWS_WITH_AS(read_result_rows(big.string(), sweep, kOutputs), doctest::Contains("other columns than this sweep"),
+                       ConfigError);
+  const std::string one = s.write("one.yaml", "base: base.yaml\naxes:\n  - key: model.batch\n    values: [1]\n");
+  CHECK(result_file_limit(load_sweep(one)) == kMaxInputBytes);
 }
 
 TEST_CASE("resume reruns a truncated row in the middle of the file") {
@@ -241,7 +291,7 @@ TEST_CASE("resume reruns a truncated row in the middle of the file") {
   const auto [ran, err] = f.resume(replace_line(f.csv, 3, "1,platform.nic=100 Gbit/s;model.batch=3000,100 Gbit/s,3000,error"));
   CHECK(ran == std::vector<std::size_t>{1});
   CHECK(read_text((f.s.dir / "resumed.csv").string()) == f.csv);
-  CHECK(err.find("first at line 3: it has 5 fields; the header has 7") != std::string::npos);
+  CHECK(err.find("first at line 3: it has 5 fields; the header has 8") != std::string::npos);
 }
 
 TEST_CASE("resume drops rows numbered beyond the sweep, including numbers too large for 64 bits") {
@@ -249,7 +299,7 @@ TEST_CASE("resume drops rows numbered beyond the sweep, including numbers too la
   // once ended the program with std::stoull's "out of range"); nothing needs to rerun.
   Finished f;
   const auto [ran, err] =
-      f.resume(f.csv + "6,platform.nic=400 Gbit/s;model.batch=9,400 Gbit/s,9,ok,,1\n100000000000000000000000,a,b,c,ok,,1\n");
+      f.resume(f.csv + "6,platform.nic=400 Gbit/s;model.batch=9,400 Gbit/s,9,ok,,1,x\n100000000000000000000000,a,b,c,ok,,1,x\n");
   CHECK(ran.empty());
   CHECK(read_text((f.s.dir / "resumed.csv").string()) == f.csv);
   CHECK(err.find("2 rows of") != std::string::npos);
@@ -261,7 +311,7 @@ TEST_CASE("resume drops rows with malformed CSV quoting and unknown statuses") {
   // Both are rerun; a quoted field with a doubled quote inside stays valid CSV.
   Finished f;
   std::string text = replace_line(f.csv, 2, "0,\"platform.nic=100 Gbit/s;model.batch=1024,100 Gbit/s,1024,ok,,102400");
-  text = replace_line(text, 4, "2,platform.nic=100 Gbit/s;model.batch=2048,100 Gbit/s,2048,done,,204800");
+  text = replace_line(text, 4, "2,platform.nic=100 Gbit/s;model.batch=2048,100 Gbit/s,2048,done,,204800," + f.fingerprint(2));
   const auto [ran, err] = f.resume(text);
   CHECK(ran == std::vector<std::size_t>{0, 2});
   CHECK(read_text((f.s.dir / "resumed.csv").string()) == f.csv);

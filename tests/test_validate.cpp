@@ -27,7 +27,10 @@ std::optional<double> fake_metric(const YAML::Node& base, const std::string&, co
     why = "gpu0 overflows by 5 GB";
     return std::nullopt;
   }
-  if (metric != "throughput_samples_per_s") return scenario[metric].as<double>();
+  if (metric != "throughput_samples_per_s") {
+    if (!scenario[metric]) throw dlrmsim::validation::UnknownMetric("unknown metric '" + metric + "'");
+    return scenario[metric].as<double>();
+  }
   return scenario["speed"].as<double>();
 }
 }  // namespace
@@ -103,6 +106,29 @@ TEST_CASE("a largest case names the metric that dominates one scenario") {
   const auto r = run_validation_case((d.dir / "l.yaml").string(), fake_metric);
   CHECK(r.passed);
   CHECK(r.predicted == "lookup (dense 2, lookup 3, comm 1)");
+}
+
+// System: a value case naming a metric no run reports, a best case whose expected answer is
+// no candidate, and a largest case whose expected answer is none of its metrics. Expected:
+// each a ConfigError located at the key (bad input, exit status 2); they once gave a NO
+// verdict (exit status 1), as if the simulation disagreed with the published finding.
+TEST_CASE("an unknown metric and an expected answer that is not an option are located errors") {
+  ScratchDir d;
+  d.write("scen/s.yaml", "speed: 1\nlookup: 3\n");
+  d.write("m.yaml", "case: M\nsource: s\nkind: value\nscenario: scen/s.yaml\nmetric: lookpu\npublished: 1\n"
+                    "tolerance: 0.1\n");
+  CHECK_THROWS_WITH_AS(run_validation_case((d.dir / "m.yaml").string(), fake_metric),
+                       doctest::Contains("m.yaml:5:9: metric: unknown metric 'lookpu'"), ConfigError);
+  d.write("b.yaml", "case: B\nsource: s\nkind: best\ncandidates:\n  a: {scenario: scen/s.yaml}\n"
+                    "  b: {scenario: scen/s.yaml}\nexpect: c\n");
+  CHECK_THROWS_WITH_AS(run_validation_case((d.dir / "b.yaml").string(), fake_metric),
+                       doctest::Contains("b.yaml:7:9: expect: 'c' is not one of the candidates 'a', 'b'"), ConfigError);
+  d.write("l.yaml", "case: L\nsource: s\nkind: largest\nscenario: scen/s.yaml\nmetrics: [speed, lookup]\n"
+                    "expect: lookpu\n");
+  CHECK_THROWS_WITH_AS(run_validation_case((d.dir / "l.yaml").string(), fake_metric),
+                       doctest::Contains("expect: 'lookpu' is not one of the metrics 'speed', 'lookup'; did you mean "
+                                         "'lookup'?"),
+                       ConfigError);
 }
 
 TEST_CASE("a malformed case is a located error") {

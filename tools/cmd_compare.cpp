@@ -4,6 +4,7 @@
 // by side with B - A and B / A (app/compare.hpp defines every row) and a one-line verdict.
 // `--set` applies to both, `--set-a` / `--set-b` to one. An infeasible scenario ends the
 // command with exit status 1 naming which one (A or B).
+#include <filesystem>
 #include <iostream>
 
 #include <boost/program_options.hpp>
@@ -47,14 +48,32 @@ int cmd_compare(const std::vector<std::string>& args) {
   }
   if (files.size() != 2) throw po::error("expected two scenario files: dlrmsim compare A.yaml B.yaml");
 
-  auto run = [](const std::string& path, std::vector<std::string> overrides, const std::vector<std::string>& extra,
-                const char* which) {
+  // An error in an override of one scenario names the option it was given with (the loader
+  // calls every command-line override --set).
+  auto load = [](const std::string& path, std::vector<std::string> overrides, const std::vector<std::string>& extra,
+                 const std::string& option) {
     overrides.insert(overrides.end(), extra.begin(), extra.end());
-    const models::Scenario sc = models::load_scenario(path, overrides);
+    try {
+      return models::load_scenario(path, overrides);
+    } catch (const ConfigError& e) {
+      const std::string message = e.what();
+      for (const std::string& o : extra) {
+        const std::string given = "--set '" + o + "'";
+        if (message.rfind(given, 0) == 0) throw ConfigError(option + " '" + o + "'" + message.substr(given.size()));
+      }
+      throw;
+    }
+  };
+  const models::Scenario scenario_a = load(files[0], both, only_a, "--set-a");
+  const models::Scenario scenario_b = load(files[1], both, only_b, "--set-b");
+  std::vector<std::filesystem::path> inputs(scenario_a.files.begin(), scenario_a.files.end());
+  inputs.insert(inputs.end(), scenario_b.files.begin(), scenario_b.files.end());
+  check_outputs(given_outputs(vm, {{"--json", "json"}}), inputs);
+  auto run = [](const models::Scenario& sc, const char* which) {
     return std::pair{app::run_job(sc, {}, std::string("scenario ") + which + " does not fit"), sc.platform.nodes().size()};
   };
-  const auto [a, nodes_a] = run(files[0], both, only_a, "A");
-  const auto [b, nodes_b] = run(files[1], both, only_b, "B");
+  const auto [a, nodes_a] = run(scenario_a, "A");
+  const auto [b, nodes_b] = run(scenario_b, "B");
   const Comparison c = compare_runs(a, nodes_a, b, nodes_b);
   if (json_path != "-") std::cout << comparison_text(c);
   if (!json_path.empty()) write_output_file(json_path, json_text(comparison_json(c)));

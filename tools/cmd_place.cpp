@@ -36,6 +36,7 @@ int cmd_place(const std::vector<std::string>& args) {
   }
 
   const auto sc = models::load_scenario(cli.scenario, cli.overrides);
+  check_outputs(given_outputs(cli.vm, {{"--json", "json"}}), {sc.files.begin(), sc.files.end()});
   const auto [problem, plan] = app::place_job(sc, cli.scenario);
   // Standard output carries the readable plan, unless the JSON goes there instead.
   if (json_path != "-") {

@@ -24,6 +24,7 @@
 #include "common/text.hpp"
 #include "models/cost.hpp"
 #include "tools/commands.hpp"
+#include "tools/scenario_command.hpp"
 #include "tools/distributed_sweep.hpp"
 #include "app/plan.hpp"
 #include "tools/progress.hpp"
@@ -124,7 +125,7 @@ int cmd_plan(const std::vector<std::string>& args) {
   SweepOptions sweep;
   sweep.output_path = vm["output"].as<std::string>();
   std::vector<std::filesystem::path> inputs(space.input_files().begin(), space.input_files().end());
-  refuse_output_over_inputs(sweep.output_path, inputs, "the points file (-o)");
+  check_outputs(given_outputs(vm, {{"the points file (-o)", "output"}, {"--front", "front"}, {"--chart", "chart"}}), inputs);
   sweep.threads = static_cast<unsigned>(jobs);
   sweep.resume = vm.count("resume") > 0;
   std::optional<ProgressLine> progress;

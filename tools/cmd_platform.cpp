@@ -13,6 +13,7 @@
 #include "topologies/platform_data.hpp"
 #include "topologies/platform_loader.hpp"
 #include "tools/commands.hpp"
+#include "tools/scenario_command.hpp"
 #include "app/platform_report.hpp"
 
 namespace dlrmsim::tools {
@@ -155,10 +156,8 @@ int cmd_platform(const std::vector<std::string>& args) {
   }
   po::notify(vm);
   if (file.empty()) throw std::invalid_argument("dlrmsim platform: missing the platform FILE; usage: dlrmsim platform FILE [--dot PATH] [--json PATH]");
+  check_outputs(given_outputs(vm, {{"--dot", "dot"}, {"--json", "json"}}), {file});
   const Platform platform = load_platform(file);
-  if (dot_path == "-" && json_path == "-") {
-    throw std::invalid_argument("dlrmsim platform: --dot - and --json - both name standard output; write one to a file");
-  }
   // Standard output carries the description, unless the graph or the JSON goes there instead.
   if (dot_path != "-" && json_path != "-") print_platform(platform, std::cout);
   for (const std::string& line : unreachable_devices(platform)) {

@@ -38,7 +38,8 @@ int cmd_report(const std::vector<std::string>& args) {
     return kExitOk;
   }
   if (output.empty()) throw ConfigError("missing -o PAGE.html: dlrmsim report SCENARIO.yaml|RUN.json -o PAGE.html");
-  refuse_output_over_inputs(output, {cli.scenario}, "the page (-o)");
+  const auto outputs = given_outputs(cli.vm, {{"the page (-o)", "output"}});
+  check_outputs(outputs, {cli.scenario});
   auto ends_with = [&](const std::string& tail) {
     return cli.scenario.size() > tail.size() && cli.scenario.compare(cli.scenario.size() - tail.size(), tail.size(), tail) == 0;
   };
@@ -62,6 +63,7 @@ int cmd_report(const std::vector<std::string>& args) {
     }
   } else {
     const auto sc = models::load_scenario(cli.scenario, cli.overrides);
+    check_outputs(outputs, {sc.files.begin(), sc.files.end()});
     run = nlohmann::json::parse(app::run_json(app::run_job(sc)));
   }
   write_output_file(output, report_html(run, cli.scenario));

@@ -278,29 +278,10 @@ int cmd_run(const std::vector<std::string>& args) {
               << "\nexit status: 0 success, 1 the job does not fit, 2 bad input, 4 an output could not be written\n";
     return kExitOk;
   }
-  if (json_path == "-" && trace_path == "-") {
-    throw ConfigError("--json - and --trace - both name standard output; write one of them to a file");
-  }
-  if (!json_path.empty() && json_path != "-" && json_path == trace_path) {
-    throw ConfigError(json_path + ": --json and --trace name the same file; give each its own");
-  }
-
-  {
-    int to_stdout = 0;
-    for (const std::string* p : {&json_path, &trace_path, &goodput_path, &steps_path}) to_stdout += *p == "-" ? 1 : 0;
-    if (to_stdout > 1) {
-      throw ConfigError("more than one of --json, --trace, --goodput-csv and --steps-csv name standard output ('-')");
-    }
-    if (!goodput_path.empty() && goodput_path != "-" &&
-        (goodput_path == json_path || goodput_path == trace_path || goodput_path == steps_path)) {
-      throw ConfigError(goodput_path + ": --goodput-csv names the same file as another output; give each its own");
-    }
-    if (!steps_path.empty() && steps_path != "-" && (steps_path == json_path || steps_path == trace_path)) {
-      throw ConfigError(steps_path + ": --steps-csv names the same file as another output; give each its own");
-    }
-  }
-
   const auto sc = models::load_scenario(cli.scenario, cli.overrides);
+  check_outputs(given_outputs(cli.vm, {{"--json", "json"}, {"--trace", "trace"}, {"--goodput-csv", "goodput-csv"},
+                                       {"--steps-csv", "steps-csv"}}),
+                {sc.files.begin(), sc.files.end()});
   if (!sc.jobs.empty()) {
     if (!trace_path.empty() || !goodput_path.empty() || !steps_path.empty()) {
       throw ConfigError(cli.scenario + ": --trace, --goodput-csv and --steps-csv are for single-job scenarios; this "

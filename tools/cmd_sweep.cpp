@@ -12,6 +12,7 @@
 
 #include "common/files.hpp"
 #include "tools/commands.hpp"
+#include "tools/scenario_command.hpp"
 #include "tools/distributed_sweep.hpp"
 #include "tools/plot.hpp"
 #include "tools/progress.hpp"
@@ -77,7 +78,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   SweepOptions options;
   options.output_path = vm["output"].as<std::string>();
   std::vector<std::filesystem::path> inputs(sweep.input_files().begin(), sweep.input_files().end());
-  refuse_output_over_inputs(options.output_path, inputs, "the result file (-o)");
+  check_outputs(given_outputs(vm, {{"the result file (-o)", "output"}}), inputs);
   options.threads = static_cast<unsigned>(jobs);
   options.resume = vm.count("resume") > 0;
   std::optional<ProgressLine> progress;
@@ -121,6 +122,11 @@ int cmd_plot(const std::vector<std::string>& args) {
       std::cerr << "error: missing " << required << "\n" << opts;
       return kExitBadInput;
     }
+  }
+  {
+    std::vector<std::filesystem::path> inputs{vm["csv"].as<std::string>()};
+    if (vm.count("points")) inputs.emplace_back(vm["points"].as<std::string>());
+    check_outputs(given_outputs(vm, {{"-o", "output"}}), inputs);
   }
   Chart chart = chart_from_csv(vm["csv"].as<std::string>(), vm["x"].as<std::string>(), vm["y"].as<std::string>(),
                                vm["group"].as<std::string>());

@@ -6,11 +6,14 @@
 // JSON alone.
 #include <iostream>
 
+#include <filesystem>
+
 #include <boost/program_options.hpp>
 
 #include "common/config.hpp"
 #include "common/files.hpp"
 #include "tools/commands.hpp"
+#include "tools/scenario_command.hpp"
 #include "tools/progress.hpp"
 #include "app/validate.hpp"
 #include "common/text.hpp"
@@ -73,6 +76,15 @@ int cmd_validate(const std::vector<std::string>& args) {
       vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
   for (const auto& o : extra) {
     if (o.find('=') == std::string::npos) throw ConfigError("--set '" + o + "': expected key.path=value");
+  }
+  {
+    // The case files (and anything else) in the directory are inputs no output may replace.
+    std::vector<std::filesystem::path> inputs;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(vm["dir"].as<std::string>(), ec), end; !ec && it != end; it.increment(ec)) {
+      inputs.push_back(it->path());
+    }
+    check_outputs(given_outputs(vm, {{"--json", "json"}, {"--plot", "plot"}}), inputs);
   }
   ProgressLine line(0, "cases", progress_wanted(vm.count("quiet") > 0));
   const auto results = validation::run_validation_dir(

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 
 #include "common/files.hpp"
@@ -42,8 +43,10 @@ DistributedSweep run_sweep_distributed(const Sweep& sweep, const PointRunner& ru
   std::vector<std::string> parts;
   for (int r = 0; r < ranks; ++r) parts.push_back(part(r));
   int ok = 1;
+  std::optional<OutputLock> lock;  // rank 0 holds the result file's lock for the whole run
   if (rank == 0) {
     try {
+      lock.emplace(options.output_path);
       // Rows a previous, interrupted run left in part files are kept when resuming.
       if (!options.resume) {
         for (const auto& p : parts) std::remove(p.c_str());

@@ -382,7 +382,9 @@ void write_chart(const Chart& chart, const std::string& path) {
 
 Chart chart_from_csv(const std::string& csv_path, const std::string& x_key, const std::string& y_key,
                      const std::string& group_key) {
-  const std::string text = read_input_file(csv_path);
+  std::string text = read_input_file(csv_path);
+  // A UTF-8 byte order mark (spreadsheets save one) is not part of the first column's name.
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
   std::vector<std::string_view> lines;
   for (std::size_t start = 0; start < text.size();) {
     std::size_t end = text.find('\n', start);

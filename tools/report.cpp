@@ -131,7 +131,9 @@ std::string sweep_report_html(const std::string& csv_path, const std::string& x_
   // Points per status, from the status column (rows are read as `dlrmsim plot` reads them).
   std::map<std::string, std::size_t> statuses;
   {
-    std::istringstream lines(read_input_file(csv_path));
+    std::string text = read_input_file(csv_path);
+    if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // a byte order mark, as plot skips it
+    std::istringstream lines(text);
     std::string line;
     std::getline(lines, line);
     const auto header = csv_split(line);

@@ -17,4 +17,13 @@ ScenarioArguments parse_scenario_arguments(const std::vector<std::string>& args,
   return a;
 }
 
+std::vector<OutputPath> given_outputs(const boost::program_options::variables_map& vm,
+                                      std::initializer_list<std::pair<std::string_view, std::string_view>> options) {
+  std::vector<OutputPath> out;
+  for (const auto& [shown, name] : options) {
+    if (vm.count(std::string(name))) out.push_back({std::string(shown), vm[std::string(name)].as<std::string>()});
+  }
+  return out;
+}
+
 }  // namespace dlrmsim::tools

@@ -4,7 +4,11 @@
 #include "common/text.hpp"
 #include "topologies/cpu_profile.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -475,6 +479,14 @@ std::string device_profile_to_yaml(const DeviceProfile& p) {
 
 // --- finding a profile -----------------------------------------------------------------
 
+namespace {
+/// A profile file that may exist but cannot be examined: unlike an absent one, an error.
+class ProfileUnexaminable : public ConfigError {
+ public:
+  using ConfigError::ConfigError;
+};
+}  // namespace
+
 std::string find_device_profile(std::string_view gpu_model, const std::string& calibration_dir) {
   namespace fs = std::filesystem;
   std::string lower;
@@ -489,6 +501,11 @@ std::string find_device_profile(std::string_view gpu_model, const std::string& c
     const fs::path candidate = fs::path(calibration_dir) / (stem + ".yaml");
     tried.push_back(candidate.string());
     if (regular_file_exists(candidate)) return candidate.string();
+    // A profile that cannot even be examined (a folder without permission) is not absent.
+    if (struct stat st {}; ::stat(candidate.c_str(), &st) != 0 && errno != ENOENT && errno != ENOTDIR &&
+                           errno != ENAMETOOLONG) {
+      throw ProfileUnexaminable(candidate.string() + ": cannot examine the device profile: " + std::strerror(errno));
+    }
     const auto dash = stem.rfind('-');
     if (dash == std::string::npos || dash == 0) break;
     stem.resize(dash);
@@ -565,6 +582,8 @@ std::shared_ptr<const DeviceProfile> DeviceProfileSet::find(const topo::GpuSpec&
     std::string path;
     try {
       path = find_device_profile(gpu.model, dir_);
+    } catch (const ProfileUnexaminable&) {
+      throw;
     } catch (const ConfigError& e) {
       missing_.emplace(gpu.model, e.what());  // no profile file for this GPU model
       return nullptr;

@@ -484,6 +484,22 @@ NodeTemplate read_template(const std::string& name, const ConfigNode& node, int 
   return read_template_body(name, node, files);
 }
 
+// The most host ports of one leaf switch and the most spine switches a fabric may have: 4096
+// each. The largest switches have a few hundred ports; the fabric's uplinks (one per host
+// port of a leaf, by default one spine each) and switches are built one by one, so an
+// unbounded count here is memory without bound.
+constexpr int kMaxFabricPorts = 4096;
+
+int fabric_count(const ConfigNode& f, std::string_view key, bool allow_zero) {
+  const auto c = f.child(key);
+  const int v = f.get_positive<int>(key, allow_zero);
+  if (v > kMaxFabricPorts) {
+    c.fail("value " + std::to_string(v) + " is too large; expected at most " + std::to_string(kMaxFabricPorts) +
+           " (a leaf switch has at most a few hundred ports, and the fabric builds one uplink and spine per port)");
+  }
+  return v;
+}
+
 FabricSpec read_fabric(const ConfigNode& f) {
   FabricSpec spec;
   const std::string kind = choice(f, "platform.cluster.fabric.kind");
@@ -500,13 +516,12 @@ FabricSpec read_fabric(const ConfigNode& f) {
   }
   if (spec.kind != FabricKind::single_switch) {
     if (f.has("uplink_bandwidth")) spec.uplink_bandwidth = f.get_positive<BytesPerSecond>("uplink_bandwidth");
-    spec.hosts_per_leaf = spec.kind == FabricKind::fat_tree ? f.get_positive<int>("hosts_per_leaf")
-                                                            : f.get_positive<int>("nodes_per_leaf");
+    spec.hosts_per_leaf = fabric_count(f, spec.kind == FabricKind::fat_tree ? "hosts_per_leaf" : "nodes_per_leaf", false);
     spec.oversubscription = f.get_positive_or<double>("oversubscription", 1.0);
     if (spec.oversubscription < 1.0) {
       f.child("oversubscription").fail("oversubscription is a downlink:uplink ratio and must be at least 1");
     }
-    spec.spines = f.get_positive_or<int>("spines", 0, true);
+    spec.spines = f.has("spines") ? fabric_count(f, "spines", true) : 0;
     if (spec.kind == FabricKind::rail_optimized) spec.rails = f.get_positive_or<int>("rails", 0, true);
   }
   f.finish();

@@ -139,10 +139,10 @@ constexpr Parameter kPlatformParameters[] = {
     {"platform.cluster.fabric.switch.power.max", "W", "required", ">= idle", "Switch power when busy."},
     {"platform.cluster.fabric.uplink_bandwidth", "bytes/s", "the switch port bandwidth, else the largest host link", "> 0",
      "Bandwidth of one leaf-spine uplink (fat_tree, rail_optimized)."},
-    {"platform.cluster.fabric.hosts_per_leaf", "count", "required (fat_tree)", "> 0", "NIC ports per leaf switch."},
-    {"platform.cluster.fabric.nodes_per_leaf", "count", "required (rail_optimized)", "> 0", "Nodes per rail leaf switch."},
+    {"platform.cluster.fabric.hosts_per_leaf", "count", "required (fat_tree)", "1 to 4096", "NIC ports per leaf switch."},
+    {"platform.cluster.fabric.nodes_per_leaf", "count", "required (rail_optimized)", "1 to 4096", "Nodes per rail leaf switch."},
     {"platform.cluster.fabric.oversubscription", "ratio", "1", ">= 1", "Downlink to uplink bandwidth of a leaf."},
-    {"platform.cluster.fabric.spines", "count", "0 (one spine per leaf uplink)", ">= 0", "Spine switches."},
+    {"platform.cluster.fabric.spines", "count", "0 (one spine per leaf uplink)", "0 to 4096", "Spine switches."},
     {"platform.cluster.fabric.rails", "count", "0 (the nodes' NIC count)", ">= 0", "Rails of a rail-optimized fabric."},
     // Storage.
     {"platform.storage", "", "none (no checkpoints: goodput is refused)", "{checkpoint_bandwidth, description}",

@@ -51,6 +51,26 @@ ValidationResult run_validation_case(const std::string& path, const MetricFuncti
   r.kind = root.get_choice("kind", {"value", "ratio", "best", "largest"});
   const std::string metric_name = root.get_or<std::string>("metric", "throughput_samples_per_s");
   if (r.kind == "largest" && root.has("metric")) root.child("metric").fail("a 'largest' case names its 'metrics'");
+  // The published answer of a comparison must be one of the options compared, or the case
+  // can only ever say NO.
+  if (r.kind == "largest" || r.kind == "best") {
+    std::vector<std::string> options;
+    if (r.kind == "largest") {
+      for (const ConfigNode& m : root.child("metrics").elements()) options.push_back(m.as<std::string>());
+    } else {
+      for (const auto& [name, ref] : root.child("candidates").entries()) options.push_back(name);
+    }
+    const ConfigNode expect = root.child("expect");
+    const std::string expected = expect.as<std::string>();
+    if (std::find(options.begin(), options.end(), expected) == options.end()) {
+      std::string list;
+      for (const auto& o : options) list += (list.empty() ? "'" : ", '") + o + "'";
+      std::string message = "'" + expected + "' is not one of the " +
+                            (r.kind == "largest" ? std::string("metrics") : std::string("candidates")) + " " + list;
+      if (auto guess = did_you_mean(expected, options)) message += "; did you mean '" + *guess + "'?";
+      expect.fail(message);
+    }
+  }
   try {
     if (r.kind == "largest") {
       const std::string expect = root.get<std::string>("expect");
@@ -135,6 +155,9 @@ ValidationResult run_validation_case(const std::string& path, const MetricFuncti
     }
   } catch (const ConfigError&) {
     throw;
+  } catch (const UnknownMetric& e) {
+    const auto at = root.optional_child(r.kind == "largest" ? "metrics" : "metric");
+    (at ? *at : root).fail(e.what());
   } catch (const std::exception& e) {
     r.failure = e.what();
     r.passed = false;
@@ -158,11 +181,14 @@ std::vector<ValidationResult> run_validation_dir(const std::string& dir, const M
                                                  const std::string& match) {
   if (!directory_exists(dir)) throw ConfigError(dir + ": not a directory of validation cases");
   std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().extension() == ".yaml" && fnmatch(match.c_str(), e.path().filename().c_str(), 0) == 0) {
-      files.push_back(e.path());
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() == ".yaml" && fnmatch(match.c_str(), it->path().filename().c_str(), 0) == 0) {
+      files.push_back(it->path());
     }
   }
+  // A directory that cannot be listed (no permission) is the input's problem, said as such.
+  if (ec) throw ConfigError(dir + ": cannot list the validation cases: " + ec.message());
   std::sort(files.begin(), files.end());
   if (files.empty()) throw ConfigError(dir + ": no *.yaml validation cases match '" + match + "'");
   std::vector<ValidationResult> out;

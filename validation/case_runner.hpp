@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,8 +34,16 @@
 
 namespace dlrmsim::validation {
 
+/// A metric name that runs do not report: thrown by a MetricFunction, it is bad input of the
+/// case that names it (a ConfigError located at its `metric` or `metrics` key).
+class UnknownMetric : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 /// Simulates a scenario tree (relative paths against `source`) and returns a named metric,
-/// or nullopt with `why` set when the job is infeasible (it does not fit the platform).
+/// or nullopt with `why` set when the job is infeasible (it does not fit the platform);
+/// UnknownMetric when no run reports `metric`.
 using MetricFunction =
     std::function<std::optional<double>(const YAML::Node& scenario, const std::string& source,
                                         const std::vector<std::string>& overrides, const std::string& metric,

@@ -39,13 +39,24 @@ OutputFailed.kind, OutputFailed.exit_status = "output failed", 4
 __all__ = ["run", "place", "validate", "sweep", "Error", "BadInput", "Infeasible", "OutputFailed"]
 
 
+def _path(argument, path):
+    """`path` as a string; a NUL character (which would end the name where the system reads it,
+    so that another file is read) is a ValueError naming the argument."""
+    text = os.fspath(path)
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if "\0" in text:
+        raise ValueError("%s: the path %r contains a NUL character; a file name cannot" % (argument, text))
+    return text
+
+
 def _scenario(scenario):
     """(text or path, is_text) for the C++ side."""
     if isinstance(scenario, dict):
         # JSON is YAML: the dict is read by the same loader as a scenario file.
         return json.dumps(scenario), True
     if isinstance(scenario, (str, os.PathLike)):
-        return os.fspath(scenario), False
+        return _path("scenario", scenario), False
     raise TypeError("scenario: expected a file path or a dict, got %s" % type(scenario).__name__)
 
 
@@ -73,12 +84,12 @@ def place(scenario, set=None):
 def platform(path):
     """Describes a platform file as `dlrmsim platform --json` does (nodes, devices, links,
     per-node figures, fabric, bisection bandwidth) and returns the document."""
-    return json.loads(_dlrmsim.platform_json(os.fspath(path)))
+    return json.loads(_dlrmsim.platform_json(_path("path", path)))
 
 
 def validate(directory="validation/cases"):
     """Runs the validation cases of `directory` (`dlrmsim validate --json`'s document)."""
-    return json.loads(_dlrmsim.validate_json(os.fspath(directory)))
+    return json.loads(_dlrmsim.validate_json(_path("directory", directory)))
 
 
 def _value(text):
@@ -96,12 +107,12 @@ def _value(text):
 def sweep(path, jobs=1):
     """Runs the points of a sweep file and yields one dict per point, in point order, with the
     columns of `dlrmsim sweep`'s CSV file (point, label, the varied keys, status, error, the
-    outputs); numbers are ints or floats. `jobs` threads run points at once."""
-    s = _dlrmsim.Sweep(os.fspath(path))
+    outputs, the fingerprint); numbers are ints or floats. `jobs` threads run points at once."""
+    s = _dlrmsim.Sweep(_path("path", path))
     columns = s.columns
 
     def as_dict(fields):
-        return {c: (f if c in ("label", "status", "error") else _value(f)) for c, f in zip(columns, fields)}
+        return {c: (f if c in ("label", "status", "error", "fingerprint") else _value(f)) for c, f in zip(columns, fields)}
 
     if jobs <= 1:
         for i in range(len(s)):

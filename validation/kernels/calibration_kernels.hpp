@@ -27,6 +27,13 @@ class CudaFailure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// No CUDA device to measure: no driver, no GPU, or no device of the ordinal asked for. A fact
+/// of the machine or of the options, not a defect (dlrmsim-calibrate exits with status 2).
+class NoDevice : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 struct TimingOptions {
   int warmup = 3;
   int repeats = 20;
@@ -47,7 +54,7 @@ struct DeviceInfo {
   std::size_t l2_bytes = 0;
 };
 
-/// Selects device `ordinal` and describes it.
+/// Selects device `ordinal` and describes it; NoDevice when there is none to select.
 DeviceInfo open_device(int ordinal);
 
 // --- embeddings -------------------------------------------------------------------------

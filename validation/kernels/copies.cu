@@ -43,6 +43,16 @@ std::string driver_version() {
 }  // namespace
 
 DeviceInfo open_device(int ordinal) {
+  int count = 0;
+  if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) {
+    throw NoDevice(std::string("no CUDA device: ") + cudaGetErrorString(e) +
+                   "; measure the host CPU with --cpu, or run where a GPU and its driver are");
+  }
+  if (ordinal < 0 || ordinal >= count) {
+    throw NoDevice("no CUDA device " + std::to_string(ordinal) + ": this machine has " + std::to_string(count) +
+                   (count == 1 ? " device" : " devices") + "; expected --device from 0 to " + std::to_string(count - 1) +
+                   (count == 0 ? " (there is none: measure the host CPU with --cpu)" : ""));
+  }
   DLRMSIM_CUDA(cudaSetDevice(ordinal));
   cudaDeviceProp prop{};
   DLRMSIM_CUDA(cudaGetDeviceProperties(&prop, ordinal));

@@ -425,6 +425,9 @@ int main(int argc, char** argv) {
   } catch (const cal::CheckFailed& e) {
     std::cerr << "check failed: " << e.what() << "\n";
     return 3;
+  } catch (const cal::NoDevice& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
 #endif
   } catch (const cpu_calibration::CheckFailed& e) {
     std::cerr << "check failed: " << e.what() << "\n";
