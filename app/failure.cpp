@@ -5,6 +5,10 @@
 #include "placement/placement.hpp"
 #include "sim/activity_graph.hpp"
 
+#include <new>
+#include <stdexcept>
+#include <string>
+
 namespace dlrmsim::app {
 
 int Failure::exit_status() const {
@@ -44,6 +48,12 @@ Failure classify_failure(const std::exception& e) {
     kind = FailureKind::infeasible;
   } else if (dynamic_cast<const std::invalid_argument*>(&e)) {
     kind = FailureKind::bad_input;
+  } else if (dynamic_cast<const std::bad_alloc*>(&e) || dynamic_cast<const std::length_error*>(&e)) {
+    // Sizes read from input are bounded where they are read; what still exhausts memory is a
+    // job too large for this machine, not a bug.
+    return {FailureKind::infeasible,
+            std::string("the simulation needs more memory than this machine can give it (") + e.what() +
+                "); simulate fewer nodes (training.nodes: representative), fewer steps or a smaller model"};
   }
   return {kind, e.what()};
 }

@@ -5,7 +5,9 @@
 //   bad input      2            ConfigError (a malformed file, an unknown key, a bad option),
 //                               sim::GraphError, std::invalid_argument
 //   infeasible     1            placement::InfeasiblePlacement, InfeasibleJob (the job does not
-//                               fit or cannot run as described)
+//                               fit or cannot run as described); std::bad_alloc and
+//                               std::length_error (the simulation itself does not fit this
+//                               machine's memory: sizes read from input are bounded where read)
 //   output failed  4            OutputError (disk full, missing directory, no permission)
 //   internal       3            any other std::exception (a bug)
 //

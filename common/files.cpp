@@ -178,6 +178,21 @@ void write_in_place(const fs::path& path, const fs::path& target, const struct s
   if (const int e = out.close_now()) output_failed(path, system_reason(e));
 }
 
+/// A file with several hard links is rewritten in place, so that every name of it sees the
+/// new content (a rename would give this name a new file and leave the others on the old
+/// one). The complete content is first in the temporary file `tmp` (so a full disk fails before
+/// the target is touched); if the in-place write still fails, `tmp` is kept and named.
+void copy_over_hard_linked(const fs::path& path, const fs::path& target, const std::string& tmp,
+                           std::string_view content) {
+  Descriptor out(::open(target.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
+  int error = out.fd < 0 ? errno : 0;
+  if (!error) error = write_all(out.fd, content);
+  if (!error && ::fsync(out.fd) != 0) error = errno;
+  if (const int e = out.close_now(); !error) error = e;
+  if (error) output_failed(path, system_reason(error) + "; the hard-linked file may be incomplete, the whole result is in '" + tmp + "'");
+  ::unlink(tmp.c_str());
+}
+
 }  // namespace
 
 void write_output_file(const fs::path& path, std::string_view content) {
@@ -225,8 +240,13 @@ void write_output_file(const fs::path& path, std::string_view content) {
   if (!error) error = write_all(out.fd, content);
   if (!error && ::fsync(out.fd) != 0) error = errno;
   if (const int e = out.close_now(); !error) error = e;
-  if (!error && ::rename(tmp.c_str(), target.c_str()) != 0) error = errno;
   if (error) {
+    ::unlink(tmp.c_str());
+    output_failed(path, system_reason(error));
+  }
+  if (exists && st.st_nlink > 1) return copy_over_hard_linked(path, target, tmp, content);
+  if (::rename(tmp.c_str(), target.c_str()) != 0) {
+    error = errno;
     ::unlink(tmp.c_str());
     output_failed(path, system_reason(error));
   }

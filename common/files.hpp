@@ -10,7 +10,8 @@
 // write (disk full, missing directory, no permission) leaves the old file untouched and is
 // an OutputError naming the path. "-" is standard output. An existing target that is not a
 // regular file (a terminal, /dev/null, /dev/full, a pipe) is written in place, never
-// replaced, and its write errors are reported too.
+// replaced, and its write errors are reported too. A file with several hard links is
+// rewritten in place once the temporary file holds the whole result, so no link is split.
 //
 // File-system queries answer "no" instead of throwing when a path cannot even be examined
 // (too long, not permitted): callers report a missing file as a located error.
@@ -46,7 +47,8 @@ std::string read_input_file(const std::filesystem::path& path, std::uintmax_t li
 
 /// Writes `content` to `path` ("-": standard output) as the header describes; an OutputError
 /// on any failure. An existing file keeps its mode; a read-only one (no write permission bit
-/// at all) is refused and kept; a symbolic link is written through to its target; a pipe is
+/// at all) is refused and kept; a symbolic link is written through to its target; a file with
+/// several hard links is rewritten in place so every link sees the result; a pipe is
 /// written only when something reads it; an empty path is refused. SIGINT, SIGTERM and SIGHUP
 /// are held while the temporary file exists, so an interrupted write leaves none behind.
 void write_output_file(const std::filesystem::path& path, std::string_view content);

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <fstream>
 #include <sstream>
 
 #include "common/param.hpp"
 #include "models/scenario_parameters.hpp"
 #include "models/training_mode.hpp"
+#include "topologies/device_profile.hpp"
 #include "topologies/platform_loader.hpp"
 
 namespace dlrmsim::models {
@@ -182,6 +184,25 @@ void parse_jobs(const ConfigNode& jobs, Scenario& s, const std::string& base_dir
   }
 }
 
+/// Adds to `s.files` what running `s` reads besides its own parts: the files its platform's
+/// loading read (node templates from other files, CPU profiles) and the device profile of
+/// each of its GPU models in the calibration directory, so that no output overwrites them.
+void record_platform_files(Scenario& s) {
+  auto add = [&](const std::string& f) {
+    if (std::find(s.files.begin(), s.files.end(), f) == s.files.end()) s.files.push_back(f);
+  };
+  for (const std::string& f : s.platform.files_read()) add(f);
+  std::set<std::string> models;
+  for (const topo::DeviceId g : s.platform.all_gpus()) models.insert(s.platform.gpu_spec(g).model);
+  for (const std::string& model : models) {
+    try {
+      add(topo::find_device_profile(model, s.calibration_dir));
+    } catch (const ConfigError&) {
+      // No profile for this model: the run reports it where it needs one.
+    }
+  }
+}
+
 Scenario parse(YAML::Node root, const std::string& source_name, const std::string& base_dir,
                const std::vector<std::string>& command_line_overrides, const std::shared_ptr<KeyLog>& log,
                topo::DeviceProfileFiles* profile_files) {
@@ -322,6 +343,7 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   }
   // Next to the scenario's folder, else in the data search path (common/data_paths.hpp).
   s.calibration_dir = resolve_data_path(calibration, base_dir, data);
+  record_platform_files(s);
   scenario.finish();
   return s;
 }

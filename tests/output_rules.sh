@@ -56,11 +56,26 @@ scenario: $dir/s.yaml
 published: 1.45e7
 tolerance: 0.5
 EOF
+# A platform that takes its node template from another file, whose CPU sockets name a CPU
+# profile, with its own copy of the calibration directory: files the run reads that the
+# scenario does not name.
+mkdir plat
+cp "$src/configs/platforms/dgx-h100.yaml" "$src/configs/platforms/dgx-h200.yaml" plat/
+cp -r "$src/configs/calibration" calibration
+cat > h.yaml <<EOF
+name: rules-h200
+platform: plat/dgx-h200.yaml
+model: model.yaml
+software: software.yaml
+training: {mode: hybrid_parallel_sync}
+placement: {policy: cost_greedy, tiers: [gpu_hbm]}
+run: {warmup_steps: 1, steps: 1, calibration: calibration}
+EOF
 printf 'x,y\n1,10\n2,20\n' > r.csv
 ln -s r.csv r.svg
 ln -s model.yaml model-link.json
 ln platform.yaml platform-hard.json
-sums=$(sha256sum ./*.yaml cases/*.yaml r.csv)
+sums=$(sha256sum ./*.yaml cases/*.yaml plat/*.yaml calibration/*.yaml r.csv)
 
 # expect STATUS MESSAGE-SUBSTRING ARGS...: dlrmsim's exit status and standard error.
 expect() {
@@ -85,6 +100,12 @@ expect 2 "--json $input 'model.yaml'" run s.yaml --json model-link.json
 expect 2 "--json $input 'platform.yaml'" run s.yaml --json platform-hard.json
 expect 2 "--steps-csv $input 'software.yaml'" run s.yaml --steps-csv "$dir/software.yaml"
 expect 2 "--goodput-csv $input 'model.yaml'" run s.yaml --goodput-csv model.yaml
+# ... or over a file the platform's loading reads (a node template's file, a CPU profile) or
+# the GPU's device profile in the calibration directory.
+expect 2 "--json $input 'plat/dgx-h100.yaml'" run h.yaml --json plat/dgx-h100.yaml
+expect 2 "--trace $input 'calibration/cpu-amd-epyc-zen5-2cpu.yaml'" run h.yaml --trace calibration/cpu-amd-epyc-zen5-2cpu.yaml
+expect 2 "--json $input 'calibration/h200.yaml'" place h.yaml --json calibration/h200.yaml
+expect 2 "the page (-o) $input 'calibration/h200.yaml'" report h.yaml -o calibration/h200.yaml
 # Two outputs of one run on one file, or both on standard output; an empty path.
 expect 2 "--trace and --json name the same file" run s.yaml --json out.json --trace ./out.json
 expect 2 "--trace and --json both name standard output" run s.yaml --json - --trace -
@@ -104,7 +125,7 @@ expect 2 "--front and the points file (-o) name the same file" plan space.yaml -
 expect 2 "the result file (-o) $input 'software.yaml'" sweep sweep.yaml -o software.yaml
 expect 2 "the result file (-o) $input 'platform2.yaml'" sweep sweep.yaml -o platform2.yaml
 
-if [ "$sums" != "$(sha256sum ./*.yaml cases/*.yaml r.csv)" ]; then
+if [ "$sums" != "$(sha256sum ./*.yaml cases/*.yaml plat/*.yaml calibration/*.yaml r.csv)" ]; then
   echo "FAIL an input changed"
   failed=1
 fi

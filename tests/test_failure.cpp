@@ -3,6 +3,7 @@
 // its kind, exit status and label, and its own message passes through unchanged.
 #include <doctest/doctest.h>
 
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -56,6 +57,9 @@ TEST_CASE("each exception maps to its kind, exit status and label") {
       {classify_failure(OutputError("out.csv: disk full")), FailureKind::output_failed, 4, "error"},
       {classify_failure(std::runtime_error("unexpected")), FailureKind::internal, 3, "internal error"},
       {classify_failure(std::logic_error("unexpected")), FailureKind::internal, 3, "internal error"},
+      // Memory exhausted by a job too large for the machine is the job's, not a bug.
+      {classify_failure(std::bad_alloc()), FailureKind::infeasible, 1, "infeasible"},
+      {classify_failure(std::length_error("vector::_M_default_append")), FailureKind::infeasible, 1, "infeasible"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.failure.message);
@@ -63,6 +67,8 @@ TEST_CASE("each exception maps to its kind, exit status and label") {
     CHECK(c.failure.exit_status() == c.status);
     CHECK(c.failure.label() == c.label);
   }
+  // The out-of-memory message says what to shrink.
+  CHECK(classify_failure(std::bad_alloc()).message.find("training.nodes: representative") != std::string::npos);
   // The statuses are the command line's documented ones (tools/main.cpp's usage).
   CHECK(kExitOk == 0);
   CHECK(kExitInfeasible == 1);

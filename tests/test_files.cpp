@@ -94,6 +94,22 @@ TEST_CASE("an output that is a symbolic link is written through to its target") 
   CHECK(temporary_files(scratch.dir / "data").empty());
 }
 
+// System: an existing output with a second hard link elsewhere. Expected: both names show the
+// new content and are still one file (a rename gave the output name a new file and left the
+// other name on the old content: the link was split); no temporary file is left.
+TEST_CASE("an output with several hard links is rewritten for every link") {
+  const ScratchDir scratch;
+  const std::string path = scratch.write("result.json", "old");
+  const fs::path other = scratch.dir / "copy-of-result.json";
+  fs::create_hard_link(path, other);
+  write_output_file(path, "new");
+  CHECK(read_text(path) == "new");
+  CHECK(read_text(other) == "new");
+  CHECK(fs::hard_link_count(path) == 2);
+  CHECK(fs::equivalent(path, other));
+  CHECK(temporary_files(scratch.dir).empty());
+}
+
 // System: output names of 240, 250 and 255 bytes (255 is the longest name a directory entry
 // may have). Expected: each written; the temporary name was the target's plus ".tmpPID-N",
 // longer than 255 bytes, and the write failed with "File name too long".

@@ -20,6 +20,7 @@ Platform::Platform(std::shared_ptr<const detail::PlatformData> data) : data_(std
 const std::string& Platform::name() const { return data_->name; }
 const std::string& Platform::description() const { return data_->description; }
 const std::string& Platform::source() const { return data_->source; }
+std::span<const std::string> Platform::files_read() const { return data_->files_read; }
 
 std::span<const Device> Platform::devices() const { return data_->devices; }
 

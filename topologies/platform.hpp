@@ -151,6 +151,9 @@ class Platform {
   [[nodiscard]] const std::string& description() const;
   /// The file it was loaded from ("" when built in code or inline).
   [[nodiscard]] const std::string& source() const;
+  /// The other files its loading read (node templates taken from other files, the CPU
+  /// profiles its sockets name), each once, in the order first read.
+  [[nodiscard]] std::span<const std::string> files_read() const;
 
   // --- devices, nodes, groups, links -------------------------------------------------------
   [[nodiscard]] std::span<const Device> devices() const;

@@ -267,6 +267,13 @@ Platform PlatformBuilder::build() && {
   data->description = description_;
   data->source = source_;
   data->storage = storage_;
+  for (const NodeTemplate& t : templates_) {
+    for (const std::string& f : t.files) {
+      if (std::find(data->files_read.begin(), data->files_read.end(), f) == data->files_read.end()) {
+        data->files_read.push_back(f);
+      }
+    }
+  }
 
   const bool single_implicit_node = groups_.empty();
   if (single_implicit_node) {

@@ -52,6 +52,7 @@ struct NodeTemplate {
   std::vector<TemplateLink> links;
   std::optional<NodePrice> price{};  // `price:` of the template (models/cost.hpp)
   DevicePower chassis_power{};       // `chassis_power:` of the template (Node::chassis_power)
+  std::vector<std::string> files{};  // files read for it: from_file template files, CPU profiles
 
   /// Adds a device and returns its index; PlatformError if the name is taken.
   std::uint32_t add_device(std::string device_name, DeviceSpec spec, DevicePower power = {});

@@ -61,6 +61,7 @@ struct PlatformData {
   std::string name;
   std::string description;
   std::string source;
+  std::vector<std::string> files_read;  // besides `source`: from_file templates, CPU profiles
   std::vector<Device> devices;
   std::vector<Node> nodes;
   std::vector<NodeGroup> groups;

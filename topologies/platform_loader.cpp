@@ -80,7 +80,8 @@ class MappingReader {
 
 std::string resolve_path(const std::string& path, const ConfigNode& relative_to);
 
-DeviceSpec read_device_spec(const ConfigNode& d, DeviceKind kind, MappingReader& r, DeviceProfileFiles* files) {
+DeviceSpec read_device_spec(const ConfigNode& d, DeviceKind kind, MappingReader& r, DeviceProfileFiles* files,
+                            std::vector<std::string>& read) {
   switch (kind) {
     case DeviceKind::gpu: {
       GpuSpec g;
@@ -115,6 +116,7 @@ DeviceSpec read_device_spec(const ConfigNode& d, DeviceKind kind, MappingReader&
       const auto load_profile = [&](const ConfigNode& key) {
         const std::string path = resolve_path(key.as<std::string>(), key);
         if (!regular_file_exists(path)) key.fail("cannot open '" + path + "'; expected a CPU profile file, relative to this file");
+        read.push_back(path);
         try {
           return files ? files->load_cpu(path) : std::make_shared<const CpuProfile>(load_cpu_profile(path));
         } catch (const ConfigError& e) {
@@ -399,7 +401,7 @@ NodeTemplate read_template_body(const std::string& name, const ConfigNode& node,
                 "cluster.groups instead");
     }
     MappingReader reader(d);
-    const DeviceSpec spec = read_device_spec(d, kind, reader, files);
+    const DeviceSpec spec = read_device_spec(d, kind, reader, files, t.files);
     const DevicePower power =
         d.has("power") ? read_device_power(d.child("power"), kind == DeviceKind::cpu) : DevicePower{};
     reader.finish();
@@ -476,7 +478,9 @@ NodeTemplate read_template_from_file(const std::string& name, const ConfigNode& 
     body = ConfigNode(copy, path, chosen->path(), origins).recording_into(node.key_log(), "platform.");
   }
   node.finish();
-  return read_template(name, body, depth + 1, files);
+  NodeTemplate t = read_template(name, body, depth + 1, files);
+  t.files.insert(t.files.begin(), path);
+  return t;
 }
 
 NodeTemplate read_template(const std::string& name, const ConfigNode& node, int depth, DeviceProfileFiles* files) {
