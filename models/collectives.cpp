@@ -319,7 +319,8 @@ bool Collectives::hierarchical(OwnerKind kind, Bytes OwnerWork::*what) {
   // HugeCTR sends the keys to their tables' GPUs with a flat ncclSend/ncclRecv exchange
   // (embedding/data_distributor/dense_data_distribution_op_impl.cu all2all_keys); only the
   // pooled embeddings and their gradients take the hierarchical path.
-  if (!ctx_.in.options.software.hierarchical_all_to_all || kind != OwnerKind::gpu || what != &OwnerWork::pooled_out ||
+  if (!ctx_.in.options.software.hierarchical_all_to_all || kind != OwnerKind::gpu ||
+      (what != &OwnerWork::pooled_out && what != &OwnerWork::pooled_grad) ||
       ctx_.trainer_node_count() <= 1)
     return false;
   for (std::uint32_t o : ctx_.simulated_owners(kind)) {
@@ -390,8 +391,8 @@ std::map<std::uint32_t, ActivityId> Collectives::hierarchical_to_owners(std::spa
   // Phase 1, along the rails: GPU j receives from the GPU j of every other node the gradients
   // for its node's owners (1/T of each owner's bytes from each of them).
   const std::vector<ActivityId> rail =
-      ctx_.fidelity().rail_exchange(*this, Towards::owner, node_owner_shares(&OwnerWork::pooled_node_reduced),
-                                    &OwnerWork::pooled_node_reduced, trainer_ready, category);
+      ctx_.fidelity().rail_exchange(*this, Towards::owner, node_owner_shares(&OwnerWork::pooled_grad_node_reduced),
+                                    &OwnerWork::pooled_grad_node_reduced, trainer_ready, category);
   // Phase 2, inside the node: GPU j sends owner o what it gathered for o, w_o / g.
   std::map<std::uint32_t, ActivityId> done;
   for (std::uint32_t o : ctx_.simulated_owners(OwnerKind::gpu)) {

@@ -100,7 +100,8 @@ class Collectives {
   /// The all-to-all between embedding owners of one kind (GPUs for gpu_hbm and uvm shards, CPU
   /// sockets for host_dram, parameter servers for remote_ps) and the trainers: forward, every
   /// owner sends each trainer its share (local batch / global batch) of the pooled embeddings
-  /// it produced; backward, the trainers send the pooled gradients back (same bytes).
+  /// it produced; backward, the trainers send the pooled gradients back (pooled_grad: the same
+  /// values, in the backward wire type).
   /// `owner_ready[o]` gates owner o's sends; `trainer_gate[i]` joins trainer i's arrival.
   /// Returns per simulated trainer its arrival marker (forward), per simulated owner its
   /// arrival marker (backward).
@@ -110,7 +111,7 @@ class Collectives {
   std::map<std::uint32_t, sim::ActivityId> gradients_to_owners(placement::OwnerKind kind,
                                                                std::span<const sim::ActivityId> trainer_ready,
                                                                std::uint16_t category,
-                                                               Bytes OwnerWork::*what = &OwnerWork::pooled_out);
+                                                               Bytes OwnerWork::*what = &OwnerWork::pooled_grad);
 
  private:
   /// The flows between a simulated owner and the simulated trainers in one direction (the

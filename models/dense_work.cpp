@@ -17,15 +17,26 @@ std::vector<ActivityId> DenseWork::reduce_gradients(const std::vector<std::vecto
   const auto& ops = costs(ctx_.trainers().front());
   const Bytes grad_elem = element_size(ctx_.in.model.communication_precision);
   const bool overlap = ctx_.in.options.software.allreduce_overlaps_backward;
+  // DDP's compression hook (software.collectives.qcomm.all_reduce): each bucket cast to the
+  // wire type before its all-reduce and back after it (models/quantized_comms.hpp).
+  const auto& qcomm = ctx_.in.options.software.qcomm;
+  const double wire_ratio =
+      wire_bytes_per_value(qcomm.all_reduce, ctx_.in.model.communication_precision, qcomm.int8_row_dim) / grad_elem.value();
   std::vector<ActivityId> prev;
+  std::vector<std::vector<ActivityId>> decoded(n);
   auto reduce = [&](Bytes bytes, auto ready_of) {
+    const double values = bytes.value() / grad_elem.value();
     std::vector<ActivityId> ready(n);
     for (std::size_t i = 0; i < n; ++i) {
-      std::vector<ActivityId> deps{ready_of(i)};
+      // The cast runs on the compute stream when the bucket is ready; only the all-reduce
+      // itself waits for the previous bucket's (one NCCL stream).
+      std::vector<ActivityId> deps{host_.codec(ctx_.trainers()[i], qcomm.all_reduce, values, ready_of(i), category)};
       if (!prev.empty()) deps.push_back(prev[i]);
       ready[i] = ctx_.marker(deps);
     }
-    prev = collectives_.all_reduce(bytes, ready, category);
+    prev = collectives_.all_reduce(bytes * wire_ratio, ready, category);
+    if (!qcomm.all_reduce) return;
+    for (std::size_t i = 0; i < n; ++i) decoded[i].push_back(host_.codec(ctx_.trainers()[i], qcomm.all_reduce, values, prev[i], category));
   };
   // Buckets close in backward order (top MLP's last layer first). Without overlap the
   // replicated tables' gradients join the last bucket when it has room (one grouped
@@ -45,6 +56,12 @@ std::vector<ActivityId> DenseWork::reduce_gradients(const std::vector<std::vecto
     }
   }
   if (!dp_reduced) reduce(dp, [&](std::size_t i) { return last_backward[i]; });
+  if (qcomm.all_reduce && !prev.empty()) {
+    for (std::size_t i = 0; i < n; ++i) {
+      decoded[i].push_back(prev[i]);
+      prev[i] = ctx_.marker(decoded[i]);
+    }
+  }
   return prev;
 }
 

@@ -218,7 +218,7 @@ RepresentativeNode::RepresentativeNode(FidelityInputs inputs) : ClusterFidelity(
     const OwnerWork& w = in_.owner_work[i];
     double load = (w.forward_compute + w.backward_compute).value();
     if (w.any && trainer_nodes() > 1) {
-      const Bytes out = w.pooled_out * off_node, in = (w.ids_in + w.pooled_out) * off_node;
+      const Bytes out = w.pooled_out * off_node, in = (w.ids_in + w.pooled_grad) * off_node;
       load += (out / in_.egress_bandwidth(device)).value() + (in / in_.ingress_bandwidth(device)).value();
     }
     if (load > worst) {

@@ -95,6 +95,15 @@ ActivityId HostModel::host_call(const SimDevice& d, ActivityId after) {
   return ctx_.marker(both);
 }
 
+ActivityId HostModel::codec(const SimDevice& d, std::optional<Precision> codec, double values, ActivityId after,
+                           std::uint16_t category) {
+  if (!codec || !d.is_gpu || !(values > 0.0)) return after;
+  const Bytes bytes =
+      codec_hbm_bytes(codec, ctx_.in.model.communication_precision, values, ctx_.in.options.software.qcomm.int8_row_dim);
+  const Seconds t = bytes / d.profile->achievable_hbm_bandwidth();
+  return kernels(d, t, 1, std::span(&after, 1), category, KernelLoad::memory_bound(bytes));
+}
+
 void HostModel::read_back(const SimDevice& d, ActivityId also) {
   if (!d.is_gpu) return;
   std::vector<ActivityId> deps{also};

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/units.hpp"
+#include "models/quantized_comms.hpp"
 #include "models/step_context.hpp"
 #include "models/transfers.hpp"
 #include "sim/activity_graph.hpp"
@@ -48,6 +49,12 @@ class HostModel {
   /// collective call, a copy): returns its completion, which that work waits for. On a CPU
   /// device, or with software.host.dispatch zero, `after` as is.
   sim::ActivityId host_call(const SimDevice& d, sim::ActivityId after);
+  /// One quantised-communication codec kernel (an encode or a decode) of `values` values on
+  /// GPU d under `codec` (models/quantized_comms.hpp, from the model's communication
+  /// precision): memory bound over HBM, one launch, after `after`, in `category`. `after`
+  /// itself without a codec, without values, or on a CPU device.
+  sim::ActivityId codec(const SimDevice& d, std::optional<Precision> codec, double values, sim::ActivityId after,
+                        std::uint16_t category);
   /// The host thread of GPU d reads a result back (`.tolist()` of a device tensor): a copy on
   /// its compute stream, so it waits for everything queued there and for `also`.
   void read_back(const SimDevice& d, sim::ActivityId also);

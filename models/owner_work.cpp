@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "models/cost_models.hpp"
+#include "models/quantized_comms.hpp"
 #include "models/step_context.hpp"
 #include "placement/lookup_cost.hpp"
 #include "placement/tier.hpp"
@@ -33,6 +34,11 @@ OwnerWorkTable compute_owner_work(const StepInputs& in) {
   owner_work.assign(in.problem.devices.size(), OwnerWork{});
   for (std::uint32_t i = 0; i < owner_work.size(); ++i) owner_work[i].owner = i;
   const Bytes comm = element_size(in.model.communication_precision);
+  // GPU owners' all-to-alls may be quantised (software.collectives.qcomm), each direction on
+  // its own; the other owners' exchanges are in the communication precision.
+  const auto& q = in.options.software.qcomm;
+  const Bytes gpu_out(wire_bytes_per_value(q.forward, in.model.communication_precision, q.int8_row_dim));
+  const Bytes gpu_grad(wire_bytes_per_value(q.backward, in.model.communication_precision, q.int8_row_dim));
   const topo::GpuEmbeddingSoftware software{in.options.software.deduplicated_backward, in.options.software.fused_optimizer,
                                             embedding_update(in.model.embedding_optimizer)};
   for (const auto& tp : in.plan.tables) {
@@ -53,9 +59,16 @@ OwnerWorkTable compute_owner_work(const StepInputs& in) {
         ow.any = true;
         ow.lookups += lookups;
         if (tp.sharding != placement::Sharding::data_parallel) {
-          ow.pooled_out += comm * (w.samples * w.columns);
-          ow.pooled_node_reduced += comm * (w.samples * w.columns) / row_shards_on_node(tp, dev.node, in.problem);
+          const double values = w.samples * w.columns;
+          const bool gpu = dev.kind == OwnerKind::gpu;
+          const double node_shards = row_shards_on_node(tp, dev.node, in.problem);
+          ow.pooled_values += values;
+          ow.pooled_out += (gpu ? gpu_out : comm) * values;
+          ow.pooled_grad += (gpu ? gpu_grad : comm) * values;
+          ow.pooled_node_reduced += (gpu ? gpu_out : comm) * values / node_shards;
+          ow.pooled_grad_node_reduced += (gpu ? gpu_grad : comm) * values / node_shards;
           ow.ids_in += placement::kIndexBytes * lookups;
+          if (gpu) table_out.gpu_pooled_values += values;
         }
         switch (dev.kind) {
           case OwnerKind::gpu: {

@@ -8,7 +8,8 @@
 //                        both passes, and for uvm the cache misses' bytes and zero-copy time
 //   CPU socket           topologies/cpu_row_cost.hpp's gather and update times (host_dram)
 //   parameter server     the same per socket, ids resolved through its hash map (remote_ps)
-// and its pooled outputs and ids in the communication precision. Replicated (data-parallel)
+// and its pooled outputs, their gradients and ids on the wire (the communication precision,
+// or the stack's qcomm codecs for GPU owners). Replicated (data-parallel)
 // tables add their dense gradient to the bytes the trainers all-reduce.
 #pragma once
 
@@ -31,12 +32,19 @@ struct OwnerWork {
   Seconds uvm_time;         // the profile's time of those zero-copy reads alone (each way)
   Bytes hbm_forward;        // GPU owners: HBM bytes of the forward kernel (rows read, bags written)
   Bytes hbm_backward;       // GPU owners: HBM bytes of the backward and update (bag gradients, rows and state read and written)
-  Bytes pooled_out;         // pooled embeddings produced per step (communication precision)
+  double pooled_values = 0.0;  // pooled embedding values produced per step (samples x columns)
+  /// Those values on the wire: the communication precision, or for a GPU owner the stack's
+  /// qcomm forward codec (models/quantized_comms.hpp).
+  Bytes pooled_out;
+  /// Their gradients on the wire (a GPU owner: the qcomm backward codec).
+  Bytes pooled_grad;
   Bytes ids_in;             // indices received per step
-  /// pooled_out once the partial sums of a row-sharded table's shards on the owner's node
-  /// are added up inside the node (each shard's part over the table's row shards on that
-  /// node): what a hierarchical all-to-all carries across nodes (models/collectives.hpp).
+  /// pooled_out (pooled_grad) once the partial sums of a row-sharded table's shards on the
+  /// owner's node are added up inside the node (each shard's part over the table's row
+  /// shards on that node): what a hierarchical all-to-all carries across nodes
+  /// (models/collectives.hpp).
   Bytes pooled_node_reduced;
+  Bytes pooled_grad_node_reduced;
   double lookups = 0.0;     // rows gathered per step
   int gpu_tables = 0;       // table shards a GPU owner holds (kernels per pass without table batching)
   int cpu_tables = 0;       // table shards a CPU-socket owner holds (a CPU trainer's operators per pass)
@@ -48,6 +56,7 @@ struct OwnerWork {
 struct OwnerWorkTable {
   std::vector<OwnerWork> by_owner;  // by placement problem device index
   Bytes dp_gradient_bytes;          // gradients of data-parallel (replicated) tables
+  double gpu_pooled_values = 0.0;   // pooled values GPU owners produce per step, all of them
 };
 
 /// The work of every owner of in.plan.

@@ -67,6 +67,10 @@ PlacementProblem make_placement_problem(const ModelSpec& model, const topo::Plat
   problem.striped_host_updates = settings.striped_host_updates;
   problem.global_batch = model.global_batch_size;
   problem.wire_element_size = element_size(model.communication_precision);
+  problem.gpu_wire_forward =
+      Bytes(wire_bytes_per_value(settings.qcomm.forward, model.communication_precision, settings.qcomm.int8_row_dim));
+  problem.gpu_wire_backward =
+      Bytes(wire_bytes_per_value(settings.qcomm.backward, model.communication_precision, settings.qcomm.int8_row_dim));
 
   // Tables, groups expanded into their instances.
   for (std::size_t e = 0; e < model.tables.size(); ++e) {
@@ -263,6 +267,7 @@ PlacementProblem make_placement_problem(const Scenario& scenario, const topo::De
   settings.striped_host_updates = scenario.training.software.striped_host_updates;
   settings.deduplicated_backward = scenario.training.software.deduplicated_backward;
   settings.fused_optimizer = scenario.training.software.fused_optimizer;
+  settings.qcomm = scenario.training.software.qcomm;
   settings.only_nodes = scenario.job_nodes;
   settings.gpus_per_node = scenario.training.gpus_per_node;
   settings.gpus_per_node_where = scenario.training.gpus_per_node_where;

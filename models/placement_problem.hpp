@@ -36,6 +36,7 @@
 #include <string>
 
 #include "models/model_spec.hpp"
+#include "models/quantized_comms.hpp"
 #include "placement/placement.hpp"
 #include "topologies/cpu_row_cost.hpp"
 #include "topologies/device_profile.hpp"
@@ -84,6 +85,9 @@ struct ProblemSettings {
   /// and fuses the optimiser into it (software.embeddings.optimizer); SoftwareStack's defaults.
   bool deduplicated_backward = true;
   bool fused_optimizer = true;
+  /// The stack's quantised communication (software.collectives.qcomm): the GPU owners'
+  /// pooled values and gradients on the wire.
+  QuantizedComms qcomm;
   /// The parameter servers' pods (training.pods.parameter_server); none: whole nodes.
   std::optional<RolePods> server_pods;
   /// Set: the job uses the first N GPUs of each trainer node and the CPU sockets hosting them

@@ -99,6 +99,34 @@ const Choice<bool> kAllToAll{
     .meaning = "Embedding all-to-all between GPUs: flat (every pair), or hierarchical (HugeCTR hier_auto: over NVLink "
                "inside the node, then between same-index GPUs of the nodes)."};
 
+/// The codecs of quantised communication (models/quantized_comms.hpp): `none` is no codec.
+std::vector<std::pair<std::string_view, std::optional<Precision>>> all_to_all_codecs() {
+  return {{"none", std::nullopt},     {"fp32", Precision::fp32}, {"fp16", Precision::fp16},
+          {"bf16", Precision::bf16}, {"fp8", Precision::fp8},   {"int8", Precision::int8}};
+}
+const Choice<std::optional<Precision>> kQcommForward{
+    .key_path = "software.collectives.qcomm.forward", .words = all_to_all_codecs(),
+    .fallback = kBuiltIn.qcomm.forward,
+    .meaning = "Wire type of the pooled embeddings in the GPU all-to-all (TorchRec QCommsConfig.forward_precision), "
+               "with FBGEMM's encode kernel on the owner and decode kernel on the trainer; none: the model's "
+               "communication precision, no codec."};
+const Choice<std::optional<Precision>> kQcommBackward{
+    .key_path = "software.collectives.qcomm.backward", .words = all_to_all_codecs(),
+    .fallback = kBuiltIn.qcomm.backward,
+    .meaning = "Wire type of the pooled-embedding gradients (QCommsConfig.backward_precision), encoded on the trainer "
+               "and decoded on the owner."};
+const Choice<std::optional<Precision>> kQcommAllReduce{
+    .key_path = "software.collectives.qcomm.all_reduce",
+    .words = {{"none", std::nullopt}, {"fp16", Precision::fp16}, {"bf16", Precision::bf16}},
+    .fallback = kBuiltIn.qcomm.all_reduce,
+    .meaning = "Wire type of the dense all-reduce (PyTorch DDP's fp16_compress_hook / bf16_compress_hook): each "
+               "bucket cast before and after."};
+const Param<int> kQcommRowDim{
+    .key_path = "software.collectives.qcomm.int8_row_dim", .unit = "count", .fallback = kBuiltIn.qcomm.int8_row_dim,
+    .default_note = "FBGEMM's ROW_DIM_DEFAULT",
+    .range = {.min = Bound<int>{1}, .max = Bound<int>{1 << 20, true, "expected at most 1048576 values a row"}},
+    .meaning = "Values per int8 row, each row carrying an fp32 scale and bias (8 B)."};
+
 /// The wire element types of the embedding workers: `model` is the model's (nullopt).
 std::vector<std::pair<std::string_view, std::optional<Precision>>> wire_precisions() {
   return {{"model", std::nullopt}, {"fp32", Precision::fp32}, {"bf16", Precision::bf16}, {"fp16", Precision::fp16}};
@@ -202,6 +230,12 @@ std::span<const Parameter> software_parameters() {
       kNccl.row(),
       kCollnet.row(),
       kAllToAll.row(),
+      section("software.collectives.qcomm", "{forward, backward, all_reduce, int8_row_dim}",
+              "Quantised communication: the GPU all-to-all's and the dense all-reduce's wire types and codec kernels."),
+      kQcommForward.row(),
+      kQcommBackward.row(),
+      kQcommAllReduce.row(),
+      kQcommRowDim.row(),
       section("software.embedding_workers", "{embeddings, gradients, per_id}",
               "The Persia modes' CPU embedding workers: what they exchange with the trainers, their per-id work."),
       kWorkerEmbeddings.row(),
@@ -256,6 +290,13 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
     s.nccl = kNccl.read(*coll);
     s.collnet = kCollnet.read(*coll);
     s.hierarchical_all_to_all = kAllToAll.read(*coll);
+    if (auto q = coll->optional_child("qcomm")) {
+      s.qcomm.forward = kQcommForward.read(*q);
+      s.qcomm.backward = kQcommBackward.read(*q);
+      s.qcomm.all_reduce = kQcommAllReduce.read(*q);
+      s.qcomm.int8_row_dim = kQcommRowDim.read(*q);
+      q->finish();
+    }
     coll->finish();
   }
   if (auto ew = node.optional_child("embedding_workers")) {

@@ -61,6 +61,13 @@
 //                                       # what it gathered for local rank j to the GPU j of
 //                                       # every other node (its rail); the gradients back in
 //                                       # the reverse order (models/collectives.hpp)
+//     qcomm:                            # quantised communication (models/quantized_comms.hpp)
+//       forward: none                   # pooled embeddings' wire type in the GPU all-to-all:
+//                                       # none (the model's communication precision), fp32,
+//                                       # fp16, bf16, fp8, int8 (TorchRec QCommsConfig)
+//       backward: none                  # their gradients' wire type, the same choices
+//       all_reduce: none                # the dense all-reduce's: none, fp16, bf16 (DDP hooks)
+//       int8_row_dim: 32                # values per int8 row (each with an 8 B scale and bias)
 //     sms: auto                         # SMs a GPU's NCCL kernel holds while it runs (one
 //                                       # CTA per channel, never sharing its SM with compute):
 //                                       # auto is NCCL's own choice, 16 on a GPU that reaches
@@ -132,6 +139,7 @@
 #include "common/units.hpp"
 #include "models/model_spec.hpp"
 #include "models/nccl_model.hpp"
+#include "models/quantized_comms.hpp"
 
 namespace dlrmsim::models {
 
@@ -173,6 +181,8 @@ struct SoftwareStack {
   bool collnet = false;
   /// HugeCTR's hierarchical all-to-all (intra-node over NVLink, then along the rails).
   bool hierarchical_all_to_all = false;
+  /// Quantised communication (collectives.qcomm; models/quantized_comms.hpp): none by default.
+  QuantizedComms qcomm;
 
   /// Element types of what the Persia embedding workers exchange with the trainers: pooled
   /// embeddings out, their gradients back (nullopt: the model's communication precision).

@@ -7,6 +7,7 @@
 
 #include "models/collectives.hpp"
 #include "models/fidelity.hpp"
+#include "models/quantized_comms.hpp"
 #include "topologies/platform_data.hpp"
 
 namespace dlrmsim::models {
@@ -186,7 +187,7 @@ Transfers::RemoteBytes Transfers::remote_bytes(topo::NodeId n) const {
     const auto& dev = ctx_.in.problem.devices[i];
     const bool here = dev.kind != OwnerKind::parameter_server &&
                       ctx_.in.platform.node_of(topo::DeviceId{dev.topology_id}) == n;
-    const Bytes in = w.ids_in + w.pooled_out, out = w.pooled_out;
+    const Bytes in = w.ids_in + w.pooled_grad, out = w.pooled_out;
     if (here) {
       b.down += in * (1.0 - on_node);
       b.up += out * (1.0 - on_node);
@@ -195,7 +196,10 @@ Transfers::RemoteBytes Transfers::remote_bytes(topo::NodeId n) const {
       b.up += in * on_node;
     }
   }
-  const Bytes dense = element_size(ctx_.in.model.communication_precision) * ctx_.in.model.dense_parameters() + work.dp_gradient_bytes;
+  const auto& qcomm = ctx_.in.options.software.qcomm;
+  const Precision comm = ctx_.in.model.communication_precision;
+  const double wire_ratio = wire_bytes_per_value(qcomm.all_reduce, comm, qcomm.int8_row_dim) / element_size(comm).value();
+  const Bytes dense = (element_size(comm) * ctx_.in.model.dense_parameters() + work.dp_gradient_bytes) * wire_ratio;
   b.dense = dense * ring_all_reduce_share(nodes);
   return b;
 }

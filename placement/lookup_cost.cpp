@@ -39,8 +39,13 @@ LookupWork shard_work(const PlacementProblem& problem, const TableDemand& table,
   } else {
     w.samples = batch;  // every sample has a (partial) pooled vector from this shard
     w.lookups = batch * table.lookups_per_sample * row_fraction;
-    const Bytes pooled = problem.wire_element_size * (w.samples * w.columns);
-    w.network_bytes = (pooled * 2.0 + kIndexBytes * w.lookups) * problem.off_node_fraction;
+    // A GPU owner's pooled values and their gradients may travel quantised, each direction in
+    // its own wire type (PlacementProblem::gpu_wire_forward / gpu_wire_backward).
+    const bool gpu = tier_of(shard.tier).properties().owner_kind == OwnerKind::gpu;
+    const Bytes out = gpu ? problem.gpu_wire_forward : problem.wire_element_size;
+    const Bytes back = gpu ? problem.gpu_wire_backward : problem.wire_element_size;
+    const Bytes pooled = (out + back) * (w.samples * w.columns);
+    w.network_bytes = (pooled + kIndexBytes * w.lookups) * problem.off_node_fraction;
   }
   // Each owner's lookups repeat rows as often as the table's do over one step: the table's
   // distinct rows for the whole batch, pro rata (exact when rows are spread over shards and

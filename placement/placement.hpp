@@ -192,8 +192,14 @@ struct PlacementProblem {
   /// trainer nodes): the share of a model-parallel shard's pooled outputs, pooled gradients
   /// and ids that crosses its node's NIC. 0 on one node.
   double off_node_fraction = 0.0;
-  /// Bytes per pooled-embedding element on the wire (the model's communication precision).
+  /// Bytes per pooled-embedding element in the model's communication precision: what the
+  /// lookup kernels write and, for owners other than GPUs, what the wire carries.
   Bytes wire_element_size{4.0};
+  /// Bytes per pooled value (and per gradient value) on the wire when a GPU owns the shard:
+  /// the stack's quantised-communication codecs (models/quantized_comms.hpp), else
+  /// wire_element_size.
+  Bytes gpu_wire_forward{4.0};
+  Bytes gpu_wire_backward{4.0};
   Bytes activations_per_gpu{0.0};  // activation memory each GPU trainer needs (dense + pooled)
   Bytes dense_weights_per_gpu{0.0};          // the data-parallel dense replica (fp32 master)
   Bytes dense_optimizer_state_per_gpu{0.0};  // and its optimiser state

@@ -108,6 +108,7 @@ struct Fixture {
     w.any = true;
     w.forward_compute = Seconds(forward_ms * 1e-3);
     w.pooled_out = Bytes(pooled_out_mb * 1e6);
+    w.pooled_grad = w.pooled_out;  // the gradients on the wire in the same type
   }
 };
 

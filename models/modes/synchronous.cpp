@@ -13,9 +13,12 @@
 //                       (exchange_sizes below)
 //   lookup(o)           forward gather + pooling; UVM misses cross PCIe concurrently
 //   bottom MLP fwd(t)   after the lookup on the same stream, overlapping the pooled all-to-all
-//   pooled -> trainers  owners send each trainer its share of the pooled embeddings
+//   pooled -> trainers  owners send each trainer its share of the pooled embeddings; under
+//                       software.collectives.qcomm a GPU owner encodes them first and each
+//                       trainer decodes what it received (models/quantized_comms.hpp)
 //   interaction, top MLP forward and backward(t)
-//   gradients -> owners the pooled gradients go back (all-to-all)
+//   gradients -> owners the pooled gradients go back (all-to-all; quantised: encoded on the
+//                       trainer, decoded on the GPU owner)
 //   bottom MLP bwd(t)
 //   update(o)           embedding backward + optimiser on the owner; evicted UVM rows written back
 //   all-reduce buckets  dense gradients in buckets, each launched when its last layer's
@@ -24,8 +27,10 @@
 // GPU streams are in-order, so step s+1's lookups on an owner wait for step s's update there
 // (synchronous training); parameter servers run their lookups and updates on their sockets'
 // streams in order, which makes the next step's lookups wait for this step's updates.
+#include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "models/step_builder.hpp"
@@ -93,6 +98,9 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
   const auto& stack = ctx.in.options.software;
   using Layers = DenseWork::Layers;
   using Pass = EmbeddingWork::Pass;
+  const QuantizedComms& qcomm = stack.qcomm;
+  // Pooled values each trainer receives from the GPU owners (and sends their gradients back).
+  const double trainer_values = ctx.owner_work().gpu_pooled_values / static_cast<double>(std::max<std::size_t>(1, ctx.total_trainers()));
   std::vector<ActivityId> step_end;
   for (int s = 0; s < steps; ++s) {
     ctx.begin_step(s);
@@ -110,7 +118,10 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
         // The received KeyedJaggedTensor's lengths per key are read on the host (v0.4.0
         // jagged_tensor.py _maybe_compute_length_per_key, `.tolist()`) before the lookup.
         if (two_phase && kind == OwnerKind::gpu) host.read_back(*ctx.owner_device(o), ids);
-        lookup_done[kind][o] = emb.embedding_pass(o, Pass::forward, std::span(&ids, 1));
+        const ActivityId looked_up = emb.embedding_pass(o, Pass::forward, std::span(&ids, 1));
+        lookup_done[kind][o] = kind == OwnerKind::gpu ? host.codec(*ctx.owner_device(o), qcomm.forward,
+                                                                     ctx.represented_work(o).pooled_values, looked_up, cat.all_to_all)
+                                                      : looked_up;
       }
     }
 
@@ -125,7 +136,10 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
       for (std::size_t i = 0; i < n; ++i) parts[i].push_back(bottom_fwd[i]);
       for (auto& [kind, ready] : lookup_done) {
         const auto a = coll.pooled_to_trainers(kind, ready, copy, traffic_category(ctx, kind));
-        for (std::size_t i = 0; i < n; ++i) parts[i].push_back(a[i]);
+        for (std::size_t i = 0; i < n; ++i) {
+          parts[i].push_back(kind == OwnerKind::gpu ? host.codec(trainers[i], qcomm.forward, trainer_values, a[i], cat.all_to_all)
+                                                    : a[i]);
+        }
       }
       for (std::size_t i = 0; i < n; ++i) arrived[i] = ctx.marker(parts[i]);
     }
@@ -145,7 +159,15 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
     std::map<OwnerKind, std::map<std::uint32_t, ActivityId>> grads_in;
     for (OwnerKind kind : kOwnerKinds) {
       if (lookup_done.count(kind) == 0) continue;
-      grads_in[kind] = coll.gradients_to_owners(kind, inter_bwd, traffic_category(ctx, kind));
+      std::vector<ActivityId> leaving = inter_bwd;
+      if (kind == OwnerKind::gpu) {
+        for (std::size_t i = 0; i < n; ++i) leaving[i] = host.codec(trainers[i], qcomm.backward, trainer_values, inter_bwd[i], cat.all_to_all);
+      }
+      grads_in[kind] = coll.gradients_to_owners(kind, leaving, traffic_category(ctx, kind));
+      if (kind != OwnerKind::gpu) continue;
+      for (auto& [o, g] : grads_in[kind]) {
+        g = host.codec(*ctx.owner_device(o), qcomm.backward, ctx.represented_work(o).pooled_values, g, cat.all_to_all);
+      }
     }
     // 8. Bottom MLP backward.
     for (std::size_t i = 0; i < n; ++i) {
