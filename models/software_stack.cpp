@@ -42,6 +42,13 @@ const Choice<bool> kOptimizer{
     .words = {{"fused", true}, {"separate", false}},
     .fallback = kBuiltIn.fused_optimizer,
     .meaning = "Optimiser fused into the backward kernel, or a separate kernel per table reading a sparse gradient."};
+const Choice<Stack::Pipeline> kPipeline{
+    .key_path = "software.embeddings.pipeline",
+    .words = {{"sparse_dist", Stack::Pipeline::sparse_dist}, {"semi_sync", Stack::Pipeline::semi_sync}},
+    .fallback = kBuiltIn.pipeline,
+    .meaning = "sparse_dist: a batch's lookups after the previous batch's embedding update; semi_sync: TorchRec's "
+               "TrainPipelineSemiSync, the next batch's lookups and pooled all-to-all issued after this batch's forward "
+               "and before its backward (embeddings one update stale), synchronous modes only."};
 const Choice<bool> kHostUpdate{
     .key_path = "software.embeddings.host_update",
     .words = {{"lock_free", false}, {"striped_locks", true}},
@@ -219,6 +226,7 @@ std::span<const Parameter> software_parameters() {
       kBackward.row(),
       kOptimizer.row(),
       kInputDistribution.row(),
+      kPipeline.row(),
       kHostUpdate.row(),
       section("software.collectives", "a mapping", "The collective library (NCCL) and how it is used."),
       kPeerToPeer.row(),
@@ -277,6 +285,7 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
     s.deduplicated_backward = kBackward.read(*emb);
     s.fused_optimizer = kOptimizer.read(*emb);
     s.input_distribution = kInputDistribution.read(*emb);
+    s.pipeline = kPipeline.read(*emb);
     s.striped_host_updates = kHostUpdate.read(*emb);
     emb->finish();
   }

@@ -28,6 +28,14 @@
 //                                       # it), then the lengths and ids sized by them, and the
 //                                       # owner's host reads the received lengths per key
 //                                       # before its lookup, waiting for its GPU's stream
+//     pipeline: sparse_dist             # sparse_dist: a batch's lookups after the previous
+//                                       # batch's embedding update (synchronous; TorchRec's
+//                                       # TrainPipelineSparseDist, HugeCTR); semi_sync:
+//                                       # TorchRec's TrainPipelineSemiSync, the next batch's
+//                                       # lookups and pooled all-to-all issued after this
+//                                       # batch's forward, before its backward: they overlap
+//                                       # the backward and read embeddings one update stale
+//                                       # (models/modes/synchronous.cpp)
 //     host_update: lock_free            # how the CPU applies the sparse updates of tables in
 //                                       # host memory: lock_free, on all cores without
 //                                       # contention (FBGEMM's CPU kernels); striped_locks,
@@ -161,6 +169,9 @@ struct SoftwareStack {
   bool striped_host_updates = false;
   /// How a trainer's sparse ids reach the owners of their rows (embeddings.input_distribution).
   enum class InputDistribution { direct, two_phase } input_distribution = InputDistribution::direct;
+  /// When a batch's embedding lookups run (embeddings.pipeline): after the previous batch's
+  /// update (sparse_dist), or after its forward, before its backward (semi_sync).
+  enum class Pipeline { sparse_dist, semi_sync } pipeline = Pipeline::sparse_dist;
 
   /// NCCL peer-to-peer (NVLink or PCIe) between GPUs; false stages GPU traffic through the host.
   bool peer_to_peer = true;

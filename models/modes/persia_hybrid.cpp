@@ -128,6 +128,12 @@ std::vector<double> owner_distinct_shares(const StepInputs& in, const std::vecto
 void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
   StepContext& ctx = b.context();
   const StepInputs& inputs = ctx.in;
+  // Persia's modes pipeline their embedding workers themselves (their staleness is the mode's).
+  if (inputs.options.software.pipeline != SoftwareStack::Pipeline::sparse_dist) {
+    throw std::invalid_argument(
+        "software.embeddings.pipeline: semi_sync applies to the synchronous modes (hybrid_parallel_sync, cpu_only, "
+        "parameter_server); the Persia modes pipeline their embedding workers as the mode says");
+  }
   Transfers& net = b.transfers();
   HostModel& host = b.host();
   DenseWork& dense = b.dense();

@@ -101,17 +101,21 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
   const QuantizedComms& qcomm = stack.qcomm;
   // Pooled values each trainer receives from the GPU owners (and sends their gradients back).
   const double trainer_values = ctx.owner_work().gpu_pooled_values / static_cast<double>(std::max<std::size_t>(1, ctx.total_trainers()));
+  const bool two_phase = stack.input_distribution == SoftwareStack::InputDistribution::two_phase;
+  const bool semi_sync = stack.pipeline == SoftwareStack::Pipeline::semi_sync;
   std::vector<ActivityId> step_end;
-  for (int s = 0; s < steps; ++s) {
-    ctx.begin_step(s);
-    // 1. Loading (on the host's cores) and input copies; then the host's per-feature loop.
-    std::vector<ActivityId> copy(n);
-    for (std::size_t i = 0; i < n; ++i) copy[i] = host.step_input(i, s, step_end);
 
-    // 2-3. Ids to the owners, then the forward lookups.
-    const bool two_phase = stack.input_distribution == SoftwareStack::InputDistribution::two_phase;
-    const std::vector<ActivityId> ids_ready = two_phase ? exchange_sizes(ctx, host, coll, copy) : copy;
+  // 1-3 of step s: loading and input copies, ids to the owners, the forward lookups.
+  struct SparseForward {
+    std::vector<ActivityId> copy;
     std::map<OwnerKind, std::map<std::uint32_t, ActivityId>> lookup_done;
+    std::map<OwnerKind, std::vector<ActivityId>> pooled;  // per kind, per trainer: the pooled embeddings arrived
+  };
+  auto sparse_forward = [&](int s) {
+    SparseForward f;
+    f.copy.resize(n);
+    for (std::size_t i = 0; i < n; ++i) f.copy[i] = host.step_input(i, s, step_end);
+    const std::vector<ActivityId> ids_ready = two_phase ? exchange_sizes(ctx, host, coll, f.copy) : f.copy;
     for (OwnerKind kind : kOwnerKinds) {
       if (ctx.simulated_owners(kind).empty()) continue;
       for (const auto& [o, ids] : coll.gradients_to_owners(kind, ids_ready, traffic_category(ctx, kind), &OwnerWork::ids_in)) {
@@ -119,38 +123,57 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
         // jagged_tensor.py _maybe_compute_length_per_key, `.tolist()`) before the lookup.
         if (two_phase && kind == OwnerKind::gpu) host.read_back(*ctx.owner_device(o), ids);
         const ActivityId looked_up = emb.embedding_pass(o, Pass::forward, std::span(&ids, 1));
-        lookup_done[kind][o] = kind == OwnerKind::gpu ? host.codec(*ctx.owner_device(o), qcomm.forward,
-                                                                     ctx.represented_work(o).pooled_values, looked_up, cat.all_to_all)
-                                                      : looked_up;
+        f.lookup_done[kind][o] = kind == OwnerKind::gpu ? host.codec(*ctx.owner_device(o), qcomm.forward,
+                                                                       ctx.represented_work(o).pooled_values, looked_up, cat.all_to_all)
+                                                        : looked_up;
       }
     }
+    return f;
+  };
+  // 5 of step s: the pooled embeddings to the trainers (the decode, if any, comes with the
+  // forward that waits for them).
+  auto send_pooled = [&](SparseForward& f) {
+    for (auto& [kind, ready] : f.lookup_done) f.pooled[kind] = coll.pooled_to_trainers(kind, ready, f.copy, traffic_category(ctx, kind));
+  };
+
+  SparseForward next;
+  for (int s = 0; s < steps; ++s) {
+    ctx.begin_step(s);
+    // Semi-synchronous: this step's lookups and pooled all-to-all were issued during the
+    // previous step (below); they count in that step's activities, one step's worth each step.
+    SparseForward cur = semi_sync && s > 0 ? std::move(next) : sparse_forward(s);
+    const std::vector<ActivityId>& copy = cur.copy;
 
     // 4. Bottom MLP forward (dense features only).
     std::vector<ActivityId> bottom_fwd(n), inter_bwd(n), last_bwd(n);
     for (std::size_t i = 0; i < n; ++i) bottom_fwd[i] = dense.forward(trainers[i], Layers::bottom_mlp, copy[i]);
 
     // 5. Pooled embeddings to the trainers.
+    if (!semi_sync || s == 0) send_pooled(cur);
     std::vector<ActivityId> arrived(n);
-    {
-      std::vector<std::vector<ActivityId>> parts(n);
-      for (std::size_t i = 0; i < n; ++i) parts[i].push_back(bottom_fwd[i]);
-      for (auto& [kind, ready] : lookup_done) {
-        const auto a = coll.pooled_to_trainers(kind, ready, copy, traffic_category(ctx, kind));
-        for (std::size_t i = 0; i < n; ++i) {
-          parts[i].push_back(kind == OwnerKind::gpu ? host.codec(trainers[i], qcomm.forward, trainer_values, a[i], cat.all_to_all)
-                                                    : a[i]);
-        }
+    for (std::size_t i = 0; i < n; ++i) {
+      std::vector<ActivityId> parts{bottom_fwd[i]};
+      for (const auto& [kind, a] : cur.pooled) {
+        parts.push_back(kind == OwnerKind::gpu ? host.codec(trainers[i], qcomm.forward, trainer_values, a[i], cat.all_to_all) : a[i]);
       }
-      for (std::size_t i = 0; i < n; ++i) arrived[i] = ctx.marker(parts[i]);
+      arrived[i] = ctx.marker(parts);
     }
+    const auto& lookup_done = cur.lookup_done;
 
     // 6. Interaction and top MLP forward, then backward down to the interaction.
     const auto& costs = dense.costs(trainers.front());
     std::vector<std::vector<ActivityId>> layer_bwd(n, std::vector<ActivityId>(costs.size()));  // [trainer][layer]
-    for (std::size_t i = 0; i < n; ++i) {
-      const ActivityId top = dense.forward(trainers[i], Layers::above_bottom, arrived[i]);
-      inter_bwd[i] = dense.backward(trainers[i], Layers::above_bottom, top, layer_bwd[i]);
+    std::vector<ActivityId> top(n);
+    for (std::size_t i = 0; i < n; ++i) top[i] = dense.forward(trainers[i], Layers::above_bottom, arrived[i]);
+    // Semi-synchronous (TorchRec TrainPipelineSemiSync): the next batch's lookups and pooled
+    // all-to-all start here, after this batch's forward and before its backward, so they read
+    // the embeddings before this step's update (one step stale) and their exchange overlaps
+    // this step's backward.
+    if (semi_sync && s + 1 < steps) {
+      next = sparse_forward(s + 1);
+      send_pooled(next);
     }
+    for (std::size_t i = 0; i < n; ++i) inter_bwd[i] = dense.backward(trainers[i], Layers::above_bottom, top[i], layer_bwd[i]);
     // 7. Gradients to the owners (launched as soon as the interaction backward is done;
     // under per-feature sync the host waits for it before handing them over).
     if (stack.sync == SoftwareStack::HostSync::per_feature) {
