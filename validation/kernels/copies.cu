@@ -2,7 +2,9 @@
 // overhead of an empty kernel, and the device description.
 #include <chrono>
 #include <cstdio>
+#include <cctype>
 #include <cstring>
+#include <sstream>
 #include <algorithm>
 #include <fstream>
 #include <functional>
@@ -27,12 +29,15 @@ std::string driver_version() {
   std::ifstream in("/proc/driver/nvidia/version");
   std::string line;
   if (in && std::getline(in, line)) {
-    // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15  Thu ..." -> "570.86.15"
+    // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15  Thu ..." or "NVRM version:
+    // NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ..." -> the first
+    // word after "Kernel Module" that is a dotted version number.
     const auto at = line.find("Kernel Module");
     if (at != std::string::npos) {
-      std::size_t b = line.find_first_not_of(' ', at + 13);
-      const std::size_t e = line.find(' ', b);
-      if (b != std::string::npos) return line.substr(b, e == std::string::npos ? std::string::npos : e - b);
+      std::istringstream words(line.substr(at + 13));
+      for (std::string w; words >> w;) {
+        if (std::isdigit(static_cast<unsigned char>(w.front())) && w.find('.') != std::string::npos) return w;
+      }
     }
   }
   int version = 0;
@@ -99,11 +104,15 @@ Timing time_copy(CopyKind kind, std::size_t bytes, const TimingOptions& options)
     case CopyKind::d2h_pinned:
     case CopyKind::d2h_pageable:
       DLRMSIM_CUDA(cudaMemcpy(device_a.get(), expected.data(), bytes, cudaMemcpyHostToDevice));
+      // A copy from pageable memory may return before its DMA has landed: wait for it, or the
+      // copy timed below (on a stream of its own) can read the source before it is written.
+      DLRMSIM_CUDA(cudaDeviceSynchronize());
       std::memset(host, 0, bytes);
       run = [&](cudaStream_t s) { DLRMSIM_CUDA(cudaMemcpyAsync(host, device_a.get(), bytes, cudaMemcpyDeviceToHost, s)); };
       break;
     case CopyKind::d2d:
       DLRMSIM_CUDA(cudaMemcpy(device_a.get(), expected.data(), bytes, cudaMemcpyHostToDevice));
+      DLRMSIM_CUDA(cudaDeviceSynchronize());  // as above: the source must have landed
       run = [&](cudaStream_t s) {
         DLRMSIM_CUDA(cudaMemcpyAsync(device_b.get(), device_a.get(), bytes, cudaMemcpyDeviceToDevice, s));
       };

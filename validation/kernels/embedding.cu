@@ -240,6 +240,9 @@ Timing forward_with(const EmbeddingConfig& c, const TimingOptions& options, bool
   const std::vector<std::uint32_t> ids = make_ids(c, seed);
   DeviceBuffer<std::uint32_t> device_ids(ids.size());
   DLRMSIM_CUDA(cudaMemcpy(device_ids.get(), ids.data(), ids.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+  // A copy from pageable memory may return before its DMA lands; the kernels below run on a
+  // non-blocking stream, so wait for it.
+  DLRMSIM_CUDA(cudaDeviceSynchronize());
   DeviceBuffer<float> out(static_cast<std::size_t>(c.bags) * static_cast<std::size_t>(c.dim));
   const int threads_per_bag = std::min(32, c.dim / 4);
   const auto run = [&](cudaStream_t s) {
@@ -295,6 +298,9 @@ Timing time_embedding_backward(const EmbeddingConfig& c, Optimizer optimizer, co
   DeviceBuffer<std::uint32_t> unique_rows(lookups), run_counts(lookups), run_starts(lookups);
   DeviceBuffer<int> num_runs(1);
   DLRMSIM_CUDA(cudaMemcpy(keys.get(), ids.data(), lookups * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+  // A copy from pageable memory may return before its DMA lands; the kernels below run on a
+  // non-blocking stream, so wait for it.
+  DLRMSIM_CUDA(cudaDeviceSynchronize());
   int end_bit = 1;
   while (end_bit < 32 && (std::int64_t{1} << end_bit) < c.table_rows) ++end_bit;
 
