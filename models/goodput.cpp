@@ -192,7 +192,7 @@ GoodputOptions GoodputOptions::from_config(const ConfigNode& node) {
 
 GoodputInputs goodput_inputs(const GoodputOptions& options, const ModelSpec& model, const topo::Platform& platform,
                              double throughput_samples_per_s) {
-  if (!platform.storage()) {
+  if (!platform.storage() || !platform.storage()->checkpoint_bandwidth) {
     throw std::invalid_argument("platform '" + platform.name() + "' gives no storage.checkpoint_bandwidth");
   }
   GoodputInputs in;
@@ -207,7 +207,7 @@ GoodputInputs goodput_inputs(const GoodputOptions& options, const ModelSpec& mod
   const Bytes dense = model.dense_weight_bytes() + model.dense_optimizer_state_bytes();
   in.checkpoint_full_bytes = embedding + dense;
   in.checkpoint_written_bytes = embedding * options.embedding_fraction_written + dense;
-  in.storage_bandwidth = platform.storage()->checkpoint_bandwidth;
+  in.storage_bandwidth = *platform.storage()->checkpoint_bandwidth;
   return in;
 }
 

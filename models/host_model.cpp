@@ -127,6 +127,7 @@ ActivityId HostModel::step_input(std::size_t i, int s, std::span<const ActivityI
   // rate of that round robin).
   std::vector<ActivityId> load_deps = after;
   if (s > 0) load_deps.push_back(prev_load_[i]);
+  if (auto read = dataset_read(i, s)) load_deps.push_back(*read);
   const Seconds per_sample = ctx_.in.options.software.loader_per_sample;
   if (d.is_gpu && per_sample.value() > 0.0) {
     HostThread& h = host_thread(d);
@@ -147,6 +148,28 @@ ActivityId HostModel::step_input(std::size_t i, int s, std::span<const ActivityI
   const Seconds framework = stack.framework_per_step + stack.framework_per_sample * static_cast<double>(ctx_.local_batch());
   if (d.is_gpu && framework.value() > 0.0) host_work(host_thread(d), framework);
   return prev_copy_[i];
+}
+
+std::optional<ActivityId> HostModel::dataset_read(std::size_t i, int s) {
+  const int in_flight = ctx_.in.options.software.loader_batches_in_flight;
+  const auto& storage = ctx_.in.platform.storage();
+  if (in_flight <= 0 || !storage || !(storage->dataset_read_latency.value() > 0.0)) return std::nullopt;
+  // The node's reader keeps `in_flight` reads of latency L outstanding, so in steady state it
+  // hands over one batch every L / in_flight: a chain of that occupancy per batch on a stream
+  // of the node's reader, one read per node and step, shared by the node's trainers. (The
+  // pipeline's fill, the first batch after L, lies in the warm-up steps.)
+  const std::uint32_t node = ctx_.trainers().at(i).node.index;
+  Reader& r = readers_[node];
+  if (!r.stream) {
+    const std::string name = ctx_.in.platform.node(topo::NodeId{node}).name + ".reader";
+    r.stream = ctx_.graph.add_stream(ctx_.graph.add_engine(name, "reader"), name);
+  }
+  if (r.step != s) {
+    r.step = s;
+    r.read = ctx_.graph.add_compute(*r.stream, storage->dataset_read_latency / static_cast<double>(in_flight), {},
+                                    ctx_.cat.host_work);
+  }
+  return r.read;
 }
 
 Bytes HostModel::input_bytes(std::int64_t samples) const {

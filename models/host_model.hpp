@@ -83,12 +83,23 @@ class HostModel {
     std::vector<std::vector<sim::ResourceId>> loader_routes;
   };
   HostThread& host_thread(const SimDevice& d);
+  /// The read of step s's batch for trainer i's node from the platform's storage, when the
+  /// stack bounds the batches in flight (software.host.loader.batches_in_flight, N) and the
+  /// storage has a read latency (storage.dataset_read_latency, L): one batch every L / N per
+  /// node, in order. nullopt otherwise.
+  std::optional<sim::ActivityId> dataset_read(std::size_t i, int s);
   sim::ActivityId host_work(HostThread& h, Seconds t);
 
   StepContext& ctx_;
   Transfers& net_;
   std::map<std::uint32_t, HostThread> host_threads_;    // by GPU device index
   std::map<std::uint32_t, sim::ResourceId> node_cores_;  // by node index
+  struct Reader {
+    std::optional<sim::StreamId> stream;
+    int step = -1;
+    sim::ActivityId read{};
+  };
+  std::map<std::uint32_t, Reader> readers_;             // each node's dataset reader, by node index
   std::vector<sim::ActivityId> prev_copy_, prev_load_;   // step_input's previous step, per trainer
 };
 

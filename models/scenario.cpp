@@ -326,7 +326,7 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   }
   if (auto g = scenario.optional_child("goodput")) {
     s.goodput = GoodputOptions::from_config(*g);
-    if (!s.platform.storage()) {
+    if (!s.platform.storage() || !s.platform.storage()->checkpoint_bandwidth) {
       g->fail("platform '" + s.platform.name() + "' gives no storage to checkpoint to; add `storage: "
               "{checkpoint_bandwidth: ...}` to the platform (or --set platform.storage.checkpoint_bandwidth=...)");
     }

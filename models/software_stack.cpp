@@ -187,6 +187,14 @@ const Param<int> kLoaderWorkers{
     .range = {.min = Bound<int>{0, false}, .max = Bound<int>{1024, true, "expected at most 1024 loader threads per trainer"}},
     .meaning = "Loader threads per trainer (one core each at most)."};
 
+const Param<int> kLoaderInFlight{
+    .key_path = "software.host.loader.batches_in_flight", .unit = "count", .fallback = kBuiltIn.loader_batches_in_flight,
+    .default_note = "0: no bound",
+    .range = {.min = Bound<int>{0}, .max = Bound<int>{1 << 20, true, "expected at most 1048576 batches in flight"}},
+    .meaning = "Batches a node's reader has asked the storage for and not yet handed over (HugeCTR's AsyncParam "
+               "num_threads x num_batches_per_thread): a batch's read starts when the batch that many steps earlier is "
+               "done, and takes the platform's storage.dataset_read_latency; 0: reads never wait."};
+
 const Choice<Stack::CpuFramework> kCpuFramework{
     .key_path = "software.cpu_trainer.framework",
     .words = {{"eager", Stack::CpuFramework::eager}, {"none", Stack::CpuFramework::none}},
@@ -258,9 +266,11 @@ std::span<const Parameter> software_parameters() {
               "The framework's own host work that is not operator dispatch, on the trainer's host thread."),
       kFrameworkPerStep.row(),
       kFrameworkPerSample.row(),
-      section("software.host.loader", "{per_sample, workers}", "Data loading on the trainer node's cores."),
+      section("software.host.loader", "{per_sample, workers, batches_in_flight}",
+              "Data loading on the trainer node's cores, and how many batches its reader keeps in flight."),
       kLoaderPerSample.row(),
       kLoaderWorkers.row(),
+      kLoaderInFlight.row(),
       section("software.cpu_trainer", "{framework, optimizer, coalesce_per_lookup}",
               "The framework work of a CPU trainer (cpu_only) on its socket's cores."),
       kCpuFramework.row(),
@@ -327,6 +337,7 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
     if (auto loader = host->optional_child("loader")) {
       s.loader_per_sample = kLoaderPerSample.read(*loader);
       s.loader_workers = kLoaderWorkers.read(*loader);
+      s.loader_batches_in_flight = kLoaderInFlight.read(*loader);
       loader->finish();
     }
     host->finish();

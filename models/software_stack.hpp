@@ -118,6 +118,11 @@
 //     loader:                           # data loading on the trainer node's cores
 //       per_sample: 0 us                # CPU time per sample (decode, batch assembly)
 //       workers: 1                      # loader threads per trainer (one core each at most)
+//       batches_in_flight: 0            # batches the node's reader keeps requested from the
+//                                       # storage (HugeCTR AsyncParam num_threads x
+//                                       # num_batches_per_thread); a batch's read starts when
+//                                       # the batch that many steps earlier is done and takes
+//                                       # the platform's storage.dataset_read_latency; 0: none
 //   cpu_trainer:                        # the framework work of a CPU trainer (cpu_only),
 //                                       # on its socket's cores (models/cpu_framework.hpp)
 //     framework: eager                  # eager: PyTorch eager's operators, each at
@@ -214,6 +219,8 @@ struct SoftwareStack {
   Seconds framework_per_sample{0.0};
   Seconds loader_per_sample{0.0};
   int loader_workers = 1;
+  /// Batches a node's reader keeps requested from the storage (0: no bound; host.loader).
+  int loader_batches_in_flight = 0;
 
   /// The framework work of CPU trainers (software.cpu_trainer; models/cpu_framework.hpp).
   enum class CpuFramework { eager, none } cpu_framework = CpuFramework::eager;

@@ -126,9 +126,10 @@ TEST_CASE("torchrec-fbgemm.yaml is the built-in default stack") {
 }
 
 // HugeCTR of MLPerf v3.0 and v4.1 (config_DGXH100_*.sh and train.py of both rounds): the same
-// solver settings, SHARP and the hierarchical all-to-all; the NCCL release is what differs
-// (2.17.1 of ngc23.04, 2.22.3 of ngc24.06, whose tuner is 2.21's).
-TEST_CASE("the two HugeCTR MLPerf stacks differ in their NCCL release only") {
+// solver settings, SHARP and the hierarchical all-to-all; the NCCL release (2.17.1 of ngc23.04,
+// 2.22.3 of ngc24.06, whose tuner is 2.21's) and the reader's batches in flight (train.py
+// AsyncParam num_batches_per_thread 16 and 64, one thread) are what differ.
+TEST_CASE("the two HugeCTR MLPerf stacks differ in their NCCL release and reader depth only") {
   const auto load = [](const std::string& name) {
     return SoftwareStack::from_config(ConfigNode::load_file(kRoot + "/configs/software/" + name + ".yaml"));
   };
@@ -143,7 +144,10 @@ TEST_CASE("the two HugeCTR MLPerf stacks differ in their NCCL release only") {
   v41.name = v30.name;
   v41.description = v30.description;
   v41.source = v30.source;
+  CHECK(v30.loader_batches_in_flight == 16);
+  CHECK(v41.loader_batches_in_flight == 64);
   v41.nccl = v30.nccl;
+  v41.loader_batches_in_flight = v30.loader_batches_in_flight;
   CHECK(v41 == v30);
 }
 

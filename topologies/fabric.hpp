@@ -60,14 +60,18 @@ struct FabricSpec {
   int rails = 0;                   // 0: the NIC count of the nodes (which must all be equal)
 };
 
-/// The storage a platform writes checkpoints to and restarts from (platform key `storage`):
-/// a platform resource outside the simulated step. Only the goodput model reads it
-/// (models/goodput.hpp); the step graph does not route traffic to it.
+/// The platform's storage (platform key `storage`): where checkpoints are written and restarts
+/// read (the goodput model, models/goodput.hpp) and where the training data is read from (the
+/// step's input reader, models/host_model.hpp).
 struct StorageSpec {
   /// Sustained bandwidth of the whole job to its checkpoint storage, per direction (writes
-  /// for checkpoints, reads for restarts).
-  BytesPerSecond checkpoint_bandwidth;
-  std::string description;  // free text: what the storage is and where its figure comes from
+  /// for checkpoints, reads for restarts); nullopt: none given (goodput is refused).
+  std::optional<BytesPerSecond> checkpoint_bandwidth;
+  /// Time from a node's reader asking for one batch of training data to having it, whatever
+  /// its size (0: reads take no time). With the stack's software.host.loader.batches_in_flight,
+  /// it bounds the batches a node can read a second.
+  Seconds dataset_read_latency{0.0};
+  std::string description;  // free text: what the storage is and where its figures come from
 };
 
 }  // namespace dlrmsim::topo

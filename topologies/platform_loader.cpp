@@ -589,7 +589,8 @@ Platform load_platform(const ConfigNode& node, DeviceProfileFiles* profile_files
   }
   if (auto st = node.optional_child("storage")) {
     StorageSpec storage;
-    storage.checkpoint_bandwidth = st->get_positive<BytesPerSecond>("checkpoint_bandwidth");
+    if (st->has("checkpoint_bandwidth")) storage.checkpoint_bandwidth = st->get_positive<BytesPerSecond>("checkpoint_bandwidth");
+    storage.dataset_read_latency = st->get_positive_or<Seconds>("dataset_read_latency", Seconds(0.0), true);
     storage.description = st->get_or<std::string>("description", "");
     st->finish();
     builder.set_storage(std::move(storage));

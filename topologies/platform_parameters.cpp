@@ -145,10 +145,14 @@ constexpr Parameter kPlatformParameters[] = {
     {"platform.cluster.fabric.spines", "count", "0 (one spine per leaf uplink)", "0 to 4096", "Spine switches."},
     {"platform.cluster.fabric.rails", "count", "0 (the nodes' NIC count)", ">= 0", "Rails of a rail-optimized fabric."},
     // Storage.
-    {"platform.storage", "", "none (no checkpoints: goodput is refused)", "{checkpoint_bandwidth, description}",
-     "Where checkpoints are written (models/goodput.hpp)."},
-    {"platform.storage.checkpoint_bandwidth", "bytes/s", "required", "> 0",
+    {"platform.storage", "", "none (no checkpoints: goodput is refused)",
+     "{checkpoint_bandwidth, dataset_read_latency, description}",
+     "Where checkpoints are written (models/goodput.hpp) and the training data read (models/host_model.hpp)."},
+    {"platform.storage.checkpoint_bandwidth", "bytes/s", "none (goodput is refused)", "> 0",
      "Sustained bandwidth of the whole job to checkpoint storage, per direction."},
+    {"platform.storage.dataset_read_latency", "s", "0 s", ">= 0",
+     "Time from a node's reader asking for one batch of training data to having it, whatever its size; with "
+     "software.host.loader.batches_in_flight it bounds the batches a node reads a second."},
     {"platform.storage.description", "", "\"\"", "text", "What the storage is and where its figure comes from."},
 };
 
