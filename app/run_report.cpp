@@ -4,6 +4,7 @@
 #include "app/sweep.hpp"
 #include "common/json.hpp"
 #include "common/text.hpp"
+#include "common/version.hpp"
 
 namespace dlrmsim::app {
 namespace {
@@ -142,6 +143,7 @@ std::string run_json(const RunReport& r) {
                    {"events", r.events},
                    {"simulated_time_s", num(r.simulated_time.value())},
                    {"wall_s", num(r.wall_seconds)}};
+  doc["dlrmsim_version"] = std::string(version());
   return json_text(doc);
 }
 
@@ -175,6 +177,7 @@ std::string jobs_json(const models::JobsReport& r) {
   doc["activities"] = r.activities;
   doc["events"] = r.events;
   doc["simulated_time_s"] = num(r.simulated_time.value());
+  doc["dlrmsim_version"] = std::string(version());
   return json_text(doc);
 }
 

@@ -8,14 +8,14 @@
 // breakdown (busy, exposed, overlapped and critical-path time per category, and idle),
 // utilization (per resource class), memory (per device), placement, stragglers (with a
 // `stragglers:` section; models/stragglers.hpp), goodput (with a `goodput:` section;
-// models/goodput.hpp), power and cost (app/power_report.hpp), engine. models/simulation.hpp
-// defines every number.
+// models/goodput.hpp), power and cost (app/power_report.hpp), engine, dlrmsim_version (the
+// program's, common/version.hpp). models/simulation.hpp defines every number.
 //
 // jobs_json (models/jobs.hpp): {"scenario", "platform", "backend", "warmup_steps",
 // "measured_steps", "jobs": [{"name", "model", "mode", "software", "nodes", "trainers",
 // "global_batch", "built_steps", "step_time_s", "throughput_samples_per_s",
 // "alone_step_time_s", "alone_throughput_samples_per_s", "slowdown", "contended_throughout"}],
-// "activities", "events", "simulated_time_s"}.
+// "activities", "events", "simulated_time_s", "dlrmsim_version"}.
 #pragma once
 
 #include <string>

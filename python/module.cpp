@@ -26,6 +26,7 @@
 #include "app/scenario_runner.hpp"
 #include "app/sweep.hpp"
 #include "app/validate.hpp"
+#include "common/version.hpp"
 #include "common/classic_locale.hpp"
 #include "common/config.hpp"
 #include "common/files.hpp"
@@ -139,6 +140,7 @@ void translate(std::exception_ptr p) {
 
 PYBIND11_MODULE(_dlrmsim, m) {
   m.doc() = "dlrmsim's simulator (use the dlrmsim package, not this module)";
+  m.attr("__version__") = std::string(version());
   const py::object error = py::exception<std::exception>(m, "Error");
   py::exception<ConfigError>(m, "BadInput", error);
   py::exception<app::InfeasibleJob>(m, "Infeasible", error);

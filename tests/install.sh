@@ -58,6 +58,10 @@ cpack -G DEB --config "$build/CPackConfig.cmake" -B "$tmp/deb" >"$tmp/cpack.log"
 deb=$(ls "$tmp"/deb/dlrmsim_*.deb)
 grep -q libsimgrid <<<"$(dpkg-deb -f "$deb" Depends)" || fail "the package does not depend on SimGrid"
 dpkg-deb -x "$deb" "$tmp/unpacked"
+# Its licence where Debian's tools look for it, and its version the program's.
+cmp -s "$tmp/unpacked/usr/share/doc/dlrmsim/copyright" "$src/LICENSE" || fail "the package has no copyright file (the licence)"
+[ "$(dpkg-deb -f "$deb" Version)" = "$("$tmp/unpacked/usr/bin/dlrmsim" --version | cut -d' ' -f2)" ] ||
+  fail "package version $(dpkg-deb -f "$deb" Version) is not the program's"
 out=$(cd / && "$tmp/unpacked/usr/bin/dlrmsim" run "$tmp/unpacked/usr/share/dlrmsim/scenarios/default.yaml") ||
   fail "the packaged program did not run"
 [ "$(grep '^throughput' <<<"$out")" = "$t_reference" ] || fail "packaged run: $(grep '^throughput' <<<"$out")"

@@ -62,6 +62,10 @@ for path in scenarios:
     check(without_engine(got) == without_engine(expected), "%s: the reports differ" % os.path.basename(path))
 print("run: %d shipped scenarios, Python equals the command line" % len(scenarios))
 
+# The module's version is the program's (dlrmsim --version; common/version.hpp).
+version = subprocess.run([cli, "--version"], capture_output=True, text=True).stdout.split()[-1]
+check(dlrmsim.__version__ == version, "dlrmsim.__version__ %r, dlrmsim --version %r" % (dlrmsim.__version__, version))
+
 # Overrides, and a dict scenario with the default scenario's content.
 default = os.path.join(src, "configs", "scenarios", "default.yaml")
 with_set = cli_run("run", default, "--set", "model.global_batch_size=27648", "--json", "-")

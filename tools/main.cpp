@@ -10,6 +10,7 @@
 #include "app/failure.hpp"
 #include "common/config.hpp"
 #include "common/files.hpp"
+#include "common/version.hpp"
 #include "tools/commands.hpp"
 
 namespace dlrmsim::tools {
@@ -31,7 +32,7 @@ constexpr std::array kCommands{
 };
 
 void usage(std::ostream& out) {
-  out << "usage: dlrmsim COMMAND [ARGS...]\n\ncommands:\n";
+  out << "usage: dlrmsim COMMAND [ARGS...]   (dlrmsim --version: the version)\n\ncommands:\n";
   for (const Command& c : kCommands) out << "  " << c.name << std::string(12 - c.name.size(), ' ') << c.summary << "\n";
   out << "\n'dlrmsim COMMAND --help' describes a command's options.\n"
          "exit status: 0 success, 1 infeasible job, 2 bad input, 4 an output could not be written\n";
@@ -45,6 +46,10 @@ int dispatch(int argc, char** argv) {
   const std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     usage(std::cout);
+    return kExitOk;
+  }
+  if (name == "--version" || name == "version") {
+    std::cout << "dlrmsim " << version() << "\n";
     return kExitOk;
   }
   const std::vector<std::string> args(argv + 2, argv + argc);

@@ -27,6 +27,8 @@ import os
 
 from . import _dlrmsim
 
+__version__ = _dlrmsim.__version__
+
 Error = _dlrmsim.Error
 BadInput = _dlrmsim.BadInput
 Infeasible = _dlrmsim.Infeasible
@@ -36,7 +38,7 @@ BadInput.kind, BadInput.exit_status = "bad input", 2
 Infeasible.kind, Infeasible.exit_status = "infeasible", 1
 OutputFailed.kind, OutputFailed.exit_status = "output failed", 4
 
-__all__ = ["run", "place", "validate", "sweep", "Error", "BadInput", "Infeasible", "OutputFailed"]
+__all__ = ["__version__", "run", "place", "validate", "sweep", "Error", "BadInput", "Infeasible", "OutputFailed"]
 
 
 def _path(argument, path):
