@@ -185,13 +185,18 @@ void parse_jobs(const ConfigNode& jobs, Scenario& s, const std::string& base_dir
 }
 
 /// Adds to `s.files` what running `s` reads besides its own parts: the files its platform's
-/// loading read (node templates from other files, CPU profiles) and the device profile of
+/// loading read (node templates from other files, CPU profiles), an explicit placement's plan
+/// file, and the device profile of
 /// each of its GPU models in the calibration directory, so that no output overwrites them.
 void record_platform_files(Scenario& s) {
   auto add = [&](const std::string& f) {
     if (std::find(s.files.begin(), s.files.end(), f) == s.files.end()) s.files.push_back(f);
   };
   for (const std::string& f : s.platform.files_read()) add(f);
+  if (!s.placement.explicit_plan_file.empty()) add(s.placement.explicit_plan_file);
+  for (const auto& job : s.jobs) {
+    if (!job.placement.explicit_plan_file.empty()) add(job.placement.explicit_plan_file);
+  }
   std::set<std::string> models;
   for (const topo::DeviceId g : s.platform.all_gpus()) models.insert(s.platform.gpu_spec(g).model);
   for (const std::string& model : models) {

@@ -6,6 +6,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include "common/data_paths.hpp"
+#include "common/files.hpp"
 #include "common/param.hpp"
 #include "placement/lookup_cost.hpp"
 #include "placement/tier.hpp"
@@ -156,6 +158,10 @@ const Param<Bytes> kDataParallelBelow{
     .range = {.min = Bound<Bytes>{Bytes{0.0}, false}},
     .meaning = "cost_greedy, hugectr_auto: tables whose weights are smaller are replicated on every GPU trainer (data parallel)."};
 
+const Parameter kPlan{"placement.plan", "", "none", "a plan file (JSON or YAML) or {tables: [...]}",
+                      "explicit: the plan, table by table: `dlrmsim place --json`'s tables (name, sharding, shards with "
+                      "tier, owners, row_begin, row_end, column_begin, column_end); its other keys are recomputed."};
+
 const Param<double> kMemCommBwRatio{
     .key_path = "placement.mem_comm_bw_ratio", .unit = "ratio", .fallback = kDefaults.hugectr_mem_comm_bw_ratio,
     .default_note = "train.py's 3.35e12 / 450e9",
@@ -172,6 +178,7 @@ std::span<const Parameter> placement_parameters() {
       kUvmCacheFraction.row(),
       kMemoryReserveFraction.row(),
       kTiers,
+      kPlan,
       kSearchExhaustiveLimit.row(),
       kSearchMaxEvaluations.row(),
       kColumnSliceElements.row(),
@@ -212,6 +219,19 @@ PlacementOptions PlacementOptions::from_config(const ConfigNode& node) {
   o.gpu_embedding_memory = kGpuEmbeddingMemory.read_optional(node);
   o.data_parallel_below = kDataParallelBelow.read_optional(node);
   o.hugectr_mem_comm_bw_ratio = kMemCommBwRatio.read(node);
+  if (auto plan = node.optional_child("plan")) {
+    if (o.policy != "explicit") plan->fail("a plan is read by placement.policy explicit only (the policy is " + o.policy + ")");
+    if (plan->is_scalar()) {
+      const std::string path = resolve_data_path(plan->as<std::string>(), plan->source_dir(), data_search_path());
+      if (!regular_file_exists(path)) plan->fail("cannot open '" + path + "'; expected a plan file (dlrmsim place --json)");
+      o.explicit_plan_file = path;
+      o.explicit_plan = ConfigNode::load_file(path);
+    } else {
+      o.explicit_plan = *plan;
+    }
+  } else if (o.policy == "explicit") {
+    node.fail("placement.policy explicit needs placement.plan: a plan file (dlrmsim place --json) or {tables: [...]}");
+  }
   if (o.gpu_embedding_memory && !o.tiers.empty() &&
       std::find(o.tiers.begin(), o.tiers.end(), Tier::host_dram) == o.tiers.end()) {
     node.child(kGpuEmbeddingMemory.key()).fail("offloads tables to host memory: placement.tiers must include host_dram");

@@ -332,6 +332,11 @@ struct PlacementOptions {
   /// train.py's mem_comm_work_ratio, 4; placement/hugectr_planner.hpp). Default: train.py's
   /// 3.35e12 / 450e9.
   double hugectr_mem_comm_bw_ratio = 3.35e12 / 450e9;
+  /// explicit: the plan (placement.plan: a file's document, or the inline mapping), with its
+  /// `tables` list; placement/explicit_policy.cpp reads it against the problem.
+  std::optional<ConfigNode> explicit_plan;
+  /// explicit: the plan file read (empty for an inline plan): an input no output may replace.
+  std::string explicit_plan_file;
 
   /// Reads the scenario's `placement:` mapping (calls finish() on it).
   static PlacementOptions from_config(const ConfigNode& placement);
@@ -354,6 +359,8 @@ using StepTimeEvaluator = std::function<Seconds(const PlacementPlan&)>;
 ///    dealt to the GPUs largest first in a snake, so every GPU gets as many slices and about
 ///    as much memory; lookup cost is not considered. Optionally each GPU's largest tables
 ///    beyond a memory budget go to its host socket's DRAM (CPU offload).
+///  - explicit: the plan given table by table (placement.plan; `dlrmsim place --json`'s
+///    tables read back), checked against the model and platform (explicit_policy.cpp).
 ///  - search: evaluates candidate plans with the evaluator (exhaustive for small cases, else
 ///    local search from the other policies' best plan).
 /// Tiers are ranked by the estimated cost of the tables on them (lookup_cost.hpp), from the
@@ -362,6 +369,9 @@ struct PolicyInfo {
   std::string_view name;
   std::string_view description;
   PlacementPlan (*plan)(const PlacementProblem&, const PlacementOptions&, const StepTimeEvaluator&);
+  /// Whether it places what placement.plan says (explicit) rather than planning: it needs a
+  /// plan, and search starts from it only when one is given.
+  bool needs_plan = false;
 };
 /// Every placement policy, in a fixed order.
 std::span<const PolicyInfo> placement_policies();

@@ -14,6 +14,9 @@ namespace dlrmsim::placement {
 // Defined in search_policy.cpp.
 PlacementPlan plan_search(const PlacementProblem& problem, const PlacementOptions& options,
                           const StepTimeEvaluator& evaluator);
+// Defined in explicit_policy.cpp.
+PlacementPlan plan_explicit(const PlacementProblem& problem, const PlacementOptions& options,
+                            const StepTimeEvaluator& evaluator);
 // Defined in hugectr_auto_policy.cpp.
 PlacementPlan plan_hugectr_auto(const PlacementProblem& problem, const PlacementOptions& options,
                                 const StepTimeEvaluator& evaluator);
@@ -402,6 +405,10 @@ constexpr std::array kPolicies{
                "per-GPU (one node) or per-node buckets by hotness, hot tables split, each row-sharded over its "
                "bucket's GPUs",
                &plan_hugectr_auto},
+    PolicyInfo{"explicit",
+               "the plan given table by table in placement.plan (dlrmsim place --json's tables, read back): tier, "
+               "sharding, owners and row and column ranges of every shard",
+               &plan_explicit, true},
     PolicyInfo{"search", "evaluate candidate plans with the simulator (exhaustive when small, else local search)",
                &plan_search},
 };

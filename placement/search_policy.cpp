@@ -173,7 +173,7 @@ PlacementPlan plan_search(const PlacementProblem& problem, const PlacementOption
   std::optional<PlacementPlan> start;
   double start_time = std::numeric_limits<double>::infinity();
   for (const auto& policy : placement_policies()) {
-    if (policy.name == "search") continue;
+    if (policy.name == "search" || (policy.needs_plan && !options.explicit_plan)) continue;
     PlacementPlan plan;
     try {
       plan = policy.plan(problem, options, evaluator);

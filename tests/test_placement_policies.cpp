@@ -127,6 +127,7 @@ TEST_CASE("communication implied by each sharding") {
 TEST_CASE("every placed table carries the distinct-row fraction of its problem") {
   const PlacementProblem problem = mixed_problem();
   for (const auto& policy : placement_policies()) {
+    if (policy.needs_plan) continue;  // given a plan: tests/test_explicit_placement.cpp
     CAPTURE(policy.name);
     PlacementOptions options = with_policy(std::string(policy.name));
     options.search_max_evaluations = 20;
@@ -154,6 +155,7 @@ TEST_CASE("no policy exceeds any device's capacity") {
   for (double reserve : {0.0, 0.1}) {
     const PlacementProblem problem = mixed_problem();
     for (const auto& policy : placement_policies()) {
+      if (policy.needs_plan) continue;  // given a plan: tests/test_explicit_placement.cpp
       CAPTURE(policy.name);
       CAPTURE(reserve);
       PlacementOptions options = with_policy(std::string(policy.name));
