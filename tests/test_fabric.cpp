@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <iostream>
+#include <map>
+#include <string>
 
 #include "sim/activity_graph.hpp"
 #include "topologies/engine_export.hpp"
@@ -90,7 +92,7 @@ TEST_CASE("single-switch and rail-optimised bisection") {
 TEST_CASE("fat-tree routes: same leaf stays on the leaf, otherwise up to the destination-mod-k spine") {
   // System: 64 hosts, 16 per leaf, 1:1 (16 spines). host0 -> host5 (leaf 0 both): cpu -> nic
   // (pcie), nic -> leaf, leaf -> nic, nic -> cpu: 4 links. host0 -> host37 (leaf 2): via spine
-  // 37 mod 16 = 5: 6 links, the middle two being leaf0 -> spine5 and spine5 -> leaf2.
+  // (37's port on leaf 2: 37 mod 16 = 5) mod 16 = 5: 6 links, the middle two being leaf0 -> spine5 and spine5 -> leaf2.
   FabricSpec f;
   f.kind = FabricKind::fat_tree;
   f.hosts_per_leaf = 16;
@@ -104,6 +106,28 @@ TEST_CASE("fat-tree routes: same leaf stays on the leaf, otherwise up to the des
   CHECK(p.device(p.directed_link(r[3]).to).name == "leaf2");
   CHECK(p.link(link_of(r[2])).resource_class == "network");
   CHECK(p.link(link_of(r[1])).resource_class == "nic");
+}
+
+TEST_CASE("rail-optimised routes spread one rail's traffic over every spine") {
+  // System: 32 nodes x 8 rails, 16 nodes per leaf group, 1:1, so 16 rail leaves of 16 ports and
+  // 16 spines. NIC 0 of node 0 sends to NIC 0 of each node 16..31 (rail 0, the other leaf
+  // group): destination-mod-k keys on the destination's port on its rail leaf (its position in
+  // the group, 0..15), so the 16 routes use 16 different spines, one each, as a permutation on
+  // a 1:1 fat tree should. Keyed on the global NIC number (8 n) they would use only spines 0 and
+  // 8: 2 of 16, each uplink carrying 8 flows.
+  FabricSpec rail;
+  rail.kind = FabricKind::rail_optimized;
+  rail.hosts_per_leaf = 16;
+  const Platform p = cluster(32, 8, rail);
+  const DeviceId src = *p.find_device("n0.nic0");
+  std::map<std::string, int> flows_per_spine;
+  for (int n = 16; n < 32; ++n) {
+    const auto r = p.route(src, *p.find_device("n" + std::to_string(n) + ".nic0"));
+    REQUIRE(r.size() == 4);  // nic -> leaf -> spine -> leaf -> nic
+    ++flows_per_spine[p.device(p.directed_link(r[1]).to).name];
+  }
+  CHECK(flows_per_spine.size() == 16);
+  for (const auto& [spine, flows] : flows_per_spine) CHECK_MESSAGE(flows == 1, spine);
 }
 
 TEST_CASE("fabric parameters that cannot be built are refused") {

@@ -5,13 +5,15 @@
 //   fat_tree        a two-level folded Clos (leaf/spine). NICs fill leaves in order
 //                   (hosts_per_leaf per leaf). Each leaf has hosts_per_leaf / oversubscription
 //                   uplinks spread evenly over the spines. Inter-leaf traffic is routed by
-//                   destination-mod-k: the spine is (global index of the destination NIC) mod
-//                   spine count, the usual deterministic fat-tree routing, which balances a
+//                   destination-mod-k: the spine is (the destination NIC's port on its leaf)
+//                   mod spine count, the usual deterministic fat-tree routing, which balances a
 //                   permutation or all-to-all evenly over the spines.
 //   rail_optimized  NIC r of every node (rail r) goes to a rail leaf: the leaf of (node,
 //                   rail) is (node / nodes_per_leaf) x rails + r, as in NVIDIA DGX SuperPOD
-//                   scalable units; leaves join through spines exactly as in fat_tree. Traffic
-//                   between same-rail NICs of nodes under one leaf group stays on the leaf.
+//                   scalable units; leaves join through spines exactly as in fat_tree (a rail
+//                   leaf's port of a node is its position in the leaf group, so a rail's traffic
+//                   spreads over every spine). Traffic between same-rail NICs of nodes under one
+//                   leaf group stays on the leaf.
 //
 // Bisection bandwidth (Platform::bisection_bandwidth) is computed as a maximum flow across
 // the fabric from the NICs of the first half of the nodes to those of the second half, so it

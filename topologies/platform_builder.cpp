@@ -414,6 +414,7 @@ Platform PlatformBuilder::build() && {
     std::uint32_t leaf_count = 1;
     std::uint32_t uplinks_per_leaf = 0;
     ft.leaf_of_nic.assign(nic_count, 0);
+    ft.port_on_leaf.assign(nic_count, 0);
     if (f.kind != FabricKind::single_switch) {
       if (f.hosts_per_leaf < 1) throw PlatformError(fwhat + ": hosts_per_leaf must be at least 1");
       if (!(f.oversubscription >= 1.0) || !std::isfinite(f.oversubscription)) {
@@ -428,7 +429,10 @@ Platform PlatformBuilder::build() && {
       if (f.kind == FabricKind::fat_tree) {
         const auto h = static_cast<std::uint32_t>(f.hosts_per_leaf);
         leaf_count = (nic_count + h - 1) / h;
-        for (std::uint32_t i = 0; i < nic_count; ++i) ft.leaf_of_nic[i] = i / h;
+        for (std::uint32_t i = 0; i < nic_count; ++i) {
+          ft.leaf_of_nic[i] = i / h;
+          ft.port_on_leaf[i] = i % h;
+        }
       } else {
         std::uint32_t rails = f.rails > 0 ? static_cast<std::uint32_t>(f.rails)
                                           : static_cast<std::uint32_t>(data->nodes.front().nics.size());
@@ -445,7 +449,13 @@ Platform PlatformBuilder::build() && {
         leaf_count = ((nodes + h - 1) / h) * rails;
         for (std::uint32_t n = 0; n < nodes; ++n) {
           for (std::uint32_t r = 0; r < rails; ++r) {
-            ft.leaf_of_nic[ft.nic_number_of_device[data->nodes[n].nics[r].index]] = (n / h) * rails + r;
+            const std::uint32_t nic = ft.nic_number_of_device[data->nodes[n].nics[r].index];
+            ft.leaf_of_nic[nic] = (n / h) * rails + r;
+            // A rail leaf's ports are its nodes (one NIC each), so its port is the node's
+            // position in its leaf group: keyed by the global NIC number instead, the NICs of a
+            // rail (r, r + rails, ...) would reach only spine_count / gcd(rails, spine_count)
+            // of the spines (4 of 32 on the SuperPOD), oversubscribing the used uplinks 8:1.
+            ft.port_on_leaf[nic] = n % h;
           }
         }
       }

@@ -37,6 +37,9 @@ struct FabricTables {
   std::vector<std::uint32_t> nic_number_of_device;  // per device: global NIC number or kNoIndex
   std::vector<DeviceId> nic_device;                 // per NIC number
   std::vector<std::uint32_t> leaf_of_nic;           // per NIC number
+  /// Per NIC number, its port on its leaf: the key of destination-mod-k (fabric.hpp); the spine
+  /// of inter-leaf traffic to the NIC is port_on_leaf mod spine_count.
+  std::vector<std::uint32_t> port_on_leaf;
   std::vector<LinkId> host_link_of_nic;             // NIC -> its leaf (direction 0 = NIC -> leaf)
   std::vector<DeviceId> leaf_device;
   std::vector<DeviceId> spine_device;
@@ -126,7 +129,7 @@ void for_each_route_link(const PlatformData& data, DeviceId a, DeviceId b, Emit&
   const std::uint32_t leaf_x = ft.leaf_of_nic[x];
   const std::uint32_t leaf_y = ft.leaf_of_nic[y];
   if (leaf_x != leaf_y) {
-    const std::uint32_t spine = y % ft.spine_count;  // destination-mod-k
+    const std::uint32_t spine = ft.port_on_leaf[y] % ft.spine_count;  // destination-mod-k
     emit(forward_direction(ft.uplink[static_cast<std::size_t>(leaf_x) * ft.spine_count + spine]));
     emit(reverse_direction(ft.uplink[static_cast<std::size_t>(leaf_y) * ft.spine_count + spine]));
   }
