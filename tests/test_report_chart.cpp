@@ -49,3 +49,16 @@ TEST_CASE("the chart draws its axis, its label, ticks and every bar") {
   chart.bars = {{"r", {50, 25}, ""}};
   CHECK(bar_chart_svg(chart).find("<rect x=\"400.0\"") != std::string::npos);
 }
+
+// A row's note is written right of the plot and would be cut off at the SVG's edge if it
+// were wider than the room left there. Short notes keep the 300 px column: 190 + 420 + 300
+// = 910 px. The step-time note "busy 2.227 ms, exposed 2.227 ms, critical 1.797 ms" is 50
+// characters: at 7 px each plus 16 px of margin the column is 366 px, the SVG 976 px.
+TEST_CASE("the chart is wide enough for its longest note") {
+  BarChart chart{"t", "time per step (ms)", {"busy"}, {{"r", {1.0}, "short"}}, 0.0, false};
+  CHECK(bar_chart_svg(chart).find("width=\"910\"") != std::string::npos);
+  chart.bars.push_back({"dense_compute", {2.227}, "busy 2.227 ms, exposed 2.227 ms, critical 1.797 ms"});
+  const std::string svg = bar_chart_svg(chart);
+  CHECK(svg.find("width=\"976\"") != std::string::npos);
+  CHECK(svg.find("viewBox=\"0 0 976 ") != std::string::npos);
+}

@@ -40,7 +40,8 @@ std::string page_head(const std::string& title) {
          "script-src 'unsafe-inline'; img-src data:\">\n<title>dlrmsim report: " +
          html_escape(title) +
          "</title>\n<style>\nbody{font-family:sans-serif;margin:2em;color:#222;max-width:1000px}\n"
-         "svg text{font:12px sans-serif;fill:#222}\nsvg .chart-title{font-weight:bold;font-size:14px}\n"
+         "svg{max-width:100%;height:auto}\nsvg text{font:12px sans-serif;fill:#222}\n"
+         "svg .chart-title{font-weight:bold;font-size:14px}\n"
          "table{border-collapse:collapse;font-size:13px}\ntd,th{border:1px solid #ccc;padding:2px 8px;text-align:left}\n"
          ".headline{font-size:1.4em}\n</style>\n</head>\n<body>\n";
 }

@@ -57,7 +57,12 @@ std::pair<std::string, double> time_unit(double max_seconds) {
 }
 
 std::string bar_chart_svg(const BarChart& chart) {
-  const int label_width = 190, plot_width = 420, note_width = 300, gap = 8, axis_height = 44;
+  // Each row's note is written right of the plot: wide enough for the longest at 12 px
+  // sans-serif (about 7 px a character), so that a long note is not cut off at the edge.
+  std::size_t longest_note = 0;
+  for (const Bar& b : chart.bars) longest_note = std::max(longest_note, b.note.size());
+  const int label_width = 190, plot_width = 420, gap = 8, axis_height = 44;
+  const int note_width = std::max(300, 7 * static_cast<int>(longest_note) + 16);
   const int bar_height = 12;
   const int rows_per_bar = chart.stacked ? 1 : std::max<int>(1, static_cast<int>(chart.series.size()));
   const int group_height = rows_per_bar * bar_height + gap;
