@@ -91,6 +91,45 @@ TEST_CASE("published points are open markers without a line, on log axes without
   CHECK(svg.find("stroke-dasharray") == std::string::npos);  // no y = x diagonal
 }
 
+// System: a sweep over two platforms and two policies, plotted as throughput against policy
+// grouped by nothing, then by platform. Expected: without --group the two rows of policy
+// all_gpu (lines 2 and 4) would be one bar: an error naming both lines and the column that
+// separates them (platform; point differs too, as it does in every sweep); grouped by
+// platform, each bar holds one row. A file that repeats a row exactly is an error saying
+// that no column separates the rows.
+TEST_CASE("two rows at one x of one series are an error naming the columns that separate them") {
+  ScratchCwd scratch;
+  std::ofstream("s.csv") << "point,platform,policy,throughput\n0,zion,all_gpu,10\n1,zion,all_host,20\n"
+                            "2,big_basin,all_gpu,30\n3,big_basin,all_host,5\n";
+  CHECK_THROWS_WITH_AS(chart_from_csv("s.csv", "policy", "throughput", ""),
+                       doctest::Contains("s.csv:4: this row and line 2 have the same policy (all_gpu) and no --group"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(chart_from_csv("s.csv", "policy", "throughput", ""),
+                       doctest::Contains("add a column that separates them to --group: point, platform"), ConfigError);
+  const Chart grouped = chart_from_csv("s.csv", "policy", "throughput", "platform");
+  REQUIRE(grouped.series.size() == 2);
+  CHECK(grouped.series[0].y == std::vector<double>{10, 20});
+  std::ofstream("r.csv") << "nic,throughput\n100,1\n100,1\n";
+  CHECK_THROWS_WITH_AS(chart_from_csv("r.csv", "nic", "throughput", ""),
+                       doctest::Contains("no other column separates them"), ConfigError);
+}
+
+// plot --x-label, --y-label and --legend-title: the labels replace the column names on the
+// axes and the legend has a title line above its entries (the first entry moves down one
+// 18-pixel line: from y = 40 to 58 at the plot area's top).
+TEST_CASE("axis labels and the legend title are drawn as given") {
+  Chart chart{"t", "NIC bandwidth (Gbit/s)", "throughput (samples/s)", {Series{"zion", {"100", "200"}, {6e5, 9e5}}}, false};
+  chart.legend_title = "platform";
+  const std::string svg = render_svg(chart);
+  CHECK(svg.find(">NIC bandwidth (Gbit/s)</text>") != std::string::npos);
+  CHECK(svg.find(">throughput (samples/s)</text>") != std::string::npos);
+  CHECK(svg.find("font-weight=\"bold\">platform</text>") != std::string::npos);
+  CHECK(svg.find("y=\"58\" width=\"10\"") != std::string::npos);
+  // Tick labels are readable (tools/tick_label.hpp): 600k, not 6e+05.
+  CHECK(svg.find(">600k</text>") != std::string::npos);
+  CHECK(svg.find("e+05") == std::string::npos);
+}
+
 TEST_CASE("categorical x values give a bar chart") {
   Chart chart{"t", "policy", "samples/s", {Series{"M1", {"all_gpu", "all_host"}, {3, 1}}, Series{"M3", {"all_gpu", "all_host"}, {2, 4}}}, false};
   const std::string svg = render_svg(chart);

@@ -64,7 +64,7 @@ int cmd_report(const std::vector<std::string>& args) {
   } else {
     const auto sc = models::load_scenario(cli.scenario, cli.overrides);
     check_outputs(outputs, {sc.files.begin(), sc.files.end()});
-    run = nlohmann::json::parse(app::run_json(app::run_job(sc)));
+    run = nlohmann::json::parse(app::run_report_json(sc));
   }
   write_output_file(output, report_html(run, cli.scenario));
   return kExitOk;

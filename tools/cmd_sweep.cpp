@@ -101,11 +101,14 @@ int cmd_sweep(const std::vector<std::string>& args) {
 }
 
 int cmd_plot(const std::vector<std::string>& args) {
-  po::options_description opts("dlrmsim plot RESULTS.csv --x KEY --y KEY [--group KEY] [--points CSV] [--log] -o FILE.svg|png");
+  po::options_description opts("dlrmsim plot RESULTS.csv --x KEY --y KEY [--group KEY] [--points CSV] [--log] [--x-label TEXT] [--y-label TEXT] [--legend-title TEXT] -o FILE.svg|png");
   opts.add_options()("help,h", "show this help")("csv", po::value<std::string>(), "a sweep result file")(
       "x", po::value<std::string>(), "column on the x axis")("y", po::value<std::string>(), "column on the y axis")(
       "group", po::value<std::string>()->default_value(""), "one line (or bar colour) per value of this column")(
       "title", po::value<std::string>(), "chart title")("log", "logarithmic x and y axes")(
+      "x-label", po::value<std::string>(), "x axis label with its unit (default: the x column's name)")(
+      "y-label", po::value<std::string>(), "y axis label with its unit (default: the y column's name)")(
+      "legend-title", po::value<std::string>(), "title above the legend (default: the --group columns)")(
       "points", po::value<std::string>(),
       "a second CSV with the same x, y and group columns, drawn as open markers without lines (published points)")(
       "output,o", po::value<std::string>(), "FILE.svg or FILE.png");
@@ -140,6 +143,9 @@ int cmd_plot(const std::vector<std::string>& args) {
     chart.skipped_non_finite += points.skipped_non_finite;
   }
   if (vm.count("title")) chart.title = vm["title"].as<std::string>();
+  if (vm.count("x-label")) chart.x_label = vm["x-label"].as<std::string>();
+  if (vm.count("y-label")) chart.y_label = vm["y-label"].as<std::string>();
+  chart.legend_title = vm.count("legend-title") ? vm["legend-title"].as<std::string>() : vm["group"].as<std::string>();
   chart.log_axes = vm.count("log") > 0;
   if (chart.skipped_non_finite > 0) {
     std::cerr << "warning: " << chart.skipped_non_finite << " rows of " << vm["csv"].as<std::string>()

@@ -1,4 +1,5 @@
 #include "tools/plot.hpp"
+#include "tools/tick_label.hpp"
 #include "common/text.hpp"
 
 #include <algorithm>
@@ -242,14 +243,14 @@ std::string render_svg(const Chart& chart, std::size_t* skipped) {
   for (double t : ay.ticks()) {
     const double y = ay.map(t, y0, y1);
     svg << "<line x1=\"" << x0 - 4 << "\" x2=\"" << x1 << "\" y1=\"" << y << "\" y2=\"" << y
-        << "\" stroke=\"#ddd\"/><text x=\"" << x0 - 6 << "\" y=\"" << y + 4 << "\" text-anchor=\"end\">" << format_number(t, 4)
+        << "\" stroke=\"#ddd\"/><text x=\"" << x0 - 6 << "\" y=\"" << y + 4 << "\" text-anchor=\"end\">" << tick_label(t)
         << "</text>\n";
   }
   if (numeric_x) {
     for (double t : ax.ticks()) {
       const double x = ax.map(t, x0, x1);
       svg << "<line x1=\"" << x << "\" x2=\"" << x << "\" y1=\"" << y0 << "\" y2=\"" << y0 + 4
-          << "\" stroke=\"black\"/><text x=\"" << x << "\" y=\"" << y0 + 18 << "\" text-anchor=\"middle\">" << format_number(t, 4)
+          << "\" stroke=\"black\"/><text x=\"" << x << "\" y=\"" << y0 + 18 << "\" text-anchor=\"middle\">" << tick_label(t)
           << "</text>\n";
     }
   } else {
@@ -266,6 +267,10 @@ std::string render_svg(const Chart& chart, std::size_t* skipped) {
   if (chart.log_log_diagonal) {
     svg << "<line x1=\"" << ax.map(ax.lo, x0, x1) << "\" y1=\"" << ay.map(ay.lo, y0, y1) << "\" x2=\""
         << ax.map(ax.hi, x0, x1) << "\" y2=\"" << ay.map(ay.hi, y0, y1) << "\" stroke=\"#999\" stroke-dasharray=\"4 3\"/>\n";
+  }
+  if (!chart.legend_title.empty()) {
+    svg << "<text x=\"" << x1 + 15 << "\" y=\"" << y1 + 10 << "\" font-weight=\"bold\">" << escape(chart.legend_title)
+        << "</text>\n";
   }
   std::size_t left_out = 0;
   const std::size_t n = chart.series.size();
@@ -313,8 +318,9 @@ std::string render_svg(const Chart& chart, std::size_t* skipped) {
             << "\" fill=\"" << colour << "\"/>\n";
       }
     }
-    svg << "<rect x=\"" << x1 + 15 << "\" y=\"" << y1 + 18 * static_cast<double>(s) << "\" width=\"10\" height=\"10\" fill=\""
-        << colour << "\"/><text x=\"" << x1 + 30 << "\" y=\"" << y1 + 18 * static_cast<double>(s) + 10 << "\">"
+    const double entry = y1 + 18 * static_cast<double>(s + (chart.legend_title.empty() ? 0 : 1));
+    svg << "<rect x=\"" << x1 + 15 << "\" y=\"" << entry << "\" width=\"10\" height=\"10\" fill=\""
+        << colour << "\"/><text x=\"" << x1 + 30 << "\" y=\"" << entry + 10 << "\">"
         << escape(series.name) << "</text>\n";
   }
   svg << "</svg>\n";
@@ -380,6 +386,31 @@ void write_chart(const Chart& chart, const std::string& path) {
   write_output_file(path, ext == ".svg" ? svg : render_png(svg));
 }
 
+namespace {
+
+/// Why two rows of a CSV cannot both be drawn: they have the same x and group values. Names
+/// the other columns whose values differ between them (what --group should add), or says
+/// that none does (the rows repeat one point).
+std::string overlap_message(const std::string& csv_path, const std::vector<std::string>& header,
+                            const std::vector<std::string>& a, const std::vector<std::string>& b,
+                            std::pair<std::size_t, std::size_t> lines, std::pair<std::size_t, std::size_t> xy,
+                            const std::vector<std::size_t>& group_columns) {
+  std::string differing;
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    const bool used = c == xy.first || c == xy.second ||
+                      std::find(group_columns.begin(), group_columns.end(), c) != group_columns.end();
+    if (!used && a[c] != b[c]) differing += (differing.empty() ? "" : ", ") + header[c];
+  }
+  std::string msg = csv_path + ":" + std::to_string(lines.second) + ": this row and line " +
+                    std::to_string(lines.first) + " have the same " + header[xy.first] + " (" + a[xy.first] + ")";
+  msg += group_columns.empty() ? " and no --group" : " and the same --group values";
+  msg += ", so they would be drawn on one bar or point; ";
+  if (differing.empty()) return msg + "no other column separates them (the file repeats a point): remove one of them";
+  return msg + "add a column that separates them to --group: " + differing;
+}
+
+}  // namespace
+
 Chart chart_from_csv(const std::string& csv_path, const std::string& x_key, const std::string& y_key,
                      const std::string& group_key) {
   std::string text = read_input_file(csv_path);
@@ -422,6 +453,8 @@ Chart chart_from_csv(const std::string& csv_path, const std::string& x_key, cons
   chart.x_label = x_key;
   chart.y_label = y_key;
   std::map<std::string, std::size_t> series_of;
+  // The line of the row drawn at each (series, x): two rows there would share one bar or point.
+  std::map<std::pair<std::string, std::string>, std::size_t> line_of;
   for (std::size_t l = 1; l < lines.size(); ++l) {
     const auto f = csv_split(std::string(lines[l]));
     if (f.size() != header.size()) continue;
@@ -435,6 +468,10 @@ Chart chart_from_csv(const std::string& csv_path, const std::string& x_key, cons
     std::string g;
     for (std::size_t c : group_columns) g += (g.empty() ? "" : " / ") + shown(f[c]);
     if (g.empty()) g = y_key;
+    if (auto [at, first] = line_of.emplace(std::make_pair(g, f[xc]), l); !first) {
+      throw ConfigError(overlap_message(csv_path, header, csv_split(std::string(lines[at->second])), f,
+                                        {at->second + 1, l + 1}, {xc, yc}, group_columns));
+    }
     auto [it, inserted] = series_of.emplace(g, chart.series.size());
     if (inserted) chart.series.push_back(Series{g, {}, {}});
     chart.series[it->second].x.push_back(shown(f[xc]));

@@ -34,6 +34,7 @@ struct Chart {
   std::vector<Series> series;
   bool log_log_diagonal = false;  // scatter on log axes with the y = x line (validation plots)
   bool log_axes = false;          // lines on logarithmic x and y axes (numeric x only)
+  std::string legend_title = {};  // shown above the legend entries when not empty
   /// Rows of the source that had an x or y value that is a number but not a finite one
   /// ("inf", "nan", "1e999"): left out of the chart, reported by the command as a warning.
   std::size_t skipped_non_finite = 0;
@@ -64,7 +65,9 @@ void write_chart(const Chart& chart, const std::string& path);
 /// column names: one series per distinct combination; all rows in one series when empty).
 /// Rows whose y is not a number are skipped; rows whose x or y is a number that is not
 /// finite are skipped and counted (Chart::skipped_non_finite); file paths are shown by
-/// their stem.
+/// their stem. Two rows with the same x in the same series (they would be drawn on one bar
+/// or point) are a ConfigError naming both lines and the columns that differ between them,
+/// which --group could add to separate them.
 Chart chart_from_csv(const std::string& csv_path, const std::string& x_key, const std::string& y_key,
                      const std::string& group_key);
 

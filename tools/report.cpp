@@ -12,6 +12,9 @@
 #include "common/files.hpp"
 #include "common/units.hpp"
 #include "tools/plot.hpp"
+#include "tools/report_chart.hpp"
+#include "tools/report_sections.hpp"
+#include "tools/run_document.hpp"
 #include "app/sweep.hpp"
 
 namespace dlrmsim::tools {
@@ -21,16 +24,6 @@ namespace {
 
 using nlohmann::json;
 
-/// One bar of a chart: a label, values (one per series) and the text shown at its end.
-struct Bar {
-  std::string label;
-  std::vector<double> values;
-  std::string note;
-};
-
-/// Series colours (colour-blind safe, Okabe-Ito).
-constexpr const char* kColours[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7"};
-
 std::string fixed(double v, int digits) {
   char text[64];
   std::snprintf(text, sizeof text, "%.*f", digits, v);
@@ -38,70 +31,6 @@ std::string fixed(double v, int digits) {
 }
 
 std::string duration(double seconds) { return format_seconds(Seconds(seconds)); }
-
-/// A horizontal bar chart, one group of bars per row (one bar per series), scaled to
-/// `max_value` (the largest value when 0). Plain SVG 1.1: no script, no external reference.
-std::string bar_chart(const std::string& title, const std::vector<std::string>& series, const std::vector<Bar>& bars,
-                      double max_value = 0.0) {
-  const int label_width = 190, plot_width = 460, note_width = 230, bar_height = 12, gap = 8;
-  const int group_height = static_cast<int>(series.size()) * bar_height + gap;
-  const int legend_height = series.size() > 1 ? 22 : 0;
-  const int height = 30 + legend_height + static_cast<int>(bars.size()) * group_height + 10;
-  const int width = label_width + plot_width + note_width;
-  if (max_value <= 0.0) {
-    for (const Bar& b : bars) {
-      for (double v : b.values) max_value = std::max(max_value, v);
-    }
-  }
-  if (max_value <= 0.0) max_value = 1.0;
-  std::ostringstream s;
-  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"" << width << "\" height=\"" << height
-    << "\" viewBox=\"0 0 " << width << " " << height << "\">\n<title>" << html_escape(title) << "</title>\n"
-    << "<text x=\"0\" y=\"18\" class=\"chart-title\">" << html_escape(title) << "</text>\n";
-  if (series.size() > 1) {
-    int x = label_width;
-    for (std::size_t i = 0; i < series.size(); ++i) {
-      s << "<rect x=\"" << x << "\" y=\"30\" width=\"12\" height=\"12\" fill=\"" << kColours[i % 4] << "\"/>"
-        << "<text x=\"" << x + 16 << "\" y=\"40\">" << html_escape(series[i]) << "</text>\n";
-      x += 40 + 8 * static_cast<int>(series[i].size());
-    }
-  }
-  int y = 30 + legend_height;
-  for (const Bar& b : bars) {
-    s << "<text x=\"" << label_width - 8 << "\" y=\"" << y + bar_height * static_cast<int>(series.size()) / 2 + 4
-      << "\" text-anchor=\"end\">" << html_escape(b.label) << "</text>\n";
-    for (std::size_t i = 0; i < b.values.size(); ++i) {
-      const double w = std::clamp(b.values[i] / max_value, 0.0, 1.0) * plot_width;
-      s << "<rect x=\"" << label_width << "\" y=\"" << y + static_cast<int>(i) * bar_height << "\" width=\""
-        << fixed(w, 1) << "\" height=\"" << bar_height - 2 << "\" fill=\"" << kColours[i % 4] << "\"/>\n";
-    }
-    s << "<text x=\"" << label_width + plot_width + 8 << "\" y=\""
-      << y + bar_height * static_cast<int>(series.size()) / 2 + 4 << "\">" << html_escape(b.note) << "</text>\n";
-    y += group_height;
-  }
-  s << "<line x1=\"" << label_width << "\" y1=\"" << 30 + legend_height << "\" x2=\"" << label_width << "\" y2=\""
-    << y << "\" stroke=\"#333\"/>\n</svg>\n";
-  return s.str();
-}
-
-/// The value at `key` of `object`, or a ConfigError naming the source and key.
-const json& need(const json& object, const std::string& key, const std::string& source) {
-  if (!object.is_object() || !object.contains(key)) {
-    throw ConfigError(source + ": not a run report of `dlrmsim run --json`: missing key '" + key + "'");
-  }
-  return object.at(key);
-}
-
-double number(const json& object, const std::string& key, const std::string& source) {
-  const json& v = need(object, key, source);
-  if (!v.is_number()) throw ConfigError(source + ": key '" + key + "': expected a number, found " + v.dump());
-  return v.get<double>();
-}
-
-std::string text(const json& object, const std::string& key, const std::string& source) {
-  const json& v = need(object, key, source);
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
 
 /// The page's head and the opening of its body: no resource may come from outside the page
 /// (the Content-Security-Policy forbids it, so a mistake shows as a console error).
@@ -111,14 +40,22 @@ std::string page_head(const std::string& title) {
          "script-src 'unsafe-inline'; img-src data:\">\n<title>dlrmsim report: " +
          html_escape(title) +
          "</title>\n<style>\nbody{font-family:sans-serif;margin:2em;color:#222;max-width:1000px}\n"
-         "svg text{font:12px sans-serif;fill:#222}\nsvg .chart-title{font-weight:bold;font-size:14px}\n"
+         "svg{max-width:100%;height:auto}\nsvg text{font:12px sans-serif;fill:#222}\n"
+         "svg .chart-title{font-weight:bold;font-size:14px}\n"
          "table{border-collapse:collapse;font-size:13px}\ntd,th{border:1px solid #ccc;padding:2px 8px;text-align:left}\n"
          ".headline{font-size:1.4em}\n</style>\n</head>\n<body>\n";
 }
 
 /// The closing script (marks the page rendered: the browser test looks for it) and tags.
+/// It also lists the page's sections on <body>: data-sections (their ids) and
+/// data-empty-sections (those without a table cell or a drawn bar), for the browser test.
 std::string page_end(const std::string& source) {
-  return "<script>\ndocument.body.setAttribute('data-rendered', 'yes');\n</script>\n<p><small>dlrmsim report of " +
+  return "<script>\n(function () {\n  var all = [], empty = [];\n"
+         "  document.querySelectorAll('section').forEach(function (s) {\n    all.push(s.id);\n"
+         "    if (s.querySelectorAll('td, svg rect').length === 0) empty.push(s.id);\n  });\n"
+         "  document.body.setAttribute('data-sections', all.join(' '));\n"
+         "  document.body.setAttribute('data-empty-sections', empty.join(' '));\n})();\n"
+         "document.body.setAttribute('data-rendered', 'yes');\n</script>\n<p><small>dlrmsim report of " +
          html_escape(source) + "</small></p>\n</body>\n</html>\n";
 }
 
@@ -173,32 +110,64 @@ std::string html_escape(const std::string& in) {
   return out;
 }
 
+std::string jobs_report_html(const json& doc, const std::string& source) {
+  const json& jobs = need(doc, "jobs", source);
+  std::ostringstream h;
+  h << page_head(text(doc, "scenario", source)) << "<h1>" << html_escape(text(doc, "scenario", source)) << "</h1>\n"
+    << "<p class=\"headline\">" << jobs.size() << " jobs sharing " << html_escape(text(doc, "platform", source))
+    << " (backend " << html_escape(text(doc, "backend", source)) << ", " << text(doc, "warmup_steps", source)
+    << " warm-up + " << text(doc, "measured_steps", source) << " measured steps)</p>\n";
+  // Step time shared and alone, per job, on one time axis.
+  double longest = 0.0;
+  for (const json& j : jobs) {
+    longest = std::max({longest, number(j, "step_time_s", source), number(j, "alone_step_time_s", source)});
+  }
+  const auto [unit, factor] = time_unit(longest);
+  BarChart chart{"Step time, sharing the platform and alone", "step time (" + unit + ")", {"shared", "alone"}, {}, 0.0,
+                 false};
+  for (const json& j : jobs) {
+    const double shared = number(j, "step_time_s", source), alone = number(j, "alone_step_time_s", source);
+    chart.bars.push_back({text(j, "name", source), {shared * factor, alone * factor},
+                          duration(shared) + " shared, " + duration(alone) + " alone (x" +
+                              format_number(number(j, "slowdown", source), 4) + ")"});
+  }
+  h << "<section id=\"jobs-step-time\">\n<h2>Step time per job</h2>\n" << bar_chart_svg(chart) << "</section>\n";
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const json& j = jobs[i];
+    h << "<section id=\"job-" << i << "\">\n<h2>Job " << html_escape(text(j, "name", source)) << "</h2>\n<table>\n";
+    const std::vector<std::pair<std::string, std::string>> rows = {
+        {"model", text(j, "model", source)},
+        {"training mode", text(j, "mode", source)},
+        {"software", text(j, "software", source)},
+        {"nodes", text(j, "nodes", source)},
+        {"trainers", text(j, "trainers", source)},
+        {"global batch", text(j, "global_batch", source)},
+        {"throughput", format_number(number(j, "throughput_samples_per_s", source) / 1e6, 5) + " M samples/s (alone " +
+                           format_number(number(j, "alone_throughput_samples_per_s", source) / 1e6, 5) + " M)"},
+        {"step time", duration(number(j, "step_time_s", source)) + " (alone " +
+                          duration(number(j, "alone_step_time_s", source)) + ")"},
+        {"slowdown", "x" + format_number(number(j, "slowdown", source), 4)},
+        {"contended throughout", text(j, "contended_throughout", source)}};
+    for (const auto& [name, value] : rows) h << "<tr><th>" << name << "</th><td>" << html_escape(value) << "</td></tr>\n";
+    h << "</table>\n</section>\n";
+  }
+  h << "<p>engine: " << text(doc, "activities", source) << " activities, " << text(doc, "events", source)
+    << " events, simulated " << duration(number(doc, "simulated_time_s", source)) << "</p>\n"
+    << page_end(source);
+  return h.str();
+}
+
 std::string report_html(const json& run, const std::string& source) {
+  if (run.is_object() && run.contains("jobs")) return jobs_report_html(run, source);
   const double throughput = number(run, "throughput_samples_per_s", source);
   const double step = number(run, "step_time_s", source);
-
-  // Step-time breakdown: busy, exposed and critical-path time per category.
-  std::vector<Bar> breakdown;
-  for (const auto& [category, b] : need(run, "breakdown", source).items()) {
-    const double busy = b.contains("busy_s") ? number(b, "busy_s", source) : 0.0;
-    const double exposed = number(b, "exposed_s", source), critical = number(b, "critical_path_s", source);
-    breakdown.push_back({category, {busy, exposed, critical}, "critical " + duration(critical)});
-  }
   // Utilisation per resource class.
-  std::vector<Bar> utilisation;
+  BarChart utilisation{"Busy or carrying bytes, % of capacity x time", "% of capacity x time", {"utilisation"}, {},
+                       100.0, false};
   for (const auto& [name, u] : need(run, "utilization", source).items()) {
     const double f = number(u, "utilization", source);
-    utilisation.push_back({name, {f * 100.0}, fixed(f * 100.0, 1) + " % of " + text(u, "count", source) + " " +
-                                                    text(u, "kind", source) + " resources"});
-  }
-  // Memory per device against its capacity (devices that hold nothing are left out).
-  std::vector<Bar> memory;
-  for (const json& m : need(run, "memory", source)) {
-    const double used = number(m, "used_bytes", source), capacity = number(m, "capacity_bytes", source);
-    if (used <= 0.0) continue;
-    const double percent = capacity > 0.0 ? 100.0 * used / capacity : 0.0;
-    memory.push_back({text(m, "device", source), {percent},
-                      format_bytes(Bytes(used)) + " of " + format_bytes(Bytes(capacity)) + " (" + fixed(percent, 1) + " %)"});
+    utilisation.bars.push_back({name, {f * 100.0}, fixed(f * 100.0, 1) + " % of " + text(u, "count", source) + " " +
+                                                         text(u, "kind", source) + " resources"});
   }
 
   std::ostringstream h;
@@ -221,13 +190,10 @@ std::string report_html(const json& run, const std::string& source) {
     }
     h << "</table>\n";
   }
-  h << "<h2>Where the step time goes</h2>\n"
-    << "<p>busy: time some activity of the class runs; exposed: what the class alone adds to the step; critical "
-       "path: the step's time spent waiting on it.</p>\n"
-    << bar_chart("Per category, per step", {"busy", "exposed", "critical path"}, breakdown)
-    << "<h2>Utilisation per resource class</h2>\n" << bar_chart("Busy or carrying bytes, % of capacity x time", {"utilisation"}, utilisation, 100.0)
-    << "<h2>Memory per device</h2>\n" << bar_chart("Used, % of capacity", {"used"}, memory, 100.0)
-    << "<h2>Placement</h2>\n";
+  h << step_time_section(run, source) << "<section id=\"utilisation\">\n<h2>Utilisation per resource class</h2>\n"
+    << bar_chart_svg(utilisation) << "</section>\n"
+    << memory_section(run, source) << stragglers_section(run, source) << goodput_section(run, source)
+    << power_section(run, source) << cost_section(run, source) << "<section id=\"placement-section\">\n<h2>Placement</h2>\n";
   const json& placement = need(run, "placement", source);
   h << "<p>policy " << html_escape(text(placement, "policy", source)) << "</p>\n<table id=\"placement\">\n"
     << "<tr><th>table</th><th>tier</th><th>sharding</th><th>shards</th><th>devices</th></tr>\n";
@@ -240,7 +206,7 @@ std::string report_html(const json& run, const std::string& source) {
   }
   // The one script: counts the tables per tier under the table (and marks the page as
   // rendered, which the browser test looks for).
-  h << "</table>\n<p id=\"tiers\"></p>\n<script>\n"
+  h << "</table>\n<p id=\"tiers\"></p>\n</section>\n<script>\n"
        "(function () {\n"
        "  var counts = {};\n"
        "  document.querySelectorAll('#placement tr td:nth-child(2)').forEach(function (td) {\n"
