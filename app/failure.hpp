@@ -30,6 +30,9 @@ inline constexpr int kExitInfeasible = 1;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitInternal = 3;
 inline constexpr int kExitOutputFailed = 4;
+/// `dlrmsim validate`: every case was evaluated and at least one prediction lies outside its
+/// case's tolerance (a finding about the model, not an infeasible job nor bad input).
+inline constexpr int kExitOutsideTolerance = 5;
 
 /// Thrown for a job that cannot run as described (exit status 1).
 struct InfeasibleJob : std::runtime_error {

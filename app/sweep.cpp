@@ -170,7 +170,17 @@ std::pair<std::string, std::string> split_where(const std::string& where) {
 }  // namespace
 
 Sweep load_sweep(const std::string& path, const std::shared_ptr<KeyLog>& log) {
-  const ConfigNode root = ConfigNode::load_file(path).recording_into(log, "");
+  return read_sweep(ConfigNode::load_file(path).recording_into(log, ""), path, std::nullopt);
+}
+
+Sweep load_sweep_text(const std::string& text, const std::string& source_name) {
+  return read_sweep(ConfigNode::load_string(text, source_name), source_name, text);
+}
+
+Sweep read_sweep(const ConfigNode& root, const std::string& path, const std::optional<std::string>& inline_text) {
+  // A sweep given as text is no input file; its text enters the rows' fingerprint instead.
+  const std::vector<std::string> own_file = inline_text ? std::vector<std::string>{} : std::vector<std::string>{path};
+  const std::string own_text = inline_text.value_or("");
   Sweep sweep;
   if (root.has("points") || root.has("points_dir")) {
     sweep.input_keys_ = {"scenario"};
@@ -195,8 +205,8 @@ Sweep load_sweep(const std::string& path, const std::shared_ptr<KeyLog>& log) {
     if (sweep.files_.empty()) root.fail("the sweep has no points");
     sweep.size_ = sweep.files_.size();
     sweep.input_files_ = sweep.files_;
-    sweep.input_files_.push_back(path);
-    sweep.digest_ = sweep_digest(path, "", sweep.input_files_);
+    sweep.input_files_.insert(sweep.input_files_.end(), own_file.begin(), own_file.end());
+    sweep.digest_ = sweep_digest(path, own_text, sweep.input_files_);
     return sweep;
   }
 
@@ -206,7 +216,7 @@ Sweep load_sweep(const std::string& path, const std::shared_ptr<KeyLog>& log) {
     text << base;
     sweep.base_text_ = text.c_str();
     sweep.input_files_ = referenced_files(base, sweep.base_source_);
-    sweep.input_files_.push_back(path);
+    sweep.input_files_.insert(sweep.input_files_.end(), own_file.begin(), own_file.end());
     if (sweep.base_source_ != path) sweep.input_files_.push_back(sweep.base_source_);
   }
   sweep.zip_ = root.get_choice_or("combine", {"grid", "zip"}, "grid") == "zip";
@@ -259,7 +269,7 @@ Sweep load_sweep(const std::string& path, const std::shared_ptr<KeyLog>& log) {
     if (a.key != "platform" && a.key != "model" && a.key != "software") continue;
     for (const std::string& v : a.values) sweep.input_files_.push_back(resolve_data_path(v, base_dir, roots));
   }
-  sweep.digest_ = sweep_digest(path, sweep.base_text_, sweep.input_files_);
+  sweep.digest_ = sweep_digest(path, own_text + sweep.base_text_, sweep.input_files_);
   return sweep;
 }
 

@@ -109,7 +109,7 @@ class Sweep {
   [[nodiscard]] bool uses_section(const std::string& key) const;
 
  private:
-  friend Sweep load_sweep(const std::string& path, const std::shared_ptr<KeyLog>& log);
+  friend Sweep read_sweep(const ConfigNode& root, const std::string& path, const std::optional<std::string>& inline_text);
   std::vector<std::string> input_keys_;
   std::vector<SweepAxis> axes_;
   bool zip_ = false;
@@ -137,6 +137,12 @@ inline constexpr unsigned kMaxSweepThreads = 1024;
 /// ConfigErrors naming the file, line and key. With a `log`, the sweep file's key paths read
 /// are recorded there (the scenarios of its points are read when a point runs).
 Sweep load_sweep(const std::string& path, const std::shared_ptr<KeyLog>& log = nullptr);
+/// The same from YAML (or JSON) text, as the Python module passes a sweep given as a dict:
+/// `source_name` names it in messages; relative file names in it are found from the working
+/// directory, then in the data search path.
+Sweep load_sweep_text(const std::string& text, const std::string& source_name);
+/// The sweep read from its parsed root (`inline_text` when it was given as text, not a file).
+Sweep read_sweep(const ConfigNode& root, const std::string& path, const std::optional<std::string>& inline_text);
 
 /// The outcome of one point: status "ok", "infeasible" or "error", and named output values.
 struct PointOutcome {

@@ -20,15 +20,19 @@ namespace dlrmsim {
 
 namespace {
 
+/// Edits (insert, delete, replace a character, or swap two adjacent ones: the optimal string
+/// alignment distance) that turn `a` into `b`; "mdoe" is one edit from "mode".
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  std::vector<std::size_t> before(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
       const std::size_t subst = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) cur[j] = std::min(cur[j], before[j - 2] + 1);
     }
+    std::swap(before, prev);
     std::swap(prev, cur);
   }
   return prev[b.size()];
@@ -423,7 +427,8 @@ ConfigNode ConfigNode::child(std::string_view key) const {
       if (it->first.IsScalar() && !seen_->count(it->first.Scalar())) present.push_back(it->first.Scalar());
     }
     if (auto guess = did_you_mean(key, present)) {
-      fail("missing required key '" + std::string(key) + "'; is '" + printable(*guess) + "' a misspelling of it?");
+      fail("missing required key '" + std::string(key) + "'; found '" + printable(*guess) + "': did you mean '" +
+           std::string(key) + "'?");
     }
     fail("missing required key '" + std::string(key) + "'");
   }

@@ -31,7 +31,8 @@ class ConfigError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// The closest candidate to `word` by edit distance, if it is close enough to be a likely typo.
+/// The closest candidate to `word` by edit distance (an adjacent swap is one edit), if it is
+/// close enough to be a likely typo: at most a third of the longer word's characters differ.
 std::optional<std::string> did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
 /// The deepest nesting of lists and mappings a file may have. dlrmsim's files need fewer

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "common/config.hpp"
 #include "common/files.hpp"
 
 namespace dlrmsim {
@@ -100,6 +101,32 @@ std::string resolve_data_path(const std::string& reference, const std::string& b
     }
   }
   return reference;
+}
+
+std::string data_file_not_found(const std::string& reference, const std::string& base_dir,
+                                const std::vector<DataRoot>& roots) {
+  const fs::path ref(reference);
+  std::vector<std::pair<fs::path, std::string>> places;  // the file looked for, and its origin
+  places.emplace_back(base_dir.empty() || ref.is_absolute() ? ref : fs::path(base_dir) / ref, "");
+  const fs::path inside = ref.is_absolute() ? fs::path() : inside_root(ref);
+  if (!inside.empty()) {
+    for (const DataRoot& root : roots) {
+      if (root.exists) places.emplace_back(root.dir / inside, root.origin);
+    }
+  }
+  std::string message = "'" + reference + "' is not in any of: ";
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < places.size(); ++i) {
+    const fs::path folder = places[i].first.lexically_normal().parent_path();
+    message += (i ? ", " : "") + (folder.empty() ? std::string(".") : folder.string());
+    if (!places[i].second.empty()) message += " (" + places[i].second + ")";
+    std::error_code ec;
+    for (fs::directory_iterator it(folder.empty() ? fs::path(".") : folder, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->is_regular_file(ec)) names.push_back(it->path().filename().string());
+    }
+  }
+  if (auto guess = did_you_mean(ref.filename().string(), names)) message += "; did you mean '" + *guess + "'?";
+  return message;
 }
 
 }  // namespace dlrmsim

@@ -53,4 +53,11 @@ std::filesystem::path installed_data_dir();
 std::string resolve_data_path(const std::string& reference, const std::string& base_dir,
                               const std::vector<DataRoot>& roots);
 
+/// Why `reference` is found nowhere, for an error message: the places searched (next to the
+/// referring file, then each existing root), and the nearest existing file name in those
+/// folders ("did you mean"), e.g. "'../platforms/dgx-h10.yaml' is not in any of: a/platforms,
+/// /usr/share/dlrmsim/platforms (installed); did you mean 'dgx-h100.yaml'?".
+std::string data_file_not_found(const std::string& reference, const std::string& base_dir,
+                                const std::vector<DataRoot>& roots);
+
 }  // namespace dlrmsim

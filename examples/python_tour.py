@@ -60,15 +60,15 @@ for t in threads:
 print("4 points on 4 threads in %.2f s:" % (time.perf_counter() - start),
       ", ".join("%d: %.4g" % (b, results[b]) for b in batches))
 
-# %% 5. A sweep file: one dict per point, ready for pandas.DataFrame(rows). Points are run as
-# they are asked for: here the first 8 of the 10,000 of hbm_bandwidth_x_batch.yaml.
+# %% 5. A sweep file: one dict per point, typed ("2000 GB/s" is 2e12 B/s), ready for
+# dlrmsim.to_dataframe(rows). Points are run as they are asked for: here the first 8 of the
+# 10,000 of hbm_bandwidth_x_batch.yaml.
 sweep_file = os.path.join(CONFIGS, "sweeps", "hbm_bandwidth_x_batch.yaml")
 rows = list(itertools.islice(dlrmsim.sweep(sweep_file, jobs=2), 8))
 print("sweep: %d points, columns %s ..." % (len(rows), list(rows[0])[:5]))
 try:
-    import pandas  # optional: not needed by dlrmsim
-
-    print(pandas.DataFrame(rows)[["label", "throughput_samples_per_s"]].head())
+    # pandas is optional (Debian: python3-pandas): dlrmsim itself does not need it.
+    print(dlrmsim.to_dataframe(rows)[["label", "throughput_samples_per_s"]].head())
 except ImportError:
     for row in rows[:3]:
         print("  %-60s %.4g samples/s" % (row["label"], row["throughput_samples_per_s"]))

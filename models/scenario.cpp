@@ -2,7 +2,10 @@
 #include "common/data_paths.hpp"
 #include "common/files.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -52,6 +55,12 @@ YAML::Node load_yaml_file(const std::string& path, const ConfigNode& referenced_
   return parse_yaml(text, path);
 }
 
+/// Whether nothing is at `path` (not one that cannot be examined: that is read, and says why).
+bool absent(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
+}
+
 /// A referenced part of the scenario (model or platform): its YAML and the file it is in.
 struct Part {
   YAML::Node yaml;
@@ -65,6 +74,10 @@ Part load_part(const ConfigNode& scenario, const std::string& key, const std::st
   Part part;
   if (node.is_scalar()) {
     part.source = resolve_data_path(node.as<std::string>(), base_dir, data);
+    // Found nowhere: the message lists the places searched and the nearest file name.
+    if (absent(part.source)) {
+      node.fail(data_file_not_found(node.as<std::string>(), base_dir, data));
+    }
     part.yaml = load_yaml_file(part.source, node);
     part.from_file = true;
   } else if (node.is_map()) {

@@ -17,6 +17,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/failure.hpp"
@@ -30,6 +31,7 @@
 #include "common/classic_locale.hpp"
 #include "common/config.hpp"
 #include "common/files.hpp"
+#include "common/units.hpp"
 #include "models/scenario.hpp"
 
 namespace py = pybind11;
@@ -81,7 +83,8 @@ std::string validate_json(const std::string& dir) {
 /// A loaded sweep whose points are evaluated one call at a time (from any thread).
 class PySweep {
  public:
-  explicit PySweep(const std::string& path) : sweep_(load(path)) {}
+  /// A sweep file, or a sweep given as text (a Python dict as JSON, which is YAML).
+  PySweep(const std::string& path_or_text, bool is_text) : sweep_(load(path_or_text, is_text)) {}
   [[nodiscard]] std::size_t size() const { return sweep_.size(); }
   [[nodiscard]] std::vector<std::string> columns() const {
     return app::sweep_columns(sweep_, app::scenario_output_columns());
@@ -102,9 +105,10 @@ class PySweep {
   }
 
  private:
-  static app::Sweep load(const std::string& path) {
+  static app::Sweep load(const std::string& path_or_text, bool is_text) {
     const ClassicLocaleScope classic;  // range values are written as numbers
-    return app::load_sweep(path);
+    if (is_text) return app::load_sweep_text(path_or_text, "<sweep dict>");
+    return app::load_sweep(path_or_text);
   }
   app::Sweep sweep_;
 };
@@ -136,6 +140,24 @@ void translate(std::exception_ptr p) {
   }
 }
 
+/// A sweep field written with a unit ("2000 GB/s", "1.5 ms"): its value in the base unit of
+/// its dimension and that unit's name (B, s, FLOP, B/s, FLOP/s, Hz), as the scenario reader
+/// would read it (common/units.hpp); None when the text is no quantity of any dimension.
+py::object quantity(const std::string& text) {
+  static constexpr std::pair<Dimension, const char*> kDimensions[] = {
+      {Dimension::bytes, "B"},         {Dimension::seconds, "s"},          {Dimension::flops, "FLOP"},
+      {Dimension::bytes_per_second, "B/s"}, {Dimension::flops_per_second, "FLOP/s"}, {Dimension::hertz, "Hz"}};
+  const ClassicLocaleScope classic;
+  for (const auto& [dimension, unit] : kDimensions) {
+    try {
+      return py::make_tuple(parse_quantity(text, dimension), unit);
+    } catch (const UnitError&) {
+      // not of this dimension: try the next
+    }
+  }
+  return py::none();
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_dlrmsim, m) {
@@ -151,8 +173,9 @@ PYBIND11_MODULE(_dlrmsim, m) {
   m.def("place_json", &place_json, py::arg("scenario"), py::arg("is_text"), py::arg("overrides"));
   m.def("validate_json", &validate_json, py::arg("dir"));
   m.def("platform_json", &platform_json, py::arg("path"));
+  m.def("quantity", &quantity, py::arg("text"));
   py::class_<PySweep>(m, "Sweep")
-      .def(py::init<const std::string&>(), py::arg("path"))
+      .def(py::init<const std::string&, bool>(), py::arg("sweep"), py::arg("is_text"))
       .def("__len__", &PySweep::size)
       .def_property_readonly("columns", &PySweep::columns)
       .def("row", &PySweep::row, py::arg("index"));

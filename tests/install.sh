@@ -8,7 +8,9 @@
 #     finds its parts in the installed tree (whose dgx-h100 platform is renamed here to tell
 #     it from the source tree's), and DLRMSIM_DATA comes before the installed tree;
 #  4. the Debian package (CPack) holds the same tree and runs where it is unpacked.
-#  5. with PYTHON given (the module was built), the installed module runs the installed
+#  5. `dlrmsim validate` with no folder, run from `/`, finds the installed validation cases
+#     (installed and packaged) and evaluates them (exit 0 or 5, never bad input);
+#  6. with PYTHON given (the module was built), the installed module runs the installed
 #     scenario from `/` and finds the installed data next to itself.
 # Usage: install.sh BUILD_DIR SOURCE_DIR [PYTHON]
 set -euo pipefail
@@ -66,7 +68,18 @@ out=$(cd / && "$tmp/unpacked/usr/bin/dlrmsim" run "$tmp/unpacked/usr/share/dlrms
   fail "the packaged program did not run"
 [ "$(grep '^throughput' <<<"$out")" = "$t_reference" ] || fail "packaged run: $(grep '^throughput' <<<"$out")"
 
-# 5. The Python module, installed beside the programs.
+# 5. The installed validation cases, in the installed tree and in the package.
+n_cases=$(ls "$src"/validation/cases/*.yaml | wc -l)
+[ "$(ls "$P"/share/dlrmsim/validation/cases/*.yaml | wc -l)" -eq "$n_cases" ] || fail "not every validation case is installed"
+for tree in "$P" "$tmp/unpacked/usr"; do
+  rc=0
+  (cd / && "$tree/bin/dlrmsim" validate --match 'dle_dlrm_large_a100_8gpu_amp*' --quiet --json "$tmp/validate.json") >"$tmp/validate.out" 2>&1 || rc=$?
+  [ "$rc" -eq 0 ] || [ "$rc" -eq 5 ] || { cat "$tmp/validate.out"; fail "validate in $tree exited with $rc"; }
+  grep -q '"case"' "$tmp/validate.json" || fail "validate in $tree evaluated no case"
+  grep -q '"failure"' "$tmp/validate.json" && fail "a case could not be evaluated in $tree: $(cat "$tmp/validate.json")"
+done
+
+# 6. The Python module, installed beside the programs.
 if [ -n "$python" ]; then
   module_dir=$P/lib/python3/dist-packages
   [ -f "$module_dir/dlrmsim/__init__.py" ] || fail "no Python module under $module_dir"

@@ -7,7 +7,8 @@ Expected, each because both go through the same library code and the same JSON w
     --json -`'s document key for key (engine wall-clock statistics aside), so in particular
     throughput_samples_per_s is identical;
   - a scenario given as a dict runs like the same scenario file;
-  - sweep() yields the rows of `dlrmsim sweep`'s CSV file, in order, with 1 and 2 threads;
+  - sweep() yields the rows of `dlrmsim sweep`'s CSV file (each field typed as
+    dlrmsim._field types it), in order, with 1 and 2 threads;
   - bad input raises BadInput and an infeasible job Infeasible, each with the message the
     command prints after "error: " / "infeasible: ";
   - the GIL is released while simulating: a Python thread keeps counting during run().
@@ -96,8 +97,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check(done.returncode == 0, "dlrmsim sweep exited %d: %s" % (done.returncode, done.stderr))
     with open(out, newline="") as f:
         expected_rows = list(csv.DictReader(f))
-expected_rows = [{k: (v if k in ("label", "status", "error", "fingerprint") else dlrmsim._value(v)) for k, v in row.items()}
-                 for row in expected_rows]
+expected_rows = [{k: dlrmsim._field(k, v) for k, v in row.items()} for row in expected_rows]
 for jobs in (1, 2):
     rows = list(dlrmsim.sweep(sweep_file, jobs=jobs))
     check(rows == expected_rows, "sweep with %d thread(s): rows differ from the CSV file" % jobs)
@@ -128,7 +128,7 @@ except dlrmsim.BadInput as e:
 # A path with a NUL character: the system would read the name up to the NUL, another file
 # (here the default scenario, which once ran). Expected: ValueError naming the argument.
 for call, argument in ((lambda p: dlrmsim.run(p), "scenario"), (lambda p: dlrmsim.place(p), "scenario"),
-                       (lambda p: dlrmsim.platform(p), "path"), (lambda p: list(dlrmsim.sweep(p)), "path"),
+                       (lambda p: dlrmsim.platform(p), "path"), (lambda p: list(dlrmsim.sweep(p)), "sweep"),
                        (lambda p: dlrmsim.validate(p), "directory")):
     try:
         call(default + "\0.bak")

@@ -109,6 +109,16 @@ TEST_CASE("did_you_mean only suggests close words") {
   CHECK_FALSE(did_you_mean("zzzzzz", {"bandwidth", "latency"}).has_value());
 }
 
+// System: did_you_mean on a short key typed with two adjacent letters swapped.
+// Inputs: "mdoe" against {"mode", "name"}; "mdoe" against {"name"}.
+// Expected: "mode" is suggested: a swap of adjacent letters is one edit, and one edit in four
+// letters is within the third allowed (plain Levenshtein counts it as two, too far for a
+// four-letter word). "name" is three edits from "mdoe": no suggestion.
+TEST_CASE("did_you_mean counts two swapped adjacent letters as one edit") {
+  CHECK(did_you_mean("mdoe", {"mode", "name"}) == std::optional<std::string>("mode"));
+  CHECK_FALSE(did_you_mean("mdoe", {"name"}).has_value());
+}
+
 TEST_CASE("a key given twice in one mapping is an error naming both places") {
   // yaml-cpp keeps the first 'run' and drops the second silently; both are on column 1, at
   // lines 2 and 3. Keys of different mappings (steps under run, steps under other) may repeat.

@@ -95,3 +95,22 @@ TEST_CASE("a program in the build tree searches the source tree's configs") {
   CHECK(roots.back().dir == fs::path(dlrmsim::testing::kRoot) / "configs");
   CHECK(roots.back().exists);
 }
+
+// System: a scenario in S/scenarios referring to ../platforms/dgx-h10.yaml (misspelt); S has
+// platforms/dgx-h100.yaml, the root R (installed) has platforms/other.yaml, a root marked
+// missing is skipped. Expected: the message names the two folders searched, in search order
+// (S/platforms, then R/platforms with its origin), not the missing root, and suggests
+// 'dgx-h100.yaml', one edit away from the name asked for (the nearest existing name).
+TEST_CASE("a file found nowhere is said so with the places searched and the nearest name") {
+  TempDir t("not_found");
+  t.file("s/platforms/dgx-h100.yaml");
+  fs::create_directories(t.dir / "s/scenarios");
+  t.file("r/platforms/other.yaml");
+  const std::vector<DataRoot> roots{{"DLRMSIM_DATA", t.dir / "gone", false}, {"installed", t.dir / "r", true}};
+  const std::string message = data_file_not_found("../platforms/dgx-h10.yaml", (t.dir / "s/scenarios").string(), roots);
+  CHECK(message == "'../platforms/dgx-h10.yaml' is not in any of: " + (t.dir / "s/platforms").string() + ", " +
+                       (t.dir / "r/platforms").string() + " (installed); did you mean 'dgx-h100.yaml'?");
+  // Nothing close: no suggestion.
+  const std::string far = data_file_not_found("../platforms/zzzzzzzzzzzz.yaml", (t.dir / "s/scenarios").string(), roots);
+  CHECK(far.find("did you mean") == std::string::npos);
+}

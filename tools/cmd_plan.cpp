@@ -21,6 +21,7 @@
 #include "common/config.hpp"
 #include "common/energy.hpp"
 #include "common/files.hpp"
+#include "common/sample_rate.hpp"
 #include "common/text.hpp"
 #include "models/cost.hpp"
 #include "tools/commands.hpp"
@@ -71,7 +72,7 @@ int cmd_plan(const std::vector<std::string>& args) {
   namespace po = boost::program_options;
   po::options_description opts("dlrmsim plan SPACE.yaml (--throughput RATE | --samples N --deadline TIME) -o points.csv [options]");
   opts.add_options()("help,h", "show this help")("space", po::value<std::string>(), "the search space: a sweep file")(
-      "throughput", po::value<double>(), "target throughput in samples/s")(
+      "throughput", po::value<std::string>(), "target throughput in samples/s: 40M, '40 M samples/s', 4e7")(
       "samples", po::value<double>(), "samples of the training run (default: cost.training_samples' default)")(
       "deadline", po::value<std::string>(), "train --samples within this time ('2 h'); the target is samples / deadline")(
       "objective", po::value<std::string>()->default_value("cost"), "cost (per training run) or energy")(
@@ -99,9 +100,10 @@ int cmd_plan(const std::vector<std::string>& args) {
     throw po::error("give the target as either --throughput RATE or --samples N --deadline TIME");
   }
   if (vm.count("throughput")) {
-    options.target_samples_per_s = vm["throughput"].as<double>();
-    if (!(options.target_samples_per_s > 0.0) || !std::isfinite(options.target_samples_per_s)) {
-      throw po::error("--throughput: expected a positive number of samples per second");
+    try {
+      options.target_samples_per_s = parse_sample_rate(vm["throughput"].as<std::string>());
+    } catch (const UnitError& e) {
+      throw po::error(std::string("--throughput: ") + e.what());
     }
   } else {
     Seconds deadline;

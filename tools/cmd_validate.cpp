@@ -11,6 +11,7 @@
 #include <boost/program_options.hpp>
 
 #include "common/config.hpp"
+#include "common/data_paths.hpp"
 #include "common/files.hpp"
 #include "tools/commands.hpp"
 #include "tools/scenario_command.hpp"
@@ -54,7 +55,13 @@ void write_validation_plot(const std::vector<ValidationResult>& results, const s
 }  // namespace
 
 int cmd_validate(const std::vector<std::string>& args) {
-  po::options_description opts("dlrmsim validate [DIR] [options]");
+  po::options_description opts(
+      "dlrmsim validate [DIR] [options]\n"
+      "DIR defaults to validation/cases, found from the working directory, then in the data\n"
+      "search path (an installed tree's share/dlrmsim/validation/cases).\n"
+      "exit status: 0 every case within its tolerance; 5 every case evaluated, some outside\n"
+      "their tolerance (marked in the table); 2 a malformed case or scenario; 3 internal error;\n"
+      "4 an output could not be written");
   opts.add_options()("help,h", "show this help")("dir", po::value<std::string>()->default_value("validation/cases"),
                                                   "directory of validation cases")(
       "json", po::value<std::string>(), "write the table as JSON to PATH ('-' for stdout)")(
@@ -77,18 +84,20 @@ int cmd_validate(const std::vector<std::string>& args) {
   for (const auto& o : extra) {
     if (o.find('=') == std::string::npos) throw ConfigError("--set '" + o + "': expected key.path=value");
   }
+  // The default folder of cases is the source tree's, or the installed one (data search path).
+  const std::string dir = resolve_data_path(vm["dir"].as<std::string>(), "", data_search_path());
   {
     // The case files (and anything else) in the directory are inputs no output may replace.
     std::vector<std::filesystem::path> inputs;
     std::error_code ec;
-    for (std::filesystem::directory_iterator it(vm["dir"].as<std::string>(), ec), end; !ec && it != end; it.increment(ec)) {
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
       inputs.push_back(it->path());
     }
     check_outputs(given_outputs(vm, {{"--json", "json"}, {"--plot", "plot"}}), inputs);
   }
   ProgressLine line(0, "cases", progress_wanted(vm.count("quiet") > 0));
   const auto results = validation::run_validation_dir(
-      vm["dir"].as<std::string>(), validation::with_overrides(scenario_metric, extra),
+      dir, validation::with_overrides(scenario_metric, extra),
       [&](std::size_t, std::size_t total) {
         line.set_total(total);
         line.advance();
@@ -98,7 +107,7 @@ int cmd_validate(const std::vector<std::string>& args) {
   if (json_path != "-") std::cout << validation_table(results);
   if (!json_path.empty()) write_output_file(json_path, validation_json(results));
   if (vm.count("plot")) write_validation_plot(results, vm["plot"].as<std::string>());
-  return validation::summarize(results).failed == 0 ? kExitOk : kExitInfeasible;
+  return validation::summarize(results).failed == 0 ? kExitOk : kExitOutsideTolerance;
 }
 
 }  // namespace dlrmsim::tools

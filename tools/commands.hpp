@@ -21,6 +21,7 @@ using app::kExitBadInput;
 using app::kExitInfeasible;
 using app::kExitOk;
 using app::kExitOutputFailed;
+using app::kExitOutsideTolerance;
 
 struct Command {
   std::string_view name;

@@ -35,7 +35,8 @@ void usage(std::ostream& out) {
   out << "usage: dlrmsim COMMAND [ARGS...]   (dlrmsim --version: the version)\n\ncommands:\n";
   for (const Command& c : kCommands) out << "  " << c.name << std::string(12 - c.name.size(), ' ') << c.summary << "\n";
   out << "\n'dlrmsim COMMAND --help' describes a command's options.\n"
-         "exit status: 0 success, 1 infeasible job, 2 bad input, 4 an output could not be written\n";
+         "exit status: 0 success, 1 infeasible job, 2 bad input, 3 internal error, 4 an output could not be\n"
+         "written, 5 (validate) a prediction outside its case's tolerance\n";
 }
 
 int dispatch(int argc, char** argv) {

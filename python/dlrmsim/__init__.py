@@ -4,7 +4,7 @@
     report = dlrmsim.run("configs/scenarios/default.yaml", set=["model.global_batch_size=65536"])
     report["throughput_samples_per_s"]          # the number `dlrmsim run` prints
     rows = list(dlrmsim.sweep("configs/sweeps/hbm_bandwidth_x_batch.yaml", jobs=2))
-    pandas.DataFrame(rows)                      # one row per point, as in the CSV file
+    dlrmsim.to_dataframe(rows)                  # pandas: one row per point, as in the CSV file
 
 run(), place() and validate() return the JSON documents of `dlrmsim run --json`, `dlrmsim
 place --json` and `dlrmsim validate --json` as dicts (the README and app/run_report.hpp
@@ -38,7 +38,7 @@ BadInput.kind, BadInput.exit_status = "bad input", 2
 Infeasible.kind, Infeasible.exit_status = "infeasible", 1
 OutputFailed.kind, OutputFailed.exit_status = "output failed", 4
 
-__all__ = ["__version__", "run", "place", "validate", "sweep", "Error", "BadInput", "Infeasible", "OutputFailed"]
+__all__ = ["__version__", "run", "place", "validate", "sweep", "to_dataframe", "Error", "BadInput", "Infeasible", "OutputFailed"]
 
 
 def _path(argument, path):
@@ -95,7 +95,12 @@ def validate(directory="validation/cases"):
 
 
 def _value(text):
-    """A CSV field as a number when it is one (outputs and numeric inputs), else the text."""
+    """A CSV field typed: an int or float when it is a number (outputs and numeric inputs); a
+    quantity written with a unit ("2000 GB/s", "1.5 ms") as a float in the base unit of its
+    dimension (B, s, FLOP, B/s, FLOP/s, Hz: 2e12, 0.0015), read as the scenario reads it;
+    None when empty (a value the point does not have); else the text."""
+    if text == "":
+        return None
     try:
         return int(text)
     except ValueError:
@@ -103,18 +108,65 @@ def _value(text):
     try:
         return float(text)
     except ValueError:
-        return text
+        pass
+    quantity = _dlrmsim.quantity(text)
+    return text if quantity is None else quantity[0]
 
 
-def sweep(path, jobs=1):
-    """Runs the points of a sweep file and yields one dict per point, in point order, with the
-    columns of `dlrmsim sweep`'s CSV file (point, label, the varied keys, status, error, the
-    outputs, the fingerprint); numbers are ints or floats. `jobs` threads run points at once."""
-    s = _dlrmsim.Sweep(_path("path", path))
+def _field(column, text):
+    """A sweep row's field as sweep() yields it: the text columns (label, status, error,
+    fingerprint) as text, None when empty; every other column typed by _value."""
+    if column in ("label", "status", "error", "fingerprint"):
+        return text or None
+    return _value(text)
+
+
+def _sweep_spec(sweep, set):
+    """(text or path, is_text) for the C++ side. A dict is a sweep file's content, except that
+    `axes` may also be a dict {key: [values]} or {key: {"range": ...}}; `set` overrides
+    ("key.path=value") become one-value axes of a dict sweep (so they show as columns)."""
+    overrides = _overrides(set)
+    if isinstance(sweep, dict):
+        spec = dict(sweep)
+        axes = spec.get("axes")
+        if isinstance(axes, dict):
+            spec["axes"] = [dict(v, key=k) if isinstance(v, dict) else {"key": k, "values": list(v)}
+                            for k, v in axes.items()]
+        if overrides:
+            spec["axes"] = list(spec.get("axes") or [])
+            for o in overrides:
+                key, eq, value = o.partition("=")
+                if not eq:
+                    raise ValueError("set: '%s': expected key.path=value" % o)
+                spec["axes"].append({"key": key, "values": [value]})
+        return json.dumps(spec), True
+    if isinstance(sweep, (str, os.PathLike)):
+        if overrides:
+            raise TypeError("set: overrides apply to a sweep given as a dict; give the file's content as a "
+                            "dict or add the keys as axes of the file")
+        return _path("sweep", sweep), False
+    raise TypeError("sweep: expected a file path or a dict, got %s" % type(sweep).__name__)
+
+
+def sweep(sweep, jobs=1, set=None):
+    """Runs the points of a sweep (a sweep file, or a dict with its content: `base` and `axes`,
+    where axes may be a dict {key: [values]}) and yields one dict per point, in point order,
+    with the columns of `dlrmsim sweep`'s CSV file (point, label, the varied keys, status,
+    error, the outputs, the fingerprint). Values are typed: numbers are ints or floats, a value
+    with a unit is a float in its dimension's base unit ("2000 GB/s" is 2e12, in B/s), a value
+    a point does not have is None (an ok point's error), text stays text. `set` adds fixed
+    overrides to a dict sweep.
+    `jobs` threads run points at once.
+
+    >>> rows = list(sweep({"base": "configs/scenarios/default.yaml",
+    ...                    "axes": {"model.global_batch_size": [32768, 65536]}}))  # doctest: +SKIP
+    """
+    text, is_text = _sweep_spec(sweep, set)
+    s = _dlrmsim.Sweep(text, is_text)
     columns = s.columns
 
     def as_dict(fields):
-        return {c: (f if c in ("label", "status", "error", "fingerprint") else _value(f)) for c, f in zip(columns, fields)}
+        return {c: _field(c, f) for c, f in zip(columns, fields)}
 
     if jobs <= 1:
         for i in range(len(s)):
@@ -130,3 +182,14 @@ def sweep(path, jobs=1):
                 window.append(pool.submit(s.row, next_point))
                 next_point += 1
             yield as_dict(window.popleft().result())
+
+
+def to_dataframe(rows):
+    """The rows of sweep() (or any list of dicts, such as [run(...), ...]) as a pandas
+    DataFrame, one column per key. Needs pandas (Debian: python3-pandas); without it an
+    ImportError says so."""
+    try:
+        import pandas
+    except ImportError as e:
+        raise ImportError("dlrmsim.to_dataframe needs pandas (Debian: python3-pandas)") from e
+    return pandas.DataFrame(list(rows))
