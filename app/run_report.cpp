@@ -74,6 +74,7 @@ std::string run_json(const RunReport& r) {
   doc["simulated_trainers"] = r.simulated_trainers;
   doc["warmup_steps"] = r.warmup_steps;
   doc["measured_steps"] = r.measured_steps;
+  doc["requested_steps"] = r.requested_steps;
   doc["throughput_samples_per_s"] = num(r.throughput_samples_per_s);
   doc["step_time_s"] = num(r.step_time.value());
   doc["step_time_spread"] = num(r.step_time_spread);

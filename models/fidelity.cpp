@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <stdexcept>
 
@@ -55,22 +57,41 @@ std::vector<std::size_t> every_trainer(const Collectives& b) {
 
 // ---- choice ---------------------------------------------------------------------------------
 
+Seconds estimated_every_node_seconds(std::size_t trainers, int steps) {
+  return Seconds(kEveryNodeSecondsPerTrainerStep * static_cast<double>(trainers) * static_cast<double>(std::max(steps, 1)));
+}
+
 std::unique_ptr<ClusterFidelity> ClusterFidelity::choose(FidelityInputs inputs) {
   const auto& by_node = inputs.trainers_by_node;
   bool symmetric = by_node.size() > 1;
+  std::size_t trainers = 0;
   if (symmetric) {
     const std::size_t per_node = by_node.begin()->second.size();
     const std::string& tmpl = inputs.platform.node(topo::NodeId{by_node.begin()->first}).template_name;
     for (const auto& [n, devs] : by_node) {
       if (devs.size() != per_node || inputs.platform.node(topo::NodeId{n}).template_name != tmpl) symmetric = false;
+      trainers += devs.size();
     }
   }
-  const bool cheap = by_node.size() <= TrainingOptions::kEveryNodeUpTo;
+  using NodeFidelity = TrainingOptions::NodeFidelity;
   const auto nodes = inputs.options.nodes;
-  const bool representative = symmetric && (nodes == TrainingOptions::NodeFidelity::representative ||
-                                            (nodes == TrainingOptions::NodeFidelity::automatic && !cheap));
-  if (representative) return std::make_unique<RepresentativeNode>(std::move(inputs));
-  return std::make_unique<EveryNode>(std::move(inputs));
+  if (!symmetric || nodes == NodeFidelity::all) return std::make_unique<EveryNode>(std::move(inputs));
+  const RepresentativeErrorMeasurement* measured = representative_error_for(inputs.platform.fabric(), by_node.size());
+  if (nodes == NodeFidelity::representative) return std::make_unique<RepresentativeNode>(std::move(inputs), measured);
+  // auto: every node where affordable; beyond, the representative node where it is measured
+  // to be within kRepresentativeErrorLimit of every node, else every node however long.
+  const Seconds cost = estimated_every_node_seconds(trainers, inputs.steps);
+  if (cost <= inputs.options.every_node_budget) return std::make_unique<EveryNode>(std::move(inputs));
+  if (measured && std::abs(measured->error()) < kRepresentativeErrorLimit) {
+    return std::make_unique<RepresentativeNode>(std::move(inputs), measured);
+  }
+  auto every = std::make_unique<EveryNode>(std::move(inputs));
+  char estimate[32];
+  std::snprintf(estimate, sizeof estimate, "%.2g s", cost.value());
+  every->note_ = std::string("every node although estimated at ") + estimate +
+                 ", beyond training.every_node_budget: the representative node's error " +
+                 (measured ? "is " + describe(*measured) : std::string("is not measured on this fabric"));
+  return every;
 }
 
 // ---- every node -----------------------------------------------------------------------------
@@ -81,9 +102,11 @@ EveryNode::EveryNode(FidelityInputs inputs) : ClusterFidelity(std::move(inputs))
 
 std::string EveryNode::description() const {
   if (trainer_nodes() == 1) return "one trainer node, every device simulated";
-  return std::string("all nodes, ") + (in_.options.communication == TrainingOptions::CommunicationFidelity::per_pair
-                                           ? "per-pair flows"
-                                           : "flows aggregated per destination node");
+  return std::string("all nodes, ") +
+         (in_.options.communication == TrainingOptions::CommunicationFidelity::per_pair
+              ? "per-pair flows"
+              : "flows aggregated per destination node") +
+         (note_.empty() ? "" : " (" + note_ + ")");
 }
 
 std::vector<std::uint32_t> EveryNode::simulated_owners(OwnerKind kind) const {
@@ -196,7 +219,8 @@ std::vector<ActivityId> EveryNode::rail_exchange(Collectives& b, Towards towards
 
 // ---- representative node --------------------------------------------------------------------
 
-RepresentativeNode::RepresentativeNode(FidelityInputs inputs) : ClusterFidelity(std::move(inputs)) {
+RepresentativeNode::RepresentativeNode(FidelityInputs inputs, const RepresentativeErrorMeasurement* measured)
+    : ClusterFidelity(std::move(inputs)), measured_(measured) {
   const auto& platform = in_.platform;
   const auto& by_node = in_.trainers_by_node;
   if (by_node.empty()) throw std::invalid_argument("a representative node needs trainer nodes");
@@ -264,7 +288,9 @@ RepresentativeNode::RepresentativeNode(FidelityInputs inputs) : ClusterFidelity(
 }
 
 std::string RepresentativeNode::description() const {
-  return "representative node (" + std::to_string(trainer_nodes()) + " symmetric trainer nodes, per-link aggregated flows)";
+  return "representative node (" + std::to_string(trainer_nodes()) +
+         " symmetric trainer nodes, per-link aggregated flows; its error: " +
+         (measured_ ? describe(*measured_) : std::string("not measured on this fabric")) + ")";
 }
 
 bool RepresentativeNode::simulates_node(topo::NodeId n) const {

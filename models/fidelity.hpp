@@ -14,13 +14,13 @@
 //   - the straggler factor of a simulated device or link (models/stragglers.hpp);
 //   - the sentence the run report prints (`fidelity`).
 //
-// EveryNode (`training.nodes: all`, and `auto` up to TrainingOptions::kEveryNodeUpTo trainer
-// nodes) simulates every node: flows go to the real peers, one aggregated flow per (owner,
+// EveryNode (`training.nodes: all`, and `auto` wherever affordable: see choose()) simulates
+// every node: flows go to the real peers, one aggregated flow per (owner,
 // destination node) to the GPU of the owner's index there (its rail), or one flow per pair
 // of endpoints with `training.communication: per_pair`; the all-reduce's inter-node phase is
 // a ring over the nodes among same-index GPUs.
 //
-// RepresentativeNode (`training.nodes: representative`, and `auto` beyond kEveryNodeUpTo)
+// RepresentativeNode (`training.nodes: representative`, and `auto` beyond the budget)
 // simulates one trainer node of a symmetric job (every trainer node an instance of one node
 // template with as many trainers) and cuts every flow that leaves or enters it into egress
 // and ingress segments (Transfers::send_egress / send_ingress) carrying the bytes that
@@ -30,7 +30,13 @@
 // but loads its NIC most); owners off the trainer nodes (parameter servers, other node
 // templates) are grouped by (kind, position in their node, node template), the first of a
 // group simulated carrying the largest work of the group. Its measured error against every
-// node is in docs/engine.md, "Cluster fidelity".
+// node (models/representative_error.hpp) is stated in its description, and in
+// docs/engine.md, "Cluster fidelity".
+//
+// choose() under `auto`: every node when estimated_every_node_seconds() is within
+// `training.every_node_budget` (60 s by default); beyond it the representative node when the
+// measured error that speaks for the job's fabric and size is under kRepresentativeErrorLimit;
+// else every node anyway, and the description says why.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +48,7 @@
 #include <vector>
 
 #include "models/collectives.hpp"
+#include "models/representative_error.hpp"
 #include "models/stragglers.hpp"
 #include "placement/placement.hpp"
 #include "sim/activity_graph.hpp"
@@ -61,7 +68,22 @@ struct FidelityInputs {
   /// The narrowest capacity of a device's route off its node, out (up to its first fabric
   /// link) and in (from the last fabric link); read only by RepresentativeNode's choice.
   std::function<BytesPerSecond(topo::DeviceId)> egress_bandwidth, ingress_bandwidth;
+  /// The steps the builder will build (warm-up, measured and cool-down): what the cost of
+  /// simulating every node is estimated from.
+  int steps = 1;
 };
+
+/// Wall time of simulating every node: per trainer and step, measured on DLRM-DCNv2 on the
+/// SuperPOD platform, every node, 128 nodes, 5, 12 and 22 steps built: 2.52, 5.99 and 9.88 s
+/// of user CPU time (`/usr/bin/time build/dlrmsim run configs/scenarios/dcnv2_superpod_4096gpu.yaml
+/// --set platform.cluster.groups.0.count=128 --set training.nodes=all --set run.warmup_steps=W
+/// --set run.steps=S`, 2026-12-06, 2-core x86 machine): 0.39-0.50 ms per trainer and step.
+inline constexpr double kEveryNodeSecondsPerTrainerStep = 0.45e-3;
+/// The representative node's largest measured error `auto` accepts (against every node).
+inline constexpr double kRepresentativeErrorLimit = 0.05;
+
+/// The estimated wall time of simulating `steps` steps of `trainers` trainers, every node.
+Seconds estimated_every_node_seconds(std::size_t trainers, int steps);
 
 class ClusterFidelity {
  public:
@@ -71,8 +93,8 @@ class ClusterFidelity {
   using Arrived = std::function<void(std::span<const std::size_t> trainers, sim::ActivityId flow)>;
 
   /// RepresentativeNode when the job is symmetric over more than one trainer node and
-  /// `training.nodes` is `representative`, or `auto` with more than kEveryNodeUpTo trainer
-  /// nodes; EveryNode otherwise.
+  /// `training.nodes` is `representative`, or `auto` beyond the every-node budget with a
+  /// measured error under kRepresentativeErrorLimit (see above); EveryNode otherwise.
   static std::unique_ptr<ClusterFidelity> choose(FidelityInputs inputs);
 
   virtual ~ClusterFidelity() = default;
@@ -143,6 +165,8 @@ class ClusterFidelity {
 
 /// Every node simulated, flows to the real peers.
 class EveryNode final : public ClusterFidelity {
+  friend class ClusterFidelity;  // choose() says why `auto` kept every node beyond the budget
+
  public:
   explicit EveryNode(FidelityInputs inputs);
   bool representative() const override { return false; }
@@ -166,13 +190,17 @@ class EveryNode final : public ClusterFidelity {
   std::vector<sim::ActivityId> rail_exchange(Collectives& b, Collectives::Towards towards, std::span<const Bytes> node_shares,
                                              Bytes OwnerWork::*what, std::span<const sim::ActivityId> ready,
                                              std::uint16_t category) const override;
+ private:
+  std::string note_;  // why every node although over budget (choose()), for description()
 };
 
 /// One trainer node of a symmetric job stands for all; off-node traffic as egress/ingress
 /// segments.
 class RepresentativeNode final : public ClusterFidelity {
  public:
-  explicit RepresentativeNode(FidelityInputs inputs);
+  /// `measured`: the row of models/representative_error.hpp that speaks for the job (or null),
+  /// stated in the description.
+  explicit RepresentativeNode(FidelityInputs inputs, const RepresentativeErrorMeasurement* measured = nullptr);
   bool representative() const override { return true; }
   std::string description() const override;
   bool simulates_node(topo::NodeId n) const override;
@@ -228,6 +256,7 @@ class RepresentativeNode final : public ClusterFidelity {
 
   /// Simulated owner -> the owner whose work it carries (itself on the trainer node).
   std::map<std::uint32_t, std::uint32_t> represented_owner_;
+  const RepresentativeErrorMeasurement* measured_ = nullptr;  // the row stated in description()
 };
 
 }  // namespace dlrmsim::models

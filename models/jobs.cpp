@@ -81,7 +81,7 @@ JobsReport run_jobs(const Scenario& sc) {
     plans.push_back(std::move(placed.plan));
     const placement::PlacementProblem& problem = problems.back();
     StepBuilder builder({js.model, sc.platform, problem, plans.back(), profiles, js.training}, graph, resources);
-    builder.select_trainers(mode.cpu_trainers);
+    builder.select_trainers(mode.cpu_trainers, steps[j]);
     mode.build(builder, steps[j]);
     built.push_back(builder.context().built);
   }

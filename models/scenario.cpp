@@ -38,6 +38,11 @@ const Param<int> kSteps{
     .key_path = "run.steps", .unit = "steps", .fallback = 3,
     .range = {.min = Bound<int>{1}, .max = Bound<int>{1000, true, "at most 1000 measured steps"}, .interval = true},
     .meaning = "Measured steps."};
+const Param<bool> kStopWhenSteady{
+    .key_path = "run.stop_when_steady", .fallback = true,
+    .meaning = "Simulate 8 measured steps first and, when they repeat (models/steady_state.hpp: every step as long as "
+               "the one a period earlier, within 0.1 % of the mean step), report them instead of all run.steps; false "
+               "simulates every step. Runs with stragglers simulate every step."};
 const Choice<std::string> kBackend{.key_path = "run.backend", .words = {{"native", "native"}, {"simgrid", "simgrid"}},
                                    .fallback = "native", .meaning = "Engine backend."};
 const Param<std::string> kCalibration{
@@ -355,6 +360,7 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
   if (auto run = scenario.optional_child("run")) {
     s.warmup_steps = kWarmupSteps.read(*run);
     s.steps = kSteps.read(*run);
+    s.stop_when_steady = kStopWhenSteady.read(*run);
     s.backend = kBackend.read(*run);
     calibration = kCalibration.read(*run);
     run->finish();
@@ -387,6 +393,7 @@ std::vector<ParameterRow> run_parameter_rows() {
       Parameter{"run", "", "the defaults below", "a mapping", "How the simulation runs."},
       kWarmupSteps.row(),
       kSteps.row(),
+      kStopWhenSteady.row(),
       kBackend.row(),
       kCalibration.row(),
   };

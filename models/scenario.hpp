@@ -90,6 +90,9 @@ struct Scenario {
   placement::PlacementOptions placement;
   int warmup_steps = 2;
   int steps = 3;
+  /// `run.stop_when_steady`: a run of more than kSteadyProbeSteps measured steps simulates that
+  /// many first and stops there when they are steady (models/simulation.hpp, run_scenario).
+  bool stop_when_steady = true;
   std::string backend = "native";
   std::string calibration_dir;
   std::optional<GoodputOptions> goodput;  // the scenario's `goodput:` section, if any

@@ -33,7 +33,7 @@ Built build(const Scenario& sc, const TrainingModeInfo& mode, const placement::P
     b.slowdowns = std::make_shared<const Slowdowns>(*sc.stragglers, sc.platform);
     builder.context().set_slowdowns(b.slowdowns.get());
   }
-  builder.select_trainers(mode.cpu_trainers);
+  builder.select_trainers(mode.cpu_trainers, total_steps);
   mode.build(builder, total_steps);
   b.steps = builder.context().built;
   b.representative = builder.context().representative();
@@ -77,7 +77,9 @@ PlacedScenario place_scenario(const Scenario& sc, const topo::DeviceProfileSet& 
   return placed;
 }
 
-RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
+namespace {
+
+RunReport run_all_steps(const Scenario& sc, const RunOptions& options) {
   if (!sc.jobs.empty()) {
     throw std::invalid_argument("scenario '" + sc.name + "' lists jobs; it runs with `dlrmsim run` (models/jobs.hpp), "
                                 "not as one job");
@@ -120,6 +122,7 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
   rep.simulated_trainers = b.steps.simulated_trainers;
   rep.warmup_steps = sc.warmup_steps;
   rep.measured_steps = sc.steps;
+  rep.requested_steps = sc.steps;
   for (auto a : b.steps.step_end) rep.step_ends.push_back(r.end[a.index].seconds());
   {
     // The measured steps' durations; the step time is their mean over whole periods of the
@@ -216,6 +219,21 @@ RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
   }
   rep.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return rep;
+}
+
+}  // namespace
+
+RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
+  if (sc.stop_when_steady && !sc.stragglers && sc.steps > kSteadyProbeSteps && sc.jobs.empty()) {
+    Scenario probe = sc;
+    probe.steps = kSteadyProbeSteps;
+    RunReport r = run_all_steps(probe, options);
+    if (r.steady_state.period > 0) {
+      r.requested_steps = sc.steps;
+      return r;
+    }
+  }
+  return run_all_steps(sc, options);
 }
 
 int RunReport::step_of(sim::ActivityId a) const {

@@ -104,6 +104,9 @@ struct RunReport {
   std::size_t simulated_trainers = 0;
   int warmup_steps = 0;
   int measured_steps = 0;
+  /// run.steps: more than measured_steps when the run stopped at its steady state
+  /// (run.stop_when_steady).
+  int requested_steps = 0;
 
   double throughput_samples_per_s = 0.0;
   Seconds step_time;
@@ -159,6 +162,11 @@ struct RunOptions {
   /// the run parses the files it needs.
   topo::DeviceProfileFiles* profile_files = nullptr;
 };
+
+/// Measured steps a run of more (with run.stop_when_steady, without stragglers) simulates
+/// first: when they are steady (a period of up to 4 steps found, models/steady_state.hpp) they
+/// are the report, else every step is simulated.
+inline constexpr int kSteadyProbeSteps = 8;
 
 /// Places the tables, builds warm-up + measured steps, runs the backend and computes the
 /// report. Throws placement::InfeasiblePlacement when the job does not fit, ConfigError or

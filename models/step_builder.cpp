@@ -13,10 +13,10 @@ StepBuilder::StepBuilder(const StepInputs& inputs, sim::ActivityGraph& graph, to
       embeddings_(ctx_, host_, net_),
       dense_(ctx_, host_, collectives_) {}
 
-void StepBuilder::select_trainers(bool cpu_trainers) {
+void StepBuilder::select_trainers(bool cpu_trainers, int steps) {
   ctx_.select_trainers(
       cpu_trainers, [this](topo::DeviceId d) { return net_.narrowest(net_.egress_route(d)); },
-      [this](topo::DeviceId d) { return net_.narrowest(net_.ingress_route(d)); });
+      [this](topo::DeviceId d) { return net_.narrowest(net_.ingress_route(d)); }, steps);
 }
 
 }  // namespace dlrmsim::models

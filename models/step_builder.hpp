@@ -61,8 +61,9 @@ class StepBuilder {
   StepBuilder& operator=(const StepBuilder&) = delete;
 
   /// Trainer devices: GPUs of the placement problem (or its CPU sockets when `cpu_trainers`).
-  /// Only the simulated ones (the representative node's, or all). Chooses the fidelity.
-  void select_trainers(bool cpu_trainers);
+  /// Only the simulated ones (the representative node's, or all). Chooses the fidelity for a
+  /// build of `steps` steps.
+  void select_trainers(bool cpu_trainers, int steps = 1);
 
   StepContext& context() { return ctx_; }
   Transfers& transfers() { return net_; }

@@ -43,7 +43,7 @@ const ClusterFidelity& StepContext::fidelity() const {
 bool StepContext::representative() const { return fidelity_ && fidelity_->representative(); }
 
 void StepContext::select_trainers(bool cpu_trainers, std::function<BytesPerSecond(topo::DeviceId)> egress,
-                                  std::function<BytesPerSecond(topo::DeviceId)> ingress) {
+                                  std::function<BytesPerSecond(topo::DeviceId)> ingress, int steps) {
   const auto kind = cpu_trainers ? OwnerKind::cpu_socket : OwnerKind::gpu;
   const auto ids = in.problem.devices_of(kind);
   if (ids.empty()) {
@@ -60,7 +60,7 @@ void StepContext::select_trainers(bool cpu_trainers, std::function<BytesPerSecon
   trainers_per_node_ = by_node.begin()->second.size();
   owner_work_ = compute_owner_work(in);
   fidelity_ = ClusterFidelity::choose(FidelityInputs{
-      in.platform, in.problem, in.options, owner_work_.by_owner, by_node, std::move(egress), std::move(ingress)});
+      in.platform, in.problem, in.options, owner_work_.by_owner, by_node, std::move(egress), std::move(ingress), steps});
   trainers_.clear();
   for (const auto& [n, devs] : by_node) {
     if (!fidelity_->simulates_node(topo::NodeId{n})) continue;

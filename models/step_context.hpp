@@ -102,9 +102,10 @@ class StepContext {
   // --- what is simulated -----------------------------------------------------------------
   /// Trainer devices: GPUs of the placement problem (or its CPU sockets when `cpu_trainers`);
   /// computes every owner's work and chooses the cluster fidelity, which is given the
-  /// narrowest capacity of a device's route off its node out (`egress`) and in (`ingress`).
+  /// narrowest capacity of a device's route off its node out (`egress`) and in (`ingress`),
+  /// and the number of steps to be built (what simulating every node is estimated from).
   void select_trainers(bool cpu_trainers, std::function<BytesPerSecond(topo::DeviceId)> egress,
-                       std::function<BytesPerSecond(topo::DeviceId)> ingress);
+                       std::function<BytesPerSecond(topo::DeviceId)> ingress, int steps);
   /// The simulated trainers (the representative node's, or all), after select_trainers().
   const std::vector<SimDevice>& trainers() const { return trainers_; }
   std::size_t total_trainers() const { return total_trainers_; }

@@ -21,8 +21,14 @@ const Choice<NodeFidelity> kNodes{
     .key_path = "training.nodes",
     .words = {{"auto", NodeFidelity::automatic}, {"representative", NodeFidelity::representative}, {"all", NodeFidelity::all}},
     .fallback = kDefaults.nodes,
-    .meaning = "Every node simulated, or one trainer node standing for all (symmetric clusters); auto: every node up to "
-               "64 trainer nodes."};
+    .meaning = "Every node simulated, or one trainer node standing for all (symmetric clusters); auto: every node when "
+               "its estimated wall time is within training.every_node_budget, else the representative node where its "
+               "measured error against every node is under 5 %."};
+const Param<Seconds> kEveryNodeBudget{
+    .key_path = "training.every_node_budget", .unit = "s (\"60 s\")", .fallback = kDefaults.every_node_budget,
+    .range = {.min = Bound<Seconds>{Seconds{0.0}}},
+    .meaning = "auto: the estimated wall time up to which every node is simulated (0.45 ms per trainer and step, "
+               "measured on DLRM-DCNv2)."};
 const Param<int> kGpusPerNode{
     .key_path = "training.gpus_per_node", .unit = "count", .absent = "every GPU of each trainer node",
     .range = {.min = Bound<int>{0, false}, .note = ", at most the GPUs of a trainer node"},
@@ -110,6 +116,7 @@ std::vector<ParameterRow> training_parameter_rows() {
       Parameter{"training", "", "required", "a mapping", "How the model is trained."},
       kMode.row(),
       kNodes.row(),
+      kEveryNodeBudget.row(),
       kGpusPerNode.row(),
       kCommunication.row(),
       kEmbeddingOverlap.row(),
@@ -141,6 +148,7 @@ TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
   if (!node.is_map()) node.fail("expected a mapping with mode: ...");
   o.mode = kMode.read(node);
   o.nodes = kNodes.read(node);
+  o.every_node_budget = kEveryNodeBudget.read(node);
   o.gpus_per_node = kGpusPerNode.read_optional(node);
   if (o.gpus_per_node) o.gpus_per_node_where = node.child(kGpusPerNode.key()).where();
   o.communication = kCommunication.read(node);

@@ -21,12 +21,13 @@ namespace dlrmsim::models {
 struct TrainingOptions {
   std::string mode = "hybrid_parallel_sync";
   /// representative: one trainer node stands for all (symmetric clusters); all: every node;
-  /// automatic (`auto`, the default): every node up to kEveryNodeUpTo trainer nodes, where
-  /// simulating them all costs at most a few seconds, else the representative node.
+  /// automatic (`auto`, the default): every node where simulating them all is estimated to
+  /// take at most every_node_budget, else the representative node where its measured error
+  /// is under 5 % (models/fidelity.hpp, ClusterFidelity::choose).
   enum class NodeFidelity { automatic, representative, all } nodes = NodeFidelity::automatic;
-  /// Measured (dlrmsim-bench `dcnv2_64node_all_s`, docs/engine.md): DCNv2 on 64 DGX H100,
-  /// every node, 1.5 s on the 2-core reference machine; 512 nodes take 16 s.
-  static constexpr std::size_t kEveryNodeUpTo = 64;
+  /// `training.every_node_budget`: the estimated wall time up to which `auto` simulates every
+  /// node (estimated_every_node_seconds, models/fidelity.hpp).
+  Seconds every_node_budget{60.0};
   /// aggregated: one flow per destination node; per_pair: one flow per pair of endpoints.
   enum class CommunicationFidelity { aggregated, per_pair } communication = CommunicationFidelity::aggregated;
   /// Embedding kernels of a GPU: `serial` on the GPU's one compute stream with the dense

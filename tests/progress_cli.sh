@@ -14,8 +14,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# 6 points of the default scenario with 1000 measured steps each, one at a time: about half a
-# second a point on this project's machines, so over kProgressDelay (1 s) anywhere.
+# 6 points of the default scenario with 1000 measured steps each (all simulated:
+# run.stop_when_steady false), one at a time: about half a second a point on this project's
+# machines, so over kProgressDelay (1 s) anywhere.
 cat >"$tmp/sweep.yaml" <<YAML
 base: $src/configs/scenarios/default.yaml
 axes:
@@ -23,6 +24,8 @@ axes:
     values: [6912, 13824, 27648, 41472, 55296, 69120]
   - key: run.steps
     values: [1000]
+  - key: run.stop_when_steady
+    values: [false]
 YAML
 
 # Not a terminal: nothing but the summary line.
@@ -43,11 +46,11 @@ cmp -s "$tmp/a.csv" "$tmp/b.csv" || fail "the result differs with progress shown
 # One long run (60 warm-up and 60 measured steps of the 4096-GPU DCNv2 scenario, about
 # 4 s of CPU here; each step of the representative node has one flow per remote node): its simulated steps
 # on a terminal, nothing on redirected standard error, nothing with --quiet; same report.
-"$dlrmsim" run "$src/configs/scenarios/dcnv2_superpod_4096gpu.yaml" --set run.steps=60 --set run.warmup_steps=60 >"$tmp/run_a.txt" 2>"$tmp/err"
+"$dlrmsim" run "$src/configs/scenarios/dcnv2_superpod_4096gpu.yaml" --set run.steps=60 --set run.warmup_steps=60 --set run.stop_when_steady=false >"$tmp/run_a.txt" 2>"$tmp/err"
 [ -s "$tmp/err" ] && fail "run wrote to redirected stderr: $(cat -A "$tmp/err")"
-script -qec "'$dlrmsim' run '$src/configs/scenarios/dcnv2_superpod_4096gpu.yaml' --set run.steps=60 --set run.warmup_steps=60" "$tmp/run_tty.log" >/dev/null
+script -qec "'$dlrmsim' run '$src/configs/scenarios/dcnv2_superpod_4096gpu.yaml' --set run.steps=60 --set run.warmup_steps=60 --set run.stop_when_steady=false" "$tmp/run_tty.log" >/dev/null
 grep -qE '[0-9]+/[0-9]+ steps  [0-9.]+ steps/s' "$tmp/run_tty.log" || fail "run shows no progress on a terminal: $(cat -A "$tmp/run_tty.log" | tail -3)"
 grep -q "$(grep '^throughput' "$tmp/run_a.txt")" "$tmp/run_tty.log" || fail "run's report differs with progress shown"
-script -qec "'$dlrmsim' run '$src/configs/scenarios/dcnv2_superpod_4096gpu.yaml' --set run.steps=60 --set run.warmup_steps=60 --quiet" "$tmp/run_quiet.log" >/dev/null
+script -qec "'$dlrmsim' run '$src/configs/scenarios/dcnv2_superpod_4096gpu.yaml' --set run.steps=60 --set run.warmup_steps=60 --set run.stop_when_steady=false --quiet" "$tmp/run_quiet.log" >/dev/null
 grep -q 'steps/s' "$tmp/run_quiet.log" && fail "run --quiet still shows progress"
 echo "progress: silent when redirected and with --quiet, shown on a terminal"

@@ -87,7 +87,7 @@ TEST_CASE("a located input error passes through with its location and kind") {
   CHECK(f.kind == FailureKind::bad_input);
   CHECK(f.exit_status() == 2);
   CHECK(f.message == path + ":6:17: run.colour: unknown key 'colour'; expected one of 'backend', 'calibration', "
-                            "'steps', 'warmup_steps'");
+                            "'steps', 'stop_when_steady', 'warmup_steps'");
 }
 
 // Expected: a job whose tables overflow a GPU is an InfeasibleJob from app::run_job, status 1,

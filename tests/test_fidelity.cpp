@@ -30,7 +30,7 @@ namespace {
 
 using dlrmsim::testing::kRoot;
 
-std::string cluster(int trainer_nodes, bool servers) {
+std::string cluster(int trainer_nodes, bool servers, const std::string& fabric) {
   std::string text = R"(
 name: fidelity
 platform:
@@ -48,7 +48,7 @@ platform:
       - {name: n, template: server, count: )" +
                      std::to_string(trainer_nodes) + ", role: trainer}\n";
   if (servers) text += "      - {name: ps, template: psrv, count: 3, role: parameter_server}\n";
-  text += R"(    fabric: {kind: single_switch, link_kind: ethernet}
+  text += "    fabric: " + fabric + R"(
 model:
   name: wide
   global_batch_size: 32768
@@ -72,8 +72,9 @@ struct Fixture {
   placement::PlacementProblem problem;
   std::vector<OwnerWork> work;
 
-  explicit Fixture(const std::vector<std::string>& overrides = {}, int trainer_nodes = 4, bool servers = false)
-      : sc(load_scenario_text(cluster(trainer_nodes, servers), "fidelity.yaml", kRoot + "/configs/scenarios", overrides)),
+  explicit Fixture(const std::vector<std::string>& overrides = {}, int trainer_nodes = 4, bool servers = false,
+                   const std::string& fabric = "{kind: single_switch, link_kind: ethernet}")
+      : sc(load_scenario_text(cluster(trainer_nodes, servers, fabric), "fidelity.yaml", kRoot + "/configs/scenarios", overrides)),
         profiles(sc.calibration_dir),
         problem(models::make_placement_problem(sc, profiles)),
         work(problem.devices.size()) {
@@ -120,24 +121,44 @@ std::vector<std::uint32_t> node_indices(const ClusterFidelity& f) {
 
 }  // namespace
 
-// System: the four-node cluster. Inputs: training.nodes all, auto, representative, and auto
-// with 65 nodes (one more than TrainingOptions::kEveryNodeUpTo), auto with one GPU left out
-// of n3, representative on one node. Expected: every node for `all`, and for `auto` up to 64
-// nodes (simulating them all is affordable); the representative node for `representative`
-// and for `auto` beyond 64 nodes; every node whenever the trainer nodes are not symmetric
-// (n3 with one trainer GPU is not an instance of the others) or there is only one node, since
-// then no node can stand for the others. The description says which.
+// System: the four-node cluster; for `auto` beyond its budget, also 16 and 4 nodes of a
+// rail-optimised 1:1 fabric. Inputs: training.nodes all, auto, representative, auto with a
+// budget of 1 ms (below the 8 trainers x 1 step x 0.45 ms = 3.6 ms that simulating every node
+// is estimated to take), auto with one GPU left out of n3, representative on one node.
+// Expected: every node for `all`, and for `auto` within its budget (the default 60 s); the
+// representative node for `representative`, and for `auto` beyond its budget where the
+// measured error that speaks for the job is under 5 % (models/representative_error.hpp: +3.8 %
+// at 16 nodes of the rail-optimised fabric), but every node where it is not (-5.6 % at 8 nodes,
+// the row for 4; no row for a single switch), the description saying why; every node whenever
+// the trainer nodes are not symmetric (n3 with one trainer GPU is not an instance of the
+// others) or there is only one node, since then no node can stand for the others.
 TEST_CASE("choose: every node unless a symmetric job asks for, or is too large for, it") {
   // The fixtures outlive the strategies, which keep references to them.
   const auto chosen = [](const Fixture& f) { return ClusterFidelity::choose(f.inputs()); };
   const Fixture all({"training.nodes=all"}), automatic, representative({"training.nodes=representative"});
-  const Fixture auto64({}, 64), auto65({}, 65), one({"training.nodes=representative"}, 1);
+  const std::string rail = "{kind: rail_optimized, link_kind: infiniband, nodes_per_leaf: 8}";
+  const Fixture over_budget({"training.every_node_budget=1 ms"});
+  const Fixture rail16({"training.every_node_budget=1 ms"}, 16, false, rail);
+  const Fixture rail4({"training.every_node_budget=1 ms"}, 4, false, rail);
+  const Fixture one({"training.nodes=representative"}, 1);
   const Fixture per_pair({"training.communication=per_pair"});
   CHECK_FALSE(chosen(all)->representative());
   CHECK_FALSE(chosen(automatic)->representative());
   CHECK(chosen(representative)->representative());
-  CHECK_FALSE(chosen(auto64)->representative());
-  CHECK(chosen(auto65)->representative());
+  CHECK(chosen(rail16)->representative());
+  CHECK(chosen(rail16)->description() ==
+        "representative node (16 symmetric trainer nodes, per-link aggregated flows; its error: +3.8 % against every "
+        "node, measured on DLRM-DCNv2 at 16 nodes of a rail-optimised 1:1 fabric)");
+  CHECK_FALSE(chosen(rail4)->representative());
+  CHECK(chosen(rail4)->description() ==
+        "all nodes, flows aggregated per destination node (every node although estimated at 0.0036 s, beyond "
+        "training.every_node_budget: the representative node's error is -5.6 % against every node, measured on "
+        "DLRM-DCNv2 at 8 nodes of a rail-optimised 1:1 fabric)");
+  CHECK_FALSE(chosen(over_budget)->representative());
+  CHECK(chosen(over_budget)->description() ==
+        "all nodes, flows aggregated per destination node (every node although estimated at 0.0036 s, beyond "
+        "training.every_node_budget: the representative node's error is not measured on this fabric)");
+  CHECK(estimated_every_node_seconds(4096, 9).value() == dlrmsim::rel(4096 * 9 * 0.45e-3));
 
   auto asymmetric = representative.inputs();
   asymmetric.trainers_by_node.rbegin()->second.pop_back();
@@ -148,7 +169,8 @@ TEST_CASE("choose: every node unless a symmetric job asks for, or is too large f
   CHECK(chosen(automatic)->description() == "all nodes, flows aggregated per destination node");
   CHECK(chosen(per_pair)->description() == "all nodes, per-pair flows");
   CHECK(chosen(representative)->description() ==
-        "representative node (4 symmetric trainer nodes, per-link aggregated flows)");
+        "representative node (4 symmetric trainer nodes, per-link aggregated flows; its error: not measured on this "
+        "fabric)");
 }
 
 // System: the four-node cluster, every node simulated. Inputs: n1.gpu0 and n3.gpu1 have

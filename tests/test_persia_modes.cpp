@@ -202,7 +202,7 @@ TEST_CASE("persia_async with averaging period p pays the averaging traffic once 
     keep.keep_graph = true;
     return run_scenario(shipped("persia_avazu_8v100", {"training.mode=persia_async",
                                                        "training.averaging_period=" + std::to_string(p),
-                                                       "run.warmup_steps=3", "run.steps=10"}),
+                                                       "run.warmup_steps=3", "run.steps=10", "run.stop_when_steady=false"}),
                         keep);
   };
   const auto busy = [](const RunReport& r) {

@@ -281,12 +281,13 @@ TEST_CASE("representative node within 5 % of every node on an oversubscribed fat
         dlrmsim::rel(1.0).epsilon(0.05));
 }
 
-// System: the shipped 4096-GPU scenario (representative node, 3 warm-up + 4 measured steps).
+// System: the shipped 4096-GPU scenario with the representative node (3 warm-up + 4 measured
+// steps).
 // Expected: a steady state of period 1 from the first measured step (every step the same to
 // 1e-3): the run settles within its warm-up. With the representative owners' off-node traffic
 // as one aggregated flow its steps alternated 0.86 / 1.25 ms forever.
 TEST_CASE("the shipped 4096-GPU scenario settles within its warm-up") {
-  const auto r = run_scenario(shipped("dcnv2_superpod_4096gpu"));
+  const auto r = run_scenario(shipped("dcnv2_superpod_4096gpu", {"training.nodes=representative"}));
   REQUIRE(r.steady_state.period == 1);
   CHECK(r.steady_state.steps_used == 4);
   const auto& e = r.step_ends;
@@ -493,4 +494,20 @@ TEST_CASE("gpus_per_node runs a job on part of a server") {
   CHECK(eight.simulated_trainers == 8);
   CHECK(two.throughput_samples_per_s < four.throughput_samples_per_s);
   CHECK(four.throughput_samples_per_s < eight.throughput_samples_per_s);
+}
+
+// System: the default scenario (one DGX H100) asked for 2 warm-up and 200 measured steps.
+// Expected: its steps repeat from the first measured one, so the run stops after the 8 it
+// simulates first (kSteadyProbeSteps), says it was asked for 200, and predicts the step that
+// simulating all 200 predicts (within the steady-state tolerance, 1e-3); with
+// run.stop_when_steady=false it simulates all 200.
+TEST_CASE("a run stops at its steady state, and says so") {
+  const auto stopped = run_scenario(shipped("default", {"run.warmup_steps=2", "run.steps=200"}));
+  const auto all = run_scenario(shipped("default", {"run.warmup_steps=2", "run.steps=200", "run.stop_when_steady=false"}));
+  CHECK(stopped.measured_steps == kSteadyProbeSteps);
+  CHECK(stopped.requested_steps == 200);
+  CHECK(stopped.steady_state.period == 1);
+  CHECK(all.measured_steps == 200);
+  CHECK(all.requested_steps == 200);
+  CHECK(stopped.step_time.value() == dlrmsim::rel(all.step_time.value()).epsilon(kSteadyTolerance));
 }

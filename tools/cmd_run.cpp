@@ -140,7 +140,11 @@ void print_text(std::ostream& out, const RunReport& r) {
   out << "platform    " << r.platform << "\n";
   out << "software    " << r.software << "\n";
   out << "mode        " << r.mode << ", backend " << r.backend << ", " << r.warmup_steps << " warm-up + "
-      << r.measured_steps << " measured steps\n";
+      << r.measured_steps << " measured steps";
+  if (r.requested_steps > r.measured_steps) {
+    out << " (of " << r.requested_steps << ": steady, so the run stopped; run.stop_when_steady=false simulates all)";
+  }
+  out << "\n";
   out << "trainers    " << r.trainers << " (" << r.simulated_trainers << " simulated: " << r.fidelity << ")\n";
   for (const auto& p : r.device_profiles) {
     out << "profile     " << p.name << ": " << (p.measured ? "measured" : "not measured (datasheet, published figures)")
