@@ -84,6 +84,7 @@ PlacementProblem make_placement_problem(const ModelSpec& model, const topo::Plat
       d.dim = t.dim;
       d.element_size = element_size(t.dtype);
       d.lookups_per_sample = t.lookups.mean();
+      d.outputs_per_sample = t.outputs_per_sample();
       d.optimizer_state_per_row = model.embedding_optimizer.embedding_state_bytes(1, t.dim);
       d.access = access_of(t.access);
       problem.tables.push_back(std::move(d));

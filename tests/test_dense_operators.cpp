@@ -70,7 +70,7 @@ TEST_CASE("the registry lists every operator file in models/operators/") {
 // Every interaction kind of the model file names a registered operator.
 TEST_CASE("each interaction kind is a registered operator") {
   for (const auto kind : {Interaction::Kind::dot, Interaction::Kind::concat, Interaction::Kind::dcnv2,
-                           Interaction::Kind::feature_mlp}) {
+                           Interaction::Kind::feature_mlp, Interaction::Kind::hstu}) {
     Interaction i;
     i.kind = kind;
     CAPTURE(i.describe());
@@ -195,4 +195,106 @@ TEST_CASE("CPU interactions take their FLOPs over the socket's peak") {
   CHECK(c.backward.value() == dlrmsim::rel(2.0 * 144.0 * 1000 / 0.5e12));
   CHECK(c.forward_kernels == 1);
   CHECK(c.backward_kernels == 2);
+}
+
+namespace {
+
+/// The sequence model of the HSTU tests: tables of dim D = 8, one layer of H = 2 heads,
+/// a = h = 4 (so P = (2h + 2a) H = 32), a jagged mean of `length` events, `extra` further keys.
+std::string hstu_model(const std::string& length, const std::string& extra = "") {
+  return R"(
+name: m
+global_batch_size: 8
+dense_features: 16
+embedding_tables: [{name: items, rows: 10, dim: 8}]
+interaction: {kind: hstu, layers: 1, heads: 2, attention_dim: 4, hidden_dim: 4, sequence_length: )" +
+         length + ", max_sequence_length: 4096" + extra + R"(}
+top_mlp: [16, 1]
+optimizer: sgd
+precision: {compute: bf16}
+)";
+}
+
+ModelSpec hstu(const std::string& length, const std::string& extra = "") {
+  return load_model(ConfigNode::load_string(hstu_model(length, extra), "m.yaml"));
+}
+
+}  // namespace
+
+// One HSTU layer (stu.py at 1cf74590) over a sample of L = 10 events, D = 8, H = 2, a = h = 4,
+// P = 32, by hand: projections L (2 D P + 2 (3hH) D) = 10 (512 + 384) = 8960 FLOP; causal
+// attention H L (L + 1) / 2 (2a + 2h) = 2 x 55 x 16 = 1760 FLOP; forward 10720. Backward twice
+// that plus the recomputed uvqk GEMM 10 x 2 x 8 x 32 = 5120: 26560. Parameters D P + P + 2D +
+// 3hH D + 2hH = 256 + 32 + 16 + 192 + 16 = 512. Activations kept per sample: L (D + hH) = 160
+// with recompute, L (2D + P + 4hH) = 800 without (5x).
+TEST_CASE("hstu: one layer's FLOPs, parameters and kept activations by hand") {
+  const ModelSpec m = hstu("10");
+  const DenseLayer l = m.dense_layers()[0];
+  CHECK(l.op->name == "hstu");
+  CHECK(l.in == 8);
+  CHECK(l.out == 8);
+  CHECK(l.forward_flops_per_sample.value() == dlrmsim::rel(10720.0));
+  CHECK(l.backward_flops_per_sample.value() == dlrmsim::rel(26560.0));
+  CHECK(l.parameters == dlrmsim::rel(512.0));
+  CHECK(l.activation_elements_per_sample == dlrmsim::rel(160.0));
+  const DenseLayer kept_all = hstu("10", ", recompute: false").dense_layers()[0];
+  CHECK(kept_all.activation_elements_per_sample == dlrmsim::rel(800.0));
+  CHECK(kept_all.activation_elements_per_sample / l.activation_elements_per_sample == dlrmsim::rel(5.0));
+  CHECK(kept_all.backward_flops_per_sample.value() == dlrmsim::rel(2.0 * 10720.0));
+}
+
+// The attention's FLOPs are quadratic in one sequence's length: with the projections linear
+// (896 FLOP an event), the attention part at L is 16 L (L + 1); doubling L from 100 to 200
+// multiplies it by 200 x 201 / (100 x 101) = 3.98.
+TEST_CASE("hstu: attention FLOPs quadratic in the sequence length") {
+  const auto attention = [](double length) {
+    return hstu(std::to_string(static_cast<int>(length))).dense_layers()[0].forward_flops_per_sample.value() -
+           896.0 * length;
+  };
+  CHECK(attention(100) == dlrmsim::rel(16.0 * 100 * 101));
+  CHECK(attention(200) / attention(100) == dlrmsim::rel(200.0 * 201 / (100.0 * 101)));
+}
+
+// On a GPU, local batch b = 64 of L = 10 (T = 640 events), per layer: gemm(T, 32, 8) and
+// gemm(T, 8, 24) forward, the attention's b H L (L + 1) / 2 (2a + 2h) FLOPs at the profile's
+// GEMM efficiency for 10 x 10 x 8, floored by its fused-kernel traffic T H (2a + 2h) bf16
+// values (no L x L matrix), and the elementwise traffic T (2P + 2 x 24) values over HBM; five
+// launches. The attention's FLOPs and traffic scale with the number of sequences.
+TEST_CASE("hstu: GPU forward from the device profile, no attention matrix in HBM") {
+  const auto p = topo::load_device_profile_for("H100-SXM5-80GB", kCalibration);
+  const ModelSpec m = hstu("10");
+  const DenseLayer l = m.dense_layers()[0];
+  const std::int64_t b = 64, tokens = 640;
+  const auto c = l.op->gpu_cost(l, GpuCostInput{m, p, Precision::bf16, b});
+  const Seconds attention = Flops(64.0 * 2 * 55 * 2 * 8) / (p.gemm_peak(Precision::bf16) *
+                                                            p.gemm_efficiency(10, 10, 8, Precision::bf16));
+  const Seconds io = Bytes(2.0 * tokens * 2 * 16) / p.achievable_hbm_bandwidth();
+  const Seconds elementwise = Bytes(2.0 * tokens * (64 + 48)) / p.achievable_hbm_bandwidth();
+  const Seconds fwd = p.gemm_time(tokens, 32, 8, Precision::bf16) + p.gemm_time(tokens, 8, 24, Precision::bf16) +
+                      std::max(attention, io) + elementwise + p.kernel_launch_overhead() * 5.0;
+  CHECK(c.forward.value() == dlrmsim::rel(fwd.value()));
+  CHECK(c.forward_kernels == 5);
+  CHECK(c.backward_kernels == 8);
+  const Bytes gemms = topo::gemm_traffic(tokens, 32, 8, Precision::bf16) + topo::gemm_traffic(tokens, 8, 24, Precision::bf16);
+  CHECK(c.forward_hbm.value() == dlrmsim::rel((gemms + Bytes(2.0 * tokens * 2 * 16 + 2.0 * tokens * 112)).value()));
+  // Twice the sequences: twice the attention traffic (linear in the number of sequences).
+  const auto c2 = l.op->gpu_cost(l, GpuCostInput{m, p, Precision::bf16, 2 * b});
+  const Bytes gemms2 = topo::gemm_traffic(2 * tokens, 32, 8, Precision::bf16) +
+                       topo::gemm_traffic(2 * tokens, 8, 24, Precision::bf16);
+  CHECK((c2.forward_hbm - gemms2).value() == dlrmsim::rel(2.0 * (c.forward_hbm - gemms).value()));
+}
+
+// Bad sequence models are located errors: heads not dividing the dim, a negative length, a
+// mean longer than the longest sequence, an unknown kind.
+TEST_CASE("hstu: bad model files are located errors") {
+  const auto bad = [](const std::string& text) { (void)load_model(ConfigNode::load_string(text, "m.yaml")); };
+  auto text = hstu_model("10");
+  CHECK_THROWS_WITH_AS(bad(std::string(text).replace(text.find("heads: 2"), 8, "heads: 3")),
+                       doctest::Contains("m.yaml:6"), ConfigError);
+  CHECK_THROWS_WITH_AS(bad(std::string(text).replace(text.find("heads: 2"), 8, "heads: 3")),
+                       doctest::Contains("must divide the embedding dim (8)"), ConfigError);
+  CHECK_THROWS_WITH_AS(bad(hstu_model("-5")), doctest::Contains("sequence_length"), ConfigError);
+  CHECK_THROWS_WITH_AS(bad(hstu_model("5000")), doctest::Contains("exceeds max_sequence_length (4096)"), ConfigError);
+  CHECK_THROWS_WITH_AS(bad(std::string(text).replace(text.find("kind: hstu"), 10, "kind: hstv")),
+                       doctest::Contains("hstu"), ConfigError);
 }
