@@ -32,6 +32,23 @@
 // HBM traffic that of a fused kernel, reading q, k, v and writing the output once:
 // T H (2a + 2h) elements (4 x that backward). Elementwise work (norms, SiLU, gating) over
 // achievable HBM bandwidth: the uvqk and output activations read and written once.
+//
+// Context parallelism (training.context_parallel = c GPUs of one node share each sequence):
+// the attention with its keys and values all-gathered, as Transformer Engine's
+// AttnFuncWithCPAndKVAllGather (NVIDIA/TransformerEngine@9c61cd7e5e0c93217ad38d4682568ff5dde4f08b:
+// transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py; the scheme of
+// "The Llama 3 Herd of Models", arXiv 2407.21783, sec. 3.3.2): forward, gather_along_first_dim
+// of k and v; backward, k and v gathered again and dk, dv reduce-scattered; each sequence in
+// 2c chunks, GPU r holding chunks r and 2c-1-r, so the causal pairs split evenly. The
+// generative-recommenders code has no context parallelism: this is the what-if of running
+// HSTU's attention that way. With the group's b samples (GpuCostInput::batch) a GPU holds
+// T = b L / c events and per layer sends each of the c-1 others its T H (a + h) keys and values
+// forward and twice that backward (the gather again, the gradients' reduce-scatter); its
+// attention FLOPs are 1/c of the group's, and its fused kernel reads the gathered keys and
+// values, c T H (a + h) elements, besides its own queries and outputs. The projections see
+// T events as without it. Not modelled: the gathered keys and values of one layer held while
+// its attention runs (transient, c T H (a + h) elements), and any overlap of the gather with
+// compute (Transformer Engine exposes it).
 #include <algorithm>
 
 #include "models/dense_operator.hpp"
@@ -68,6 +85,7 @@ DenseLayer declare_hstu(const DenseOperatorSite& site) {
                                                             : 2.0 * s.D + s.P + 4.0 * s.h * s.H;
   l.activation_elements_per_sample = s.layers * s.L * kept;
   l.gemms = site.model.interaction.hstu.layers * 3;  // uvqk, attention, output
+  l.over_sequences = true;
   return l;
 }
 
@@ -77,42 +95,52 @@ DenseOperatorCost hstu_gpu_cost(const DenseLayer& l, const GpuCostInput& in) {
   const auto& profile = in.profile;
   const topo::Precision dt = in.dtype;
   const auto length = static_cast<std::int64_t>(s.L + 0.5);
-  const std::int64_t tokens = in.batch * length;
+  const double c = std::max(1, in.context_parallel);
+  // Events this GPU holds: its samples' whole sequences, or 1/c of its group's.
+  const auto tokens = static_cast<std::int64_t>(static_cast<double>(in.batch) * static_cast<double>(length) / c + 0.5);
   const std::int64_t D = l.in;
   const auto P = static_cast<std::int64_t>(s.P);
   const auto out_in = static_cast<std::int64_t>(3.0 * s.h * s.H);
-  DenseOperatorCost c;
+  DenseOperatorCost cost;
   Seconds fwd{0.0}, bwd{0.0};
   const auto gemm = [&](std::int64_t m, std::int64_t n, std::int64_t k, Seconds& time, Bytes& bytes) {
     time += profile.gemm_time(m, n, k, dt);
     bytes += topo::gemm_traffic(m, n, k, dt);
   };
-  const auto batches = in.batch * block.heads;
+  const auto batches = static_cast<double>(in.batch * block.heads);
   const std::int64_t ak = block.attention_dim + block.hidden_dim;
-  const Flops attention_flops(static_cast<double>(batches) * s.L * (s.L + 1.0) / 2.0 * 2.0 * static_cast<double>(ak));
-  const Seconds attention = attention_flops / (profile.gemm_peak(dt) * profile.gemm_efficiency(length, length, ak, dt));
-  const Bytes attention_io = in.element() * (static_cast<double>(tokens) * s.H * (2.0 * s.a + 2.0 * s.h));
+  const Flops attention_flops(batches * s.L * (s.L + 1.0) / 2.0 * 2.0 * static_cast<double>(ak) / c);
+  const auto query_rows = static_cast<std::int64_t>(static_cast<double>(length) / c + 0.5);
+  const Seconds attention = attention_flops / (profile.gemm_peak(dt) * profile.gemm_efficiency(query_rows, length, ak, dt));
+  // Queries and outputs of its own events, keys and values of the c x its events it attends to.
+  const double kv = static_cast<double>(tokens) * s.H * (s.a + s.h);
+  const Bytes attention_io = in.element() * (kv + c * kv);
   const Bytes elementwise = in.element() * (static_cast<double>(tokens) * (2.0 * s.P + 2.0 * static_cast<double>(out_in)));
   for (int i = 0; i < block.layers; ++i) {
-    gemm(tokens, P, D, fwd, c.forward_hbm);
-    gemm(tokens, D, out_in, fwd, c.forward_hbm);
+    gemm(tokens, P, D, fwd, cost.forward_hbm);
+    gemm(tokens, D, out_in, fwd, cost.forward_hbm);
     fwd += std::max(attention, in.memory_time(attention_io)) + in.memory_time(elementwise);
-    c.forward_hbm += attention_io + elementwise;
-    if (block.recompute) gemm(tokens, P, D, bwd, c.backward_hbm);
-    gemm(tokens, D, P, bwd, c.backward_hbm);  // uvqk: dX, dW
-    gemm(D, P, tokens, bwd, c.backward_hbm);
-    gemm(tokens, out_in, D, bwd, c.backward_hbm);  // output: dX, dW
-    gemm(out_in, D, tokens, bwd, c.backward_hbm);
+    cost.forward_hbm += attention_io + elementwise;
+    if (block.recompute) gemm(tokens, P, D, bwd, cost.backward_hbm);
+    gemm(tokens, D, P, bwd, cost.backward_hbm);  // uvqk: dX, dW
+    gemm(D, P, tokens, bwd, cost.backward_hbm);
+    gemm(tokens, out_in, D, bwd, cost.backward_hbm);  // output: dX, dW
+    gemm(out_in, D, tokens, bwd, cost.backward_hbm);
     bwd += std::max(attention * 2.0, in.memory_time(attention_io * 4.0)) + in.memory_time(elementwise * 2.0);
-    c.backward_hbm += attention_io * 4.0 + elementwise * 2.0;
+    cost.backward_hbm += attention_io * 4.0 + elementwise * 2.0;
+  }
+  if (c > 1.0) {
+    // Each layer's keys and values to every other GPU of the group; backward twice that.
+    cost.forward_exchange = in.element() * (kv * s.layers);
+    cost.backward_exchange = cost.forward_exchange * 2.0;
   }
   // Kernels per layer: two GEMMs, the attention and two elementwise (norm + SiLU, gating + norm)
   // forward; four GEMMs (five with recompute), the attention's and two elementwise backward.
-  c.forward_kernels = block.layers * 5;
-  c.backward_kernels = block.layers * (block.recompute ? 8 : 7);
-  c.forward = fwd + in.launch() * static_cast<double>(c.forward_kernels);
-  c.backward = bwd + in.launch() * static_cast<double>(c.backward_kernels);
-  return c;
+  cost.forward_kernels = block.layers * 5;
+  cost.backward_kernels = block.layers * (block.recompute ? 8 : 7);
+  cost.forward = fwd + in.launch() * static_cast<double>(cost.forward_kernels);
+  cost.backward = bwd + in.launch() * static_cast<double>(cost.backward_kernels);
+  return cost;
 }
 
 }  // namespace dlrmsim::models
