@@ -43,8 +43,11 @@ constexpr Parameter kModelParameters[] = {
      "Whether id k is the k-th most frequent row (decides which rows share a host-update lock)."},
     {"model.bottom_mlp", "", "[] (dense features passed through)", "a list of widths, each > 0, <= 2^24",
      "Output widths of the bottom MLP layers."},
-    {"model.interaction", "", "required", "dot | concat | {kind: dcnv2, cross_layers, low_rank} | {kind: feature_mlp, widths}",
-     "Feature interaction between the bottom MLP output and the pooled embeddings."},
+    {"model.interaction", "", "required",
+     "dot | concat | {kind: dcnv2, cross_layers, low_rank} | {kind: feature_mlp, widths} | {kind: hstu, layers, heads, "
+     "attention_dim, hidden_dim, sequence_length, max_sequence_length, recompute}",
+     "Feature interaction between the bottom MLP output and the pooled embeddings; hstu: an HSTU block over each "
+     "sample's event sequence (a sequence model, models/operators/hstu.cpp)."},
     {"model.interaction.kind", "", "required", "dot | concat | dcnv2 | feature_mlp | hstu", "The interaction."},
     {"model.interaction.layers", "count", "required (hstu)", "> 0", "HSTU (STU) layers of a sequence model."},
     {"model.interaction.heads", "count", "required (hstu)", "> 0, divides the embedding dim", "HSTU attention heads."},
