@@ -31,13 +31,19 @@ bool memory_bound(const topo::DeviceProfile& p, Seconds body, Bytes bytes) {
 }  // namespace
 
 std::vector<DenseOperatorCost> gpu_dense_costs(const ModelSpec& model, const topo::DeviceProfile& profile,
-                                               std::int64_t local_batch) {
+                                               std::int64_t local_batch, int context_parallel,
+                                               std::int64_t group_batch) {
   const GpuCostInput in{model, profile, gemm_precision_for(model.compute_precision, profile),
                         std::max<std::int64_t>(local_batch, 1)};
+  GpuCostInput sequences = in;
+  if (context_parallel > 1) {
+    sequences.batch = std::max<std::int64_t>(group_batch, 1);
+    sequences.context_parallel = context_parallel;
+  }
   const Seconds launch = profile.kernel_launch_overhead();
   std::vector<DenseOperatorCost> out;
   for (const DenseLayer& l : model.dense_layers()) {
-    DenseOperatorCost c = l.op->gpu_cost(l, in);
+    DenseOperatorCost c = l.op->gpu_cost(l, l.over_sequences ? sequences : in);
     c.name = l.name;
     c.before_embeddings = l.before_embeddings;
     c.parameters = l.parameters;

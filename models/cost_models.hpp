@@ -13,6 +13,8 @@
 //    dot interaction         models/operators/dot_interaction.cpp (batched X X^T)
 //    concat interaction      models/operators/concat_interaction.cpp (a copy)
 //    DCNv2 cross layer       models/operators/dcnv2_cross.cpp (low-rank GEMMs + elementwise)
+//    HSTU block              models/operators/hstu.cpp (projections, jagged causal attention,
+//                            the context-parallel exchange of keys and values)
 //    dense optimiser update  memory bound: fp32 master weights read + written, gradient read,
 //                            optimiser state read + written, over achievable HBM bandwidth
 //                            (a fused multi-tensor kernel: one launch).
@@ -59,8 +61,12 @@ namespace dlrmsim::models {
 topo::Precision gemm_precision_for(Precision compute, const topo::DeviceProfile& profile);
 
 /// Costs of the dense operators in forward order on one GPU (launch overheads included).
+/// Under context parallelism (`context_parallel` GPUs share each sample's sequence,
+/// training.context_parallel) the layers over sequences see the `group_batch` samples of the
+/// GPU's group (GpuCostInput::batch), the others the local batch.
 std::vector<DenseOperatorCost> gpu_dense_costs(const ModelSpec& model, const topo::DeviceProfile& profile,
-                                               std::int64_t local_batch);
+                                               std::int64_t local_batch, int context_parallel = 1,
+                                               std::int64_t group_batch = 0);
 
 /// Fused dense optimiser update of `parameters` parameters on a GPU.
 Seconds gpu_dense_optimizer_time(const ModelSpec& model, const topo::DeviceProfile& profile, double parameters);

@@ -25,6 +25,15 @@ EagerOperators eager_layer_operators(const DenseLayer& l, const ModelSpec& model
     if (model.interaction.low_rank > 0) return {.forward = 4 * layers, .backward = 9 * layers, .parameter_tensors = 3 * layers};
     return {.forward = 3 * layers, .backward = 6 * layers, .parameter_tensors = 2 * layers};
   }
+  if (kind == "hstu") {
+    // Per layer, the structure documented in models/operators/hstu.cpp: layer_norm, addmm and
+    // silu (uvqk), split, the attention (one fused operator), layer_norm and mul (gating), cat,
+    // addmm and add (output, residual): 10 forward; backward one autograd node each
+    // (assumption: the eager trace of stu.py was not counted) and an AccumulateGrad for each of
+    // the 7 parameter tensors (uvqk weight and bias, two norms' weight and bias, output weight).
+    const int layers = model.interaction.hstu.layers;
+    return {.forward = 10 * layers, .backward = 17 * layers, .parameter_tensors = 7 * layers};
+  }
   throw std::invalid_argument("dense operator '" + std::string(kind) + "' of layer '" + l.name +
                               "' has no eager operator counts (models/cpu_framework.cpp)");
 }

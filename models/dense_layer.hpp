@@ -32,6 +32,9 @@ struct DenseLayer {
   double activation_elements_per_sample = 0.0;
   /// Number of GEMMs this operator is made of (kernel launches per pass).
   int gemms = 1;
+  /// Whether it runs over each sample's event sequence (an HSTU block): context parallelism
+  /// (training.context_parallel) splits its sequences over GPUs; other layers see whole samples.
+  bool over_sequences = false;
 };
 
 }  // namespace dlrmsim::models

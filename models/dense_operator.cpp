@@ -26,6 +26,8 @@ DenseOperatorCost dcnv2_cross_gpu_cost(const DenseLayer& layer, const GpuCostInp
 DenseLayer declare_feature_mlp(const DenseOperatorSite& site);
 DenseOperatorCost feature_mlp_gpu_cost(const DenseLayer& layer, const GpuCostInput& in);
 DenseOperatorCost feature_mlp_cpu_cost(const DenseLayer& layer, const CpuCostInput& in);
+DenseLayer declare_hstu(const DenseOperatorSite& site);
+DenseOperatorCost hstu_gpu_cost(const DenseLayer& layer, const GpuCostInput& in);
 
 namespace {
 
@@ -44,6 +46,10 @@ constexpr std::array kOperators{
                   "one MLP with shared weights applied to each pooled embedding, its outputs concatenated "
                   "with the dense input",
                   &declare_feature_mlp, &feature_mlp_gpu_cost, &feature_mlp_cpu_cost},
+    DenseOperator{"hstu",
+                  "HSTU layers over each sample's jagged event sequence: uvqk projection, causal SiLU "
+                  "attention (quadratic in the sequence length), gating and output projection",
+                  &declare_hstu, &hstu_gpu_cost, &cpu_cost_from_flops},
 };
 
 }  // namespace

@@ -42,6 +42,10 @@ struct DenseOperatorCost {
   Bytes backward_hbm{0.0};
   bool forward_memory_bound = false;
   bool backward_memory_bound = false;
+  /// Context parallelism: bytes the GPU sends each other GPU of its group before the forward
+  /// and backward kernels (an HSTU block's keys and values, and their gradients backward).
+  Bytes forward_exchange{0.0};
+  Bytes backward_exchange{0.0};
 };
 
 /// Where the model places an operator: the model (whose keys an operator may read, as the
@@ -58,7 +62,12 @@ struct GpuCostInput {
   const ModelSpec& model;
   const topo::DeviceProfile& profile;
   topo::Precision dtype;  // the compute precision's GEMM dtype (gemm_precision_for)
-  std::int64_t batch;     // the local batch, at least 1
+  /// The local batch, at least 1; for a layer over sequences (DenseLayer::over_sequences)
+  /// under context parallelism, the samples of the GPU's group, of which it holds
+  /// 1/context_parallel of each sequence.
+  std::int64_t batch;
+  /// GPUs sharing each sample's sequence (training.context_parallel; 1: none).
+  int context_parallel = 1;
 
   [[nodiscard]] Seconds launch() const { return profile.kernel_launch_overhead(); }
   /// Bytes of one GEMM operand element in the compute dtype.

@@ -1,5 +1,6 @@
 #include "models/dense_work.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -104,12 +105,31 @@ ActivityId DenseWork::framework(const SimDevice& trainer, const FrameworkWork& w
   return ctx_.compute(trainer, work.time, dep, ctx_.cat.host_work);
 }
 
+ActivityId DenseWork::exchange(const SimDevice& trainer, Bytes bytes, ActivityId after) {
+  if (bytes.value() <= 0.0 || !trainer.is_gpu) return after;
+  // The trainer's group: the context_parallel GPUs of its node around it, in trainer order
+  // (select_trainers lists each node's GPUs together).
+  const auto& all = ctx_.trainers();
+  const auto cp = static_cast<std::size_t>(ctx_.in.options.context_parallel);
+  const std::size_t i = static_cast<std::size_t>(
+      std::find_if(all.begin(), all.end(), [&](const SimDevice& t) { return t.device == trainer.device; }) - all.begin());
+  const std::size_t per_node = std::max<std::size_t>(1, ctx_.trainers_per_node());
+  const std::size_t first = i - (i % per_node) % cp;
+  const std::array<ActivityId, 1> dep{after};
+  std::vector<ActivityId> sent{after};
+  for (std::size_t j = first; j < first + cp && j < all.size(); ++j) {
+    if (j != i) sent.push_back(collectives_.transfers().send(trainer.device, all[j].device, bytes, dep, ctx_.cat.all_to_all));
+  }
+  return ctx_.marker(sent);
+}
+
 ActivityId DenseWork::forward(const SimDevice& trainer, Layers layers, ActivityId after) {
   const auto& ops = costs(trainer);
   for (std::size_t l = 0; l < ops.size(); ++l) {
     const auto& c = ops[l];
     if (!in_layers(c, layers)) continue;
     if (!trainer.is_gpu) after = framework(trainer, cpu_framework(trainer).layer_forward(ctx_.in.model.dense_layers()[l]), after);
+    after = exchange(trainer, c.forward_exchange, after);
     const std::array<ActivityId, 1> dep{after};
     after = host_.kernels(trainer, c.forward, c.forward_kernels, dep, ctx_.cat.dense_compute,
                     dense_load(c.forward_hbm, c.forward_memory_bound));
@@ -125,6 +145,7 @@ ActivityId DenseWork::backward(const SimDevice& trainer, Layers layers, Activity
   for (std::size_t l = ops.size(); l-- > 0;) {
     if (!in_layers(ops[l], layers)) continue;
     if (!trainer.is_gpu) after = framework(trainer, cpu_framework(trainer).layer_backward(ctx_.in.model.dense_layers()[l]), after);
+    after = exchange(trainer, ops[l].backward_exchange, after);
     const std::array<ActivityId, 1> dep{after};
     after = host_.kernels(trainer, ops[l].backward, ops[l].backward_kernels, dep, ctx_.cat.dense_compute,
                     dense_load(ops[l].backward_hbm, ops[l].backward_memory_bound));
@@ -139,7 +160,10 @@ const std::vector<DenseOperatorCost>& DenseWork::costs(const SimDevice& trainer)
   if (it != dense_cache_.end()) return it->second;
   std::vector<DenseOperatorCost> out;
   if (trainer.is_gpu) {
-    out = gpu_dense_costs(ctx_.in.model, *trainer.profile, ctx_.local_batch());
+    // Context parallelism: the layers over sequences see the samples of the GPU's group.
+    const int cp = ctx_.in.options.context_parallel;
+    const auto groups = static_cast<std::int64_t>(std::max<std::size_t>(1, ctx_.total_trainers() / static_cast<std::size_t>(cp)));
+    out = gpu_dense_costs(ctx_.in.model, *trainer.profile, ctx_.local_batch(), cp, ctx_.in.model.global_batch_size / groups);
   } else {
     out = cpu_dense_costs(ctx_.in.model, *trainer.cpu, ctx_.in.options.cpu_dense_efficiency, ctx_.local_batch());
   }

@@ -30,7 +30,8 @@ class DenseWork {
   /// it (interaction, top MLP).
   enum class Layers { bottom_mlp, above_bottom };
   /// Chains the forward kernels of `layers` on the trainer's stream after `after`; returns the
-  /// last one (`after` when there is none). A CPU trainer runs each layer's framework work
+  /// last one (`after` when there is none). A layer with a context-parallel exchange sends it
+  /// first (the backward likewise). A CPU trainer runs each layer's framework work
   /// (models/cpu_framework.hpp) before its GEMMs, and the loss before the backward above the
   /// bottom MLP.
   sim::ActivityId forward(const SimDevice& trainer, Layers layers, sim::ActivityId after);
@@ -59,6 +60,11 @@ class DenseWork {
   /// trainer's stream after `after` (none for a GPU trainer or no work).
   [[nodiscard]] CpuTrainerFramework cpu_framework(const SimDevice& trainer) const;
   sim::ActivityId framework(const SimDevice& trainer, const FrameworkWork& work, sim::ActivityId after);
+  /// Context parallelism: `bytes` from the trainer to each other GPU of its group after
+  /// `after` (an HSTU block's keys and values, DenseOperatorCost::forward_exchange), tagged
+  /// all_to_all; returns when its sends are done (`after` when there is nothing to send). The
+  /// members are symmetric, so each waits for its own sends rather than its peers'.
+  sim::ActivityId exchange(const SimDevice& trainer, Bytes bytes, sim::ActivityId after);
 
   StepContext& ctx_;
   HostModel& host_;

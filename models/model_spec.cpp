@@ -119,6 +119,8 @@ std::string Interaction::describe() const {
       for (auto x : widths) w += (w.empty() ? "" : "-") + std::to_string(x);
       return "feature_mlp(" + w + ")";
     }
+    case Kind::hstu:
+      return "hstu(" + std::to_string(hstu.layers) + " layers, " + std::to_string(hstu.heads) + " heads)";
   }
   return "?";
 }
@@ -129,6 +131,7 @@ std::string_view Interaction::operator_name() const {
     case Kind::concat: return "concat_interaction";
     case Kind::dcnv2: return "dcnv2_cross";
     case Kind::feature_mlp: return "feature_mlp";
+    case Kind::hstu: return "hstu";
   }
   return "?";
 }
@@ -152,7 +155,7 @@ int ModelSpec::common_embedding_dim() const {
 
 std::int64_t ModelSpec::pooled_embedding_width() const {
   std::int64_t w = 0;
-  for (const auto& t : tables) w += t.count * t.dim;
+  for (const auto& t : tables) w += t.count * t.dim * static_cast<std::int64_t>(std::llround(t.outputs_per_sample()));
   return w;
 }
 
@@ -339,6 +342,7 @@ std::vector<EmbeddingTable> read_table_entry(const ConfigNode& node) {
   base.name = node.get<std::string>("name");
   base.dim = node.get_positive<int>("dim");
   if (node.has("dtype")) base.dtype = parse_precision(node.child("dtype"));
+  base.sequence = node.get_or<bool>("sequence", false);
   if (base.dtype == Precision::tf32) node.child("dtype").fail("tf32 is a compute mode, not a storage format; use fp32");
   if (auto a = node.optional_child("access")) base.access = read_access(*a);
 
@@ -455,8 +459,29 @@ ModelSpec load_model(const ConfigNode& node) {
     if (kind == "dcnv2") inter.fail("dcnv2 needs its layers: {kind: dcnv2, cross_layers: 3, low_rank: 512}");
     m.interaction.kind = kind == "dot" ? Interaction::Kind::dot : Interaction::Kind::concat;
   } else {
-    const auto kind = inter.get_choice("kind", {"dot", "concat", "dcnv2", "feature_mlp"});
-    if (kind == "feature_mlp") {
+    const auto kind = inter.get_choice("kind", {"dot", "concat", "dcnv2", "feature_mlp", "hstu"});
+    if (kind == "hstu") {
+      auto& h = m.interaction.hstu;
+      m.interaction.kind = Interaction::Kind::hstu;
+      h.layers = inter.get_positive<int>("layers");
+      h.heads = inter.get_positive<int>("heads");
+      h.attention_dim = inter.get_positive<std::int64_t>("attention_dim");
+      h.hidden_dim = inter.get_positive<std::int64_t>("hidden_dim");
+      h.max_sequence_length = inter.get_positive<std::int64_t>("max_sequence_length");
+      h.sequence_length = inter.get_positive<double>("sequence_length");
+      if (h.sequence_length > static_cast<double>(h.max_sequence_length)) {
+        inter.child("sequence_length").fail("the mean sequence length (" + format_number(h.sequence_length) +
+                                            ") exceeds max_sequence_length (" +
+                                            std::to_string(h.max_sequence_length) + ")");
+      }
+      h.recompute = inter.get_or<bool>("recompute", true);
+      const int d = m.common_embedding_dim();
+      if (d == 0) inter.fail("hstu needs all tables to have the same dim (the sequence's embedding dim)");
+      if (d % h.heads != 0) {
+        inter.child("heads").fail("the heads (" + std::to_string(h.heads) + ") must divide the embedding dim (" +
+                                  std::to_string(d) + ")");
+      }
+    } else if (kind == "feature_mlp") {
       m.interaction.kind = Interaction::Kind::feature_mlp;
       const auto widths = inter.child("widths");
       m.interaction.widths = read_widths(widths);

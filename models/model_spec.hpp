@@ -120,7 +120,12 @@ struct EmbeddingTable {
   LookupsPerSample lookups;
   AccessSkew access;
   Precision dtype = Precision::fp32;
+  /// Whether its lookups feed an event sequence (one output row per lookup, not pooled: an HSTU
+  /// model's item features); the all-to-all then carries lookups x dim values a sample.
+  bool sequence = false;
 
+  /// Output rows per sample: its lookups when it feeds a sequence, else 1 (one pooled row).
+  [[nodiscard]] double outputs_per_sample() const { return sequence ? lookups.mean() : 1.0; }
   /// Bytes of one row (dim x element size).
   [[nodiscard]] Bytes row_bytes() const;
   /// Bytes of the weights of ONE table of this entry.
@@ -153,13 +158,28 @@ struct Optimizer {
   [[nodiscard]] Bytes dense_state_bytes(double parameters) const;
 };
 
+/// An HSTU block over each sample's jagged event sequence (the sequence-model interaction):
+/// `layers` STU layers of `heads` heads, attention dim a and hidden (linear) dim h per head,
+/// over sequences of mean length `sequence_length` events and at most `max_sequence_length`.
+/// Costs and sources: models/operators/hstu.cpp.
+struct HstuBlock {
+  int layers = 0;
+  int heads = 0;
+  std::int64_t attention_dim = 0;
+  std::int64_t hidden_dim = 0;
+  double sequence_length = 0.0;        // mean events per sample (jagged: no padding)
+  std::int64_t max_sequence_length = 0;
+  bool recompute = true;               // uvqk, normed x and y recomputed in backward
+};
+
 /// Feature interaction between the bottom-MLP output and the pooled embeddings.
 struct Interaction {
-  enum class Kind { dot, concat, dcnv2, feature_mlp };
+  enum class Kind { dot, concat, dcnv2, feature_mlp, hstu };
   Kind kind = Kind::dot;
   int cross_layers = 0;  // dcnv2
   int low_rank = 0;      // dcnv2: rank r of U, V (0 = full rank: one w x w matrix per layer)
   std::vector<std::int64_t> widths;  // feature_mlp: output widths of the shared MLP
+  HstuBlock hstu;                    // hstu
 
   [[nodiscard]] std::string describe() const;
   /// The dense operator that computes it (an entry of dense_operators(): dense_operator.hpp).

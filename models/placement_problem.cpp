@@ -84,6 +84,7 @@ PlacementProblem make_placement_problem(const ModelSpec& model, const topo::Plat
       d.dim = t.dim;
       d.element_size = element_size(t.dtype);
       d.lookups_per_sample = t.lookups.mean();
+      d.outputs_per_sample = t.outputs_per_sample();
       d.optimizer_state_per_row = model.embedding_optimizer.embedding_state_bytes(1, t.dim);
       d.access = access_of(t.access);
       problem.tables.push_back(std::move(d));
@@ -226,10 +227,32 @@ PlacementProblem make_placement_problem(const ModelSpec& model, const topo::Plat
     problem.devices.push_back(std::move(d));
   }
 
-  // Per-GPU activations and the dense replica.
+  // Context parallelism splits a sequence model's sequences over GPUs of one node.
+  const int cp = settings.context_parallel;
+  if (cp > 1) {
+    const std::string where = settings.context_parallel_where.empty() ? "training.context_parallel"
+                                                                      : settings.context_parallel_where;
+    if (model.interaction.kind != Interaction::Kind::hstu) {
+      throw ConfigError(where + ": context parallelism splits a sequence model's sequences; this model's interaction is " +
+                        model.interaction.describe() + " (use interaction kind hstu, or leave the key out)");
+    }
+    for (const auto& n : platform.nodes()) {
+      if (!is_trainer[n.id.index]) continue;
+      const std::size_t g = job_gpus(n).size();
+      if (g == 0 || g % static_cast<std::size_t>(cp) != 0) {
+        throw ConfigError(where + ": " + std::to_string(cp) + " GPUs a sequence, but node '" + n.name + "' gives the job " +
+                          std::to_string(g) + " GPU" + (g == 1 ? "" : "s") +
+                          "; expected a divisor of that (a group stays within one node's GPU fabric)");
+      }
+    }
+  }
+
+  // Per-GPU activations and the dense replica. A GPU holds at least one whole sample, or
+  // under context parallelism 1/cp of one.
   const std::uint32_t gpus = problem.gpu_count();
   if (gpus > 0) {
-    const double local_batch = static_cast<double>(model.global_batch_size) / gpus;
+    const double local_batch =
+        std::max(static_cast<double>(model.global_batch_size) / gpus, 1.0 / static_cast<double>(std::max(cp, 1)));
     double elements = 2.0 * static_cast<double>(model.pooled_embedding_width());
     for (const auto& layer : model.dense_layers()) elements += layer.activation_elements_per_sample;
     problem.activations_per_gpu = element_size(model.compute_precision) * (local_batch * elements);
@@ -271,6 +294,8 @@ PlacementProblem make_placement_problem(const Scenario& scenario, const topo::De
   settings.only_nodes = scenario.job_nodes;
   settings.gpus_per_node = scenario.training.gpus_per_node;
   settings.gpus_per_node_where = scenario.training.gpus_per_node_where;
+  settings.context_parallel = scenario.training.context_parallel;
+  settings.context_parallel_where = scenario.training.context_parallel_where;
   return make_placement_problem(scenario.model, scenario.platform, &profiles, settings);
 }
 

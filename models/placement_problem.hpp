@@ -95,6 +95,11 @@ struct ProblemSettings {
   /// has fewer GPUs.
   std::optional<int> gpus_per_node;
   std::string gpus_per_node_where;
+  /// GPUs of one node sharing each sample's sequence (training.context_parallel); above 1 it
+  /// needs a sequence model and must divide the GPUs of each trainer node, which
+  /// `context_parallel_where` locates.
+  int context_parallel = 1;
+  std::string context_parallel_where;
   /// Non-empty: the job runs on these nodes only, and devices of other nodes are left out
   /// (one job of several sharing a platform, models/jobs.hpp).
   std::vector<topo::NodeId> only_nodes;

@@ -34,6 +34,13 @@ const Param<int> kGpusPerNode{
     .range = {.min = Bound<int>{0, false}, .note = ", at most the GPUs of a trainer node"},
     .meaning = "GPUs of each trainer node the job uses: the first N in the node template's order, with the CPU sockets "
                "hosting them (1 or 4 GPUs of a DGX, the first N/4 trays of a GB200 NVL72 rack); the rest stay idle."};
+const Param<int> kContextParallel{
+    .key_path = "training.context_parallel", .unit = "GPUs", .fallback = kDefaults.context_parallel,
+    .default_note = "none", .range = {.min = Bound<int>{0, false}, .note = ", dividing the GPUs a node gives the job"},
+    .meaning = "Context (sequence) parallelism of a sequence model (interaction kind hstu): GPUs of one node (one NVLink "
+               "or Infinity Fabric domain) that share each sample's sequence, all-gathering the HSTU attention's keys "
+               "and values (Transformer Engine's all-gather scheme); lets a batch smaller than the GPUs, or a sequence "
+               "too long for one GPU, be trained."};
 const Choice<CommunicationFidelity> kCommunication{
     .key_path = "training.communication",
     .words = {{"aggregated", CommunicationFidelity::aggregated}, {"per_pair", CommunicationFidelity::per_pair}},
@@ -118,6 +125,7 @@ std::vector<ParameterRow> training_parameter_rows() {
       kNodes.row(),
       kEveryNodeBudget.row(),
       kGpusPerNode.row(),
+      kContextParallel.row(),
       kCommunication.row(),
       kEmbeddingOverlap.row(),
       kStaleness.row(),
@@ -151,6 +159,8 @@ TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
   o.every_node_budget = kEveryNodeBudget.read(node);
   o.gpus_per_node = kGpusPerNode.read_optional(node);
   if (o.gpus_per_node) o.gpus_per_node_where = node.child(kGpusPerNode.key()).where();
+  o.context_parallel = kContextParallel.read(node);
+  if (node.has(kContextParallel.key())) o.context_parallel_where = node.child(kContextParallel.key()).where();
   o.communication = kCommunication.read(node);
   o.staleness = kStaleness.read(node);
   o.averaging_period = kAveragingPeriod.read_optional(node);

@@ -55,6 +55,12 @@ struct TrainingOptions {
   /// (more GPUs than a node has; placement_problem.cpp).
   std::optional<int> gpus_per_node;
   std::string gpus_per_node_where;
+  /// Context (sequence) parallelism (`training.context_parallel`): GPUs of one node that share
+  /// each sample's event sequence in a sequence model's HSTU block, exchanging its keys and
+  /// values (models/operators/hstu.cpp); 1: none. `context_parallel_where` locates the key for
+  /// the errors that need the model or the platform (make_placement_problem).
+  int context_parallel = 1;
+  std::string context_parallel_where;
   /// Names of platform groups by role (defaults: groups whose `role` says so).
   std::string trainer_role = "trainer";
   std::string parameter_server_role = "parameter_server";

@@ -36,9 +36,11 @@ LookupWork shard_work(const PlacementProblem& problem, const TableDemand& table,
     const double replicas = std::max<double>(1.0, static_cast<double>(shard.owners.size()));
     w.samples = batch / replicas;
     w.lookups = w.samples * table.lookups_per_sample;
+    w.samples *= table.outputs_per_sample;
   } else {
     w.samples = batch;  // every sample has a (partial) pooled vector from this shard
     w.lookups = batch * table.lookups_per_sample * row_fraction;
+    w.samples *= table.outputs_per_sample;  // a sequence table returns one row per event
     // A GPU owner's pooled values and their gradients may travel quantised, each direction in
     // its own wire type (PlacementProblem::gpu_wire_forward / gpu_wire_backward).
     const bool gpu = tier_of(shard.tier).properties().owner_kind == OwnerKind::gpu;

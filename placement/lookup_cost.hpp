@@ -57,7 +57,7 @@ inline constexpr Bytes kIndexBytes{8.0};
 struct LookupWork {
   double lookups = 0;  // rows gathered per step by this owner
   double distinct_rows = 0;  // distinct rows among them (what the backward updates)
-  double samples = 0;  // pooled vectors produced per step by this owner
+  double samples = 0;  // output vectors produced per step by this owner (one a lookup for a sequence)
   int columns = 0;     // columns of the shard
   double hit_rate = 0;  // uvm: HBM cache hit rate
   /// Bytes through its node's NIC per step (model-parallel shards): the off-node share of its

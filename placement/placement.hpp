@@ -133,6 +133,7 @@ struct TableDemand {
   int dim = 0;
   Bytes element_size{4.0};             // bytes per weight element (dtype)
   double lookups_per_sample = 1.0;     // mean pooling factor
+  double outputs_per_sample = 1.0;     // output rows a sample: 1 pooled, or its lookups (a sequence)
   Bytes optimizer_state_per_row{0.0};  // optimiser state bytes per row (all of its elements)
   AccessDistribution access;           // for UVM cache hit rates
 

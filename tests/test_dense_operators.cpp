@@ -70,7 +70,7 @@ TEST_CASE("the registry lists every operator file in models/operators/") {
 // Every interaction kind of the model file names a registered operator.
 TEST_CASE("each interaction kind is a registered operator") {
   for (const auto kind : {Interaction::Kind::dot, Interaction::Kind::concat, Interaction::Kind::dcnv2,
-                           Interaction::Kind::feature_mlp}) {
+                           Interaction::Kind::feature_mlp, Interaction::Kind::hstu}) {
     Interaction i;
     i.kind = kind;
     CAPTURE(i.describe());
