@@ -85,18 +85,17 @@ std::unique_ptr<ClusterFidelity> ClusterFidelity::choose(FidelityInputs inputs) 
   if (measured && std::abs(measured->error()) < kRepresentativeErrorLimit) {
     return std::make_unique<RepresentativeNode>(std::move(inputs), measured);
   }
-  auto every = std::make_unique<EveryNode>(std::move(inputs));
   char estimate[32];
   std::snprintf(estimate, sizeof estimate, "%.2g s", cost.value());
-  every->note_ = std::string("every node although estimated at ") + estimate +
-                 ", beyond training.every_node_budget: the representative node's error " +
-                 (measured ? "is " + describe(*measured) : std::string("is not measured on this fabric"));
-  return every;
+  std::string why = std::string("every node although estimated at ") + estimate +
+                    ", beyond training.every_node_budget: the representative node's error " +
+                    (measured ? "is " + describe(*measured) : std::string("is not measured on this fabric"));
+  return std::make_unique<EveryNode>(std::move(inputs), std::move(why));
 }
 
 // ---- every node -----------------------------------------------------------------------------
 
-EveryNode::EveryNode(FidelityInputs inputs) : ClusterFidelity(std::move(inputs)) {
+EveryNode::EveryNode(FidelityInputs inputs, std::string why) : ClusterFidelity(std::move(inputs)), why_(std::move(why)) {
   for (const auto& [n, devs] : in_.trainers_by_node) simulated_nodes_.push_back(topo::NodeId{n});
 }
 
@@ -106,7 +105,7 @@ std::string EveryNode::description() const {
          (in_.options.communication == TrainingOptions::CommunicationFidelity::per_pair
               ? "per-pair flows"
               : "flows aggregated per destination node") +
-         (note_.empty() ? "" : " (" + note_ + ")");
+         (why_.empty() ? "" : " (" + why_ + ")");
 }
 
 std::vector<std::uint32_t> EveryNode::simulated_owners(OwnerKind kind) const {

@@ -165,10 +165,10 @@ class ClusterFidelity {
 
 /// Every node simulated, flows to the real peers.
 class EveryNode final : public ClusterFidelity {
-  friend class ClusterFidelity;  // choose() says why `auto` kept every node beyond the budget
-
  public:
-  explicit EveryNode(FidelityInputs inputs);
+  /// `why`: what the description adds in parentheses (choose(): why `auto` kept every node
+  /// beyond its budget), or empty.
+  explicit EveryNode(FidelityInputs inputs, std::string why = {});
   bool representative() const override { return false; }
   std::string description() const override;
   bool simulates_node(topo::NodeId) const override { return true; }
@@ -191,7 +191,7 @@ class EveryNode final : public ClusterFidelity {
                                              Bytes OwnerWork::*what, std::span<const sim::ActivityId> ready,
                                              std::uint16_t category) const override;
  private:
-  std::string note_;  // why every node although over budget (choose()), for description()
+  std::string why_;
 };
 
 /// One trainer node of a symmetric job stands for all; off-node traffic as egress/ingress
