@@ -37,6 +37,10 @@ NativeEngine::NativeEngine(const ActivityGraph& g, const NativeOptions& options)
     }
   }
   dominated_ = dominated_resources(g);
+  latency_.resize(g.resource_count());
+  for (std::size_t r = 0; r < latency_.size(); ++r) {
+    latency_[r] = g.resource(ResourceId{static_cast<std::uint32_t>(r)}).latency.value();
+  }
   engine_active_.assign(g.engine_count(), 0);
   engine_busy_since_.assign(g.engine_count(), 0);
   engine_busy_.assign(g.engine_count(), 0);
@@ -126,7 +130,7 @@ void NativeEngine::make_ready(std::uint32_t a) {
         if (engine_active_[e]++ == 0) engine_busy_since_[e] = now_;
       }
       double latency = 0.0;
-      for (ResourceId r : g_.route(ActivityId{a})) latency += g_.resource(r).latency.value();
+      for (ResourceId r : g_.route(ActivityId{a})) latency += latency_[r.index];
       schedule(later(now_, latency, a, false), a, EventType::latency_done);
       break;
     }
