@@ -4,6 +4,8 @@
 #include "sim/native_engine_impl.hpp"
 #include "sim/native_sharing.hpp"
 
+#include "sim/dominated_resources.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -33,6 +35,11 @@ NativeEngine::NativeEngine(const ActivityGraph& g, const NativeOptions& options)
     if (!(capacity >= kIncrementalMinCapacity && capacity <= kIncrementalMaxCapacity)) {
       options_.resharing = NativeOptions::Resharing::full_component;
     }
+  }
+  dominated_ = dominated_resources(g);
+  latency_.resize(g.resource_count());
+  for (std::size_t r = 0; r < latency_.size(); ++r) {
+    latency_[r] = g.resource(ResourceId{static_cast<std::uint32_t>(r)}).latency.value();
   }
   engine_active_.assign(g.engine_count(), 0);
   engine_busy_since_.assign(g.engine_count(), 0);
@@ -123,7 +130,7 @@ void NativeEngine::make_ready(std::uint32_t a) {
         if (engine_active_[e]++ == 0) engine_busy_since_[e] = now_;
       }
       double latency = 0.0;
-      for (ResourceId r : g_.route(ActivityId{a})) latency += g_.resource(r).latency.value();
+      for (ResourceId r : g_.route(ActivityId{a})) latency += latency_[r.index];
       schedule(later(now_, latency, a, false), a, EventType::latency_done);
       break;
     }
@@ -163,21 +170,27 @@ void NativeEngine::start_flow(std::uint32_t a) {
   const auto route = g_.route(ActivityId{a});
   const Flow flow{flows_[f]};
   flow.group() = kNone;
-  flow.hops() = static_cast<std::uint32_t>(route.size());
   progress_[f].activity = a;
   progress_[f].v_end = 0.0;
   started_.push_back(f);
   std::uint32_t* pos = hop_pos_.data() + f * hop_pos_stride_;
-  for (std::uint32_t k = 0; k < route.size(); ++k) {
-    const std::uint32_t r = route[k].index;
-    flow.route()[k] = r;
+  std::uint32_t k = 0;
+  for (const ResourceId hop : route) {
+    const std::uint32_t r = hop.index;
     ResourceState& res = resources_[r];
+    res.bytes += act.amount;
+    if (dominated_[r]) {  // never a bottleneck: only its statistics
+      if (res.passing++ == 0) res.busy_since = now_;
+      continue;
+    }
+    flow.route()[k] = r;
     if (res.hops.empty()) res.busy_since = now_;
     pos[k] = static_cast<std::uint32_t>(res.hops.size());
     res.hops.push_back(HopRef{f, k});
-    res.bytes += act.amount;
     mark_dirty(r);
+    ++k;
   }
+  flow.hops() = k;
 }
 
 void NativeEngine::finish_flow(std::uint32_t f) {
@@ -203,6 +216,12 @@ void NativeEngine::finish_flow(std::uint32_t f) {
       res.max_rate = 0.0;
     }
     mark_dirty(r);
+  }
+  if (hops != g_.activity(ActivityId{a}).route_end - g_.activity(ActivityId{a}).route_begin) {
+    for (const ResourceId hop : g_.route(ActivityId{a})) {
+      ResourceState& res = resources_[hop.index];
+      if (dominated_[hop.index] && --res.passing == 0) res.busy += now_ - res.busy_since;
+    }
   }
   progress_[f].activity = kNone;
   free_flows_.push_back(f);

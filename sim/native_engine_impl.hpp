@@ -181,6 +181,8 @@ class NativeEngine {
   std::vector<FlowProgress> progress_;
   std::vector<std::uint32_t> free_flows_;
   std::vector<ResourceState> resources_;
+  std::vector<double> latency_;              // per resource, in seconds (read as a route becomes ready)
+  std::vector<std::uint8_t> dominated_;      // per resource: never saturated (sim/dominated_resources.hpp)
   std::vector<Fill> fill_;                   // one per resource
   std::vector<Group> groups_;                // one per resource
   std::vector<std::uint32_t> completions_;   // groups with members, by (finish, seq)

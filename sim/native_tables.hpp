@@ -276,6 +276,7 @@ struct alignas(64) ResourceState {
   double capacity = 0.0;
   std::uint32_t open_mark = 0;     // all its flows are re-solved (valid when equal to the epoch)
   std::uint32_t kept_members = 0;  // commit: flows bottlenecked here that were not re-solved
+  std::uint32_t passing = 0;       // a dominated resource (never in a flow's route): flows crossing it
   Ps busy_since = 0;
   Ps busy = 0;
   double bytes = 0.0;

@@ -23,6 +23,11 @@
 //  - dcnv2_64node_all_s, dcnv2_512node_all_s: the same scenario (1 warm-up + 2 steps) with
 //    every node simulated (training.nodes=all, flows aggregated per destination node) on 64
 //    and 512 nodes; dcnv2_16node_per_pair_s: 16 nodes with one flow per pair of GPUs;
+//  - dcnv2_2048node_all_s: the same on 2,048 nodes (16,384 GPUs: the platform's node group
+//    set to 2,048), run in a child process (this program run again with --scenario) so that
+//    dcnv2_2048node_all_peak_rss_bytes is that run's own peak resident memory (getrusage of
+//    the child: the whole process, binary and libraries included);
+//  - stragglers_64node_s: configs/scenarios/stragglers_dcnv2_64node.yaml as shipped;
 //  - nvl72_rack_all_s, nvl72_16rack_all_s: configs/scenarios/dcnv2_gb200_nvl72.yaml (1 warm-up
 //    + 2 steps), every GPU simulated, on one GB200 NVL72 rack (72 GPUs in one NVLink domain)
 //    and on 16 racks (1,152 GPUs) of gb200-nvl72-2racks.yaml's fabric;
@@ -33,6 +38,8 @@
 //  - plan_1000_points_s: `dlrmsim plan`'s search (pruning by memory, simulation, selection
 //    of the winner and the Pareto front) over configs/sweeps/plan_1000_points.yaml (1,000
 //    points of 1 to 5 DGX H100/H200 servers) on 2 threads.
+// load_average_start and load_average_end: the machine's 1-minute load average (/proc/loadavg)
+// before the first workload and after the last, as the figures depend on it.
 // For the last two, both backends run the same graph; completion times are compared
 // activity by activity (largest relative difference) and speedup_vs_simgrid is reported.
 #include <algorithm>
@@ -46,6 +53,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -78,6 +87,49 @@ double scenario_seconds(const std::string& path, const std::vector<std::string>&
   const models::Scenario sc = models::load_scenario(path, overrides);
   models::run_scenario(sc);
   return seconds_since(t0);
+}
+
+/// The 1-minute load average, or -1 where it cannot be read.
+double load_average() {
+  double load[1] = {-1.0};
+  return ::getloadavg(load, 1) == 1 ? load[0] : -1.0;
+}
+
+/// Wall-clock seconds of loading and running a scenario file in a child process (this program
+/// again, with --scenario), and that child's peak resident memory in bytes (getrusage of the
+/// child: exactly that run, the binary and its libraries included).
+std::pair<double, double> scenario_in_child(const std::string& self, const std::string& path,
+                                            const std::vector<std::string>& overrides) {
+  int out[2];
+  if (::pipe(out) != 0) throw std::runtime_error("pipe failed");
+  std::vector<std::string> args{self, "--scenario", path};
+  for (const std::string& o : overrides) {
+    args.push_back("--set");
+    args.push_back(o);
+  }
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    ::dup2(out[1], STDOUT_FILENO);
+    ::close(out[0]);
+    ::close(out[1]);
+    ::execv(self.c_str(), argv.data());
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  std::string text;
+  char buffer[256];
+  for (ssize_t n; (n = ::read(out[0], buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<std::size_t>(n));
+  ::close(out[0]);
+  int status = 0;
+  struct rusage usage {};
+  if (::wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    throw std::runtime_error("the child run of " + path + " failed");
+  }
+  return {std::stod(text), static_cast<double>(usage.ru_maxrss) * 1024.0};  // ru_maxrss is in KiB
 }
 
 /// Wall-clock seconds that place() with cost_greedy takes on
@@ -227,8 +279,10 @@ int main(int argc, char** argv) {
       "no-simgrid", "skip the SimGrid reference runs")("no-sweep", "skip the 10,000-point sweep")(
       "only", po::value<std::vector<std::string>>()->multitoken(),
       "run only these workloads (activities all_to_all staggered ring dcnv2_step persia place sweep "
-      "cluster_64 cluster_512 cluster_per_pair plan)")(
-      "configs", po::value<std::string>()->default_value(DLRMSIM_SOURCE_DIR "/configs"), "the configs/ directory");
+      "cluster_64 cluster_512 cluster_2048 cluster_per_pair nvl72 nvl72_16 stragglers plan)")(
+      "configs", po::value<std::string>()->default_value(DLRMSIM_SOURCE_DIR "/configs"), "the configs/ directory")(
+      "scenario", po::value<std::string>(), "run only this scenario file and print its wall seconds (the child of a memory figure)")(
+      "set", po::value<std::vector<std::string>>()->multitoken(), "with --scenario: key.path=value overrides");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, options), vm);
@@ -240,9 +294,15 @@ int main(int argc, char** argv) {
     std::cout << options;
     return print_checked("");
   }
+  if (vm.count("scenario")) {
+    const auto overrides = vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    char line[64];
+    std::snprintf(line, sizeof line, "%.17g\n", scenario_seconds(vm["scenario"].as<std::string>(), overrides));
+    return print_checked(line);
+  }
   const std::vector<std::string> workloads{"activities", "all_to_all", "staggered",  "ring",       "dcnv2_step",
                                            "persia",     "place",      "sweep",      "cluster_64", "cluster_512",
-                                           "cluster_per_pair", "nvl72", "nvl72_16", "plan"};
+                                           "cluster_2048", "cluster_per_pair", "nvl72", "nvl72_16", "stragglers", "plan"};
   std::vector<std::string> only;
   if (vm.count("only")) {
     only = vm["only"].as<std::vector<std::string>>();
@@ -258,6 +318,7 @@ int main(int argc, char** argv) {
   };
   const bool with_simgrid = vm.count("no-simgrid") == 0;
   Figures figures;
+  figures.add("load_average_start", load_average());
 
   if (selected("activities")) {
     double build_s = 0.0;
@@ -284,6 +345,7 @@ int main(int argc, char** argv) {
       const SimResult reference = timed([&] { return simulate_simgrid(g); }, simgrid_s);
       figures.add("all_to_all_512_staggered_simgrid_wall_s", simgrid_s);
       figures.add("all_to_all_512_staggered_max_rel_diff", max_relative_difference(r, reference));
+      figures.add("all_to_all_512_staggered_speedup_vs_simgrid", simgrid_s / run_s);
     }
   }
   if (selected("ring")) compare_backends(figures, "ring_4096", transfer_ring(4096, 20), with_simgrid);
@@ -301,6 +363,13 @@ int main(int argc, char** argv) {
   if (selected("cluster_512")) {
     figures.add("dcnv2_512node_all_s", scenario_seconds(superpod, {"training.nodes=all", "run.warmup_steps=1", "run.steps=2"}));
   }
+  if (selected("cluster_2048")) {
+    const auto [seconds, peak] = scenario_in_child(
+        "/proc/self/exe", superpod,
+        {"platform.cluster.groups.0.count=2048", "training.nodes=all", "run.warmup_steps=1", "run.steps=2"});
+    figures.add("dcnv2_2048node_all_s", seconds);
+    figures.add("dcnv2_2048node_all_peak_rss_bytes", peak);
+  }
   if (selected("cluster_per_pair")) {
     figures.add("dcnv2_16node_per_pair_s",
                 scenario_seconds(superpod, {"platform.cluster.groups.0.count=16", "training.nodes=all",
@@ -317,6 +386,9 @@ int main(int argc, char** argv) {
   }
   if (selected("persia")) {
     figures.add("persia_100t_s", scenario_seconds(configs + "/scenarios/persia_100t_gcp.yaml"));
+  }
+  if (selected("stragglers")) {
+    figures.add("stragglers_64node_s", scenario_seconds(configs + "/scenarios/stragglers_dcnv2_64node.yaml"));
   }
   if (selected("place")) figures.add("place_5000_tables_s", cost_greedy_planning_seconds(5000, 8, 8));
   if (selected("sweep") && !vm.count("no-sweep")) {
@@ -357,6 +429,7 @@ int main(int argc, char** argv) {
     figures.add("plan_1000_points_s", plan_s);
   }
 
+  figures.add("load_average_end", load_average());
   // Six significant digits: the figures are wall times, which vary by more between runs.
   std::string text;
   if (vm.count("json")) {
