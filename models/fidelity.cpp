@@ -128,10 +128,7 @@ void EveryNode::owner_off_node(Collectives& b, const SimDevice& od, Towards towa
                                const Ready& ready, const Arrived& arrived, std::uint16_t category) const {
   const auto& trainers = b.context().trainers();
   const double share = trainer_share(b);
-  std::map<std::uint32_t, std::vector<std::size_t>> remote_by_node;
-  for (std::size_t i = 0; i < trainers.size(); ++i) {
-    if (trainers[i].node != od.node) remote_by_node[trainers[i].node.index].push_back(i);
-  }
+  const std::vector<std::size_t> all = every_trainer(b);
   auto flow = [&](std::size_t peer, Bytes part, std::span<const std::size_t> members) {
     const auto deps = ready(members);
     const topo::DeviceId t = trainers[peer].device;
@@ -139,7 +136,13 @@ void EveryNode::owner_off_node(Collectives& b, const SimDevice& od, Towards towa
                                                   : b.transfers().send(t, od.device, part, deps, category));
   };
   const bool per_pair = in_.options.communication == TrainingOptions::CommunicationFidelity::per_pair;
-  for (const auto& [node, members] : remote_by_node) {
+  // StepContext lists the trainers node by node, in node order: each remote node's trainers are
+  // one run of the list (a map of them per owner made this quadratic in the cluster's size).
+  for (std::size_t start = 0, end = 0; start < trainers.size(); start = end) {
+    end = start + 1;
+    while (end < trainers.size() && trainers[end].node == trainers[start].node) ++end;
+    if (trainers[start].node == od.node) continue;
+    const std::span<const std::size_t> members = std::span(all).subspan(start, end - start);
     if (per_pair) {
       for (const std::size_t& i : members) flow(i, bytes * share, std::span(&i, 1));
     } else {

@@ -106,7 +106,8 @@ class StepContext {
   /// and the number of steps to be built (what simulating every node is estimated from).
   void select_trainers(bool cpu_trainers, std::function<BytesPerSecond(topo::DeviceId)> egress,
                        std::function<BytesPerSecond(topo::DeviceId)> ingress, int steps);
-  /// The simulated trainers (the representative node's, or all), after select_trainers().
+  /// The simulated trainers (the representative node's, or all), after select_trainers(): node by
+  /// node in node order, each node's in its device order (EveryNode::owner_off_node relies on it).
   const std::vector<SimDevice>& trainers() const { return trainers_; }
   std::size_t total_trainers() const { return total_trainers_; }
   std::size_t trainers_per_node() const { return trainers_per_node_; }
