@@ -6,8 +6,9 @@
 // the test with a table of what moved.
 //
 // A change that moves accuracy is a deliberate, reviewed update of that file. To re-record it
-// (then check the diff and docs/validation.md's table):
+// (then check the diff, and write docs/validation.md's table from it):
 //   build/dlrmsim validate validation/cases --json validation/expected.json
+//   python3 tools/validation_table.py . --update
 // (exit status 1 while some cases are outside their tolerance; the file is written anyway).
 #include <doctest/doctest.h>
 
@@ -146,7 +147,7 @@ std::string format_changes(const std::vector<Change>& changes) {
   return out +
          "If the change is intended, re-record the table and review its diff:\n"
          "  build/dlrmsim validate validation/cases --json validation/expected.json\n"
-         "and update the table in docs/validation.md.\n";
+         "and write it into docs/validation.md: python3 tools/validation_table.py . --update\n";
 }
 
 }  // namespace
