@@ -187,9 +187,10 @@ TEST_CASE("copies and zero-copy gathers follow their closed forms") {
   CHECK(h.copy_time(CopyKind::h2d_pinned, Bytes(bytes)).value() == dlrmsim::rel(10e-6 + bytes / 50.4e9));
   CHECK(h.uvm_gather_time(1e5, Bytes(256.0)).value() ==
         dlrmsim::rel(1e5 * 256.0 / (63e9 * 0.8 * 256.0 / 304.0)));
-  CHECK(h.kernel_launch_overhead().value() == dlrmsim::rel(3e-6));
-  // Three kernels take at least 3 x (3 us launch + 1.5 us of an empty kernel).
-  CHECK(h.kernel_floor(3).value() == dlrmsim::rel(3 * 4.5e-6));
+  // The launch figures measured on an H100 (configs/calibration/h100.yaml's launch source).
+  CHECK(h.kernel_launch_overhead().value() == dlrmsim::rel(3.996e-6));
+  // Three kernels take at least 3 x (3.996 us launch + 0.9655 us of an empty kernel).
+  CHECK(h.kernel_floor(3).value() == dlrmsim::rel(3 * (3.996e-6 + 0.9655e-6)));
 }
 
 // System: the H100 profile with `memory.hbm_bandwidth` deleted. Expected: ConfigError naming

@@ -55,7 +55,8 @@ TEST_CASE("semi-sync on one GPU: nothing to overlap, the same step") {
 // lookups wait for the previous update (sparse_dist). Expected: semi_sync hides more of the
 // all-to-all behind the backward, so the step is shorter and the all-to-all's exposed time
 // smaller; the step stays above the dense compute, which no pipeline hides (it is the trainer's
-// own chain), and the work is the same (busy times equal: only the order changes).
+// own chain), and the work is the same: the lookups' busy time equal, the dense kernels' within
+// 2 % (a kernel that shares the SMs with a concurrent one takes longer, and the overlaps differ).
 TEST_CASE("semi-sync on 16 nodes: the next batch's exchange overlaps this backward") {
   const RunReport sync = mlperf_16_nodes("sparse_dist");
   const RunReport semi = mlperf_16_nodes("semi_sync");
@@ -66,7 +67,7 @@ TEST_CASE("semi-sync on 16 nodes: the next batch's exchange overlaps this backwa
   CHECK(category(semi, "embedding_lookup", &sim::CategoryTimes::busy) ==
         dlrmsim::rel(category(sync, "embedding_lookup", &sim::CategoryTimes::busy)).epsilon(1e-9));
   CHECK(category(semi, "dense_compute", &sim::CategoryTimes::busy) ==
-        dlrmsim::rel(category(sync, "dense_compute", &sim::CategoryTimes::busy)).epsilon(1e-9));
+        dlrmsim::rel(category(sync, "dense_compute", &sim::CategoryTimes::busy)).epsilon(0.02));
 }
 
 // Expected: an unknown pipeline is a located error naming the choices.
