@@ -16,11 +16,31 @@ import tempfile
 dlrmsim, root = sys.argv[1], sys.argv[2]
 update = "--update" in sys.argv[3:]
 scratch = tempfile.mkdtemp(prefix="dlrmsim_docs_outputs_")
+
+
+def fenced_blocks(text):
+    """The contents of the fenced code blocks without an info string (a fence with one, such as
+    ```bash, is skipped whole), each ending in a newline: fences are paired in order, so the
+    closing fence of one block never opens the next."""
+    blocks, current, plain = [], None, False
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            if current is None:
+                current, plain = [], line.strip() == "```"
+            else:
+                if plain:
+                    blocks.append("\n".join(current) + "\n")
+                current = None
+        elif current is not None:
+            current.append(line)
+    return blocks
+
+
 files = [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "docs", "*.md")))
 failures, checked = [], 0
 for path in files:
     text = open(path, encoding="utf-8").read()
-    for block in re.findall(r"^```\n(.*?)^```", text, flags=re.S | re.M):
+    for block in fenced_blocks(text):
         lines = block.split("\n")
         if not lines[0].startswith("$ build/dlrmsim "):
             continue

@@ -128,7 +128,7 @@ std::vector<std::uint32_t> node_indices(const ClusterFidelity& f) {
 // Expected: every node for `all`, and for `auto` within its budget (the default 60 s); the
 // representative node for `representative`, and for `auto` beyond its budget where the
 // measured error that speaks for the job is under 5 % (models/representative_error.hpp: +3.8 %
-// at 16 nodes of the rail-optimised fabric), but every node where it is not (-5.6 % at 8 nodes,
+// at 16 nodes of the rail-optimised fabric), but every node where it is not (-5.4 % at 8 nodes,
 // the row for 4; no row for a single switch), the description saying why; every node whenever
 // the trainer nodes are not symmetric (n3 with one trainer GPU is not an instance of the
 // others) or there is only one node, since then no node can stand for the others.
@@ -152,7 +152,7 @@ TEST_CASE("choose: every node unless a symmetric job asks for, or is too large f
   CHECK_FALSE(chosen(rail4)->representative());
   CHECK(chosen(rail4)->description() ==
         "all nodes, flows aggregated per destination node (every node although estimated at 0.0036 s, beyond "
-        "training.every_node_budget: the representative node's error is -5.6 % against every node, measured on "
+        "training.every_node_budget: the representative node's error is -5.4 % against every node, measured on "
         "DLRM-DCNv2 at 8 nodes of a rail-optimised 1:1 fabric)");
   CHECK_FALSE(chosen(over_budget)->representative());
   CHECK(chosen(over_budget)->description() ==
