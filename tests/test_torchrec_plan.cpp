@@ -142,7 +142,7 @@ TEST_CASE("bad TorchRec plans are located errors") {
   };
   const Case cases[] = {
       {two_tables("fused_ssd"),
-       "unknown TorchRec compute_kernel 'fused_ssd'; did you mean 'fused'? (expected one of dense, fused, quant, "
+       "unknown TorchRec compute_kernel 'fused_ssd'; did you mean 'fused_uvm'? (expected one of dense, fused, quant, "
        "fused_uvm, fused_uvm_caching, quant_uvm, quant_uvm_caching;"},
       {two_tables("key_value"), "key_value, ssd_virtual_table, dram_virtual_table and customized_kernel have no dlrmsim tier"},
       {edit(two_tables(), "\"table_wise\"", "\"grid_shard\""), "unknown TorchRec sharding_type 'grid_shard'"},
@@ -154,9 +154,10 @@ TEST_CASE("bad TorchRec plans are located errors") {
       {edit(two_tables(), "\"shard_sizes\": [100000, 64]", "\"shard_sizes\": [100000]"), "expected shard_sizes [rows, columns]"},
       {edit(two_tables(), "\"ranks\": [0, 1, 2, 3, 4, 5, 6, 7]", "\"ranks\": [0, 1, 2, 3, 4, 5, 6]"),
        "ranks has 7 entries and sharding_spec 8 shards"},
-      {two_tables("fused", seven), "the shards cover 5.6e+06 of the table's 6.4e+06 rows x columns"},
+      {edit(two_tables("fused", seven), "[0, 1, 2, 3, 4, 5, 6, 7]", "[0, 1, 2, 3, 4, 5, 6]"),
+       "the shards cover 5.6e+06 of the table's 6.4e+06 rows x columns"},
       {edit(two_tables(), "\"t_0\"", "\"t_7\""), "the model has no table 't_7'"},
-      {edit(two_tables(), "\"t_1\"", "\"t_0\""), "is placed twice"},
+      {edit(two_tables(), ",\n  \"t_1\": {", "},\n  \"other.ebc\": {\"t_0\": {"), "table 't_0' is placed twice"},
       {edit(two_tables(), "\"sharding_type\": \"row_wise\"", "\"sharding_typ\": \"row_wise\""),
        "missing required key 'sharding_type'"},
       {"{\"tabels\": []}\n", "module 'tabels': expected its tables' ParameterShardings"},
