@@ -24,7 +24,8 @@
 // Ranks: rank r is the r-th GPU trainer of the platform, in the order `dlrmsim place` lists the
 // devices (nodes in the platform's order, each node's GPUs by index: gpu0..gpu7 on one node,
 // then the next node's). A shard's rank is its `placement` ("rank:3/cuda:3", torch's
-// ShardMetadata: pytorch/pytorch torch/distributed/_shard/metadata.py), else the ParameterSharding's
+// ShardMetadata: pytorch/pytorch@7d1f30fece2e2c4a99f11054a93e5e7b8ccb403c,
+// torch/distributed/_shard/metadata.py), else the ParameterSharding's
 // ranks[i] for shard i; both given, they must agree. Its rows and columns are shard_offsets
 // [row, column] and shard_sizes [rows, columns]. Without sharding_spec: table_wise is the whole
 // table on its one rank, data_parallel a replica on every GPU trainer; other types need it.
