@@ -14,7 +14,9 @@
 // owner per shard except data_parallel (a replica on every GPU trainer), and shards that tile
 // the table's rows x columns exactly (no gap, no overlap). Capacity is place()'s check, as for
 // every policy: a plan that does not fit is infeasible, naming the device and the overflow.
-#include <algorithm>
+//
+// A document without `tables` is read as a TorchRec sharding plan (placement/torchrec_plan.hpp).
+// Both readers fill an ExplicitTable list (placement/explicit_plan.hpp), checked here.
 #include <map>
 #include <set>
 #include <string>
@@ -22,9 +24,11 @@
 
 #include "common/config.hpp"
 #include "common/text.hpp"
+#include "placement/explicit_plan.hpp"
 #include "placement/plan_builder.hpp"
 #include "placement/placement.hpp"
 #include "placement/tier.hpp"
+#include "placement/torchrec_plan.hpp"
 
 namespace dlrmsim::placement {
 
@@ -54,7 +58,10 @@ std::uint32_t device_named(const PlacementProblem& problem, const ConfigNode& no
   node.fail(msg + " (the devices `dlrmsim place` prints for this scenario)");
 }
 
-void place_table(PlanBuilder& builder, const PlacementProblem& problem, std::size_t t, const ConfigNode& node) {
+/// One table entry of dlrmsim's own plan (`place --json`'s `tables`).
+ExplicitTable read_table(const PlacementProblem& problem, const ConfigNode& node) {
+  const auto name_node = node.child("name");
+  const std::size_t t = table_named(problem, name_node.as<std::string>(), name_node);
   const TableDemand& table = problem.tables[t];
   if (node.has("rows") && node.get<std::int64_t>("rows") != table.rows) {
     node.child("rows").fail("the model's table '" + table.name + "' has " + std::to_string(table.rows) +
@@ -73,8 +80,7 @@ void place_table(PlanBuilder& builder, const PlacementProblem& problem, std::siz
   }
   (void)node.has("tier");  // the table's tier is its shards'
   const ConfigNode shards = node.child("shards");
-  if (shards.elements().empty()) shards.fail("a table needs at least one shard");
-  std::vector<Rect> rects;
+  ExplicitTable out{.table = t, .name_where = name_node, .sharding = sharding, .shards = {}, .shards_where = shards};
   for (const ConfigNode& s : shards.elements()) {
     const auto tier_node = s.child("tier");
     Tier tier{};
@@ -84,89 +90,121 @@ void place_table(PlanBuilder& builder, const PlacementProblem& problem, std::siz
       tier_node.fail(e.what());
     }
     const ConfigNode owners = s.child("owners");
-    std::vector<std::uint32_t> ids;
+    ExplicitShard shard{.tier = tier,
+                        .owners = {},
+                        .owner_nodes = {},
+                        .row_begin = s.get_or<std::int64_t>("row_begin", 0),
+                        .row_end = s.get_or<std::int64_t>("row_end", table.rows),
+                        .column_begin = s.get_or<int>("column_begin", 0),
+                        .column_end = s.get_or<int>("column_end", table.dim),
+                        .where = s,
+                        .owners_where = owners};
     for (const ConfigNode& o : owners.elements()) {
-      const std::uint32_t d = device_named(problem, o);
-      if (!tier_of(tier).can_own(problem.devices[d])) {
-        o.fail("device '" + problem.devices[d].name + "' cannot own a shard of tier " + std::string(to_string(tier)) +
-               (builder.owners_of(tier).empty() ? " (no device of this platform can)" : ""));
-      }
-      ids.push_back(d);
-    }
-    if (ids.empty()) owners.fail("a shard needs an owner");
-    const Rect r{s.get_or<std::int64_t>("row_begin", 0), s.get_or<std::int64_t>("row_end", table.rows),
-                 s.get_or<int>("column_begin", 0), s.get_or<int>("column_end", table.dim)};
-    if (r.r0 < 0 || r.r1 > table.rows || r.r0 >= r.r1 || r.c0 < 0 || r.c1 > table.dim || r.c0 >= r.c1) {
-      s.fail("rows [" + std::to_string(r.r0) + ", " + std::to_string(r.r1) + ") x columns [" + std::to_string(r.c0) +
-             ", " + std::to_string(r.c1) + ") are not a non-empty part of the table's " + std::to_string(table.rows) +
-             " x " + std::to_string(table.dim));
+      shard.owners.push_back(device_named(problem, o));
+      shard.owner_nodes.push_back(o);
     }
     ask_derived(s, {"storage", "cache_rows", "cache_bytes", "expected_hit_rate", "estimated_time_s"});
     s.finish();
-    if (sharding == Sharding::data_parallel) {
-      if (tier != Tier::gpu_hbm || r.r0 != 0 || r.r1 != table.rows || r.c0 != 0 || r.c1 != table.dim) {
-        s.fail("a data_parallel table is one gpu_hbm shard of the whole table, replicated on every GPU trainer");
+    out.shards.push_back(std::move(shard));
+  }
+  node.finish();
+  return out;
+}
+
+void place_table(PlanBuilder& builder, const PlacementProblem& problem, const ExplicitTable& entry) {
+  const std::size_t t = entry.table;
+  const TableDemand& table = problem.tables[t];
+  if (entry.shards.empty()) entry.shards_where.fail("a table needs at least one shard");
+  std::vector<Rect> rects;
+  for (const ExplicitShard& s : entry.shards) {
+    for (std::size_t i = 0; i < s.owners.size(); ++i) {
+      const PlacementDevice& device = problem.devices[s.owners[i]];
+      if (!tier_of(s.tier).can_own(device)) {
+        s.owner_nodes[i].fail("device '" + device.name + "' cannot own a shard of tier " + std::string(to_string(s.tier)) +
+                              (builder.owners_of(s.tier).empty() ? " (no device of this platform can)" : ""));
+      }
+    }
+    if (s.owners.empty()) s.owners_where.fail("a shard needs an owner");
+    const Rect r{s.row_begin, s.row_end, s.column_begin, s.column_end};
+    if (r.r0 < 0 || r.r1 > table.rows || r.r0 >= r.r1 || r.c0 < 0 || r.c1 > table.dim || r.c0 >= r.c1) {
+      s.where.fail("rows [" + std::to_string(r.r0) + ", " + std::to_string(r.r1) + ") x columns [" +
+                   std::to_string(r.c0) + ", " + std::to_string(r.c1) + ") are not a non-empty part of the table's " +
+                   std::to_string(table.rows) + " x " + std::to_string(table.dim));
+    }
+    if (entry.sharding == Sharding::data_parallel) {
+      if (s.tier != Tier::gpu_hbm || r.r0 != 0 || r.r1 != table.rows || r.c0 != 0 || r.c1 != table.dim) {
+        s.where.fail("a data_parallel table is one gpu_hbm shard of the whole table, replicated on every GPU trainer");
       }
       builder.add_data_parallel(t);
       rects.push_back(r);
       continue;
     }
-    if (ids.size() != 1) owners.fail("a shard has one owner (only data_parallel replicates a table)");
+    if (s.owners.size() != 1) s.owners_where.fail("a shard has one owner (only data_parallel replicates a table)");
     for (const Rect& other : rects) {
-      if (other.overlaps(r)) s.fail("this shard overlaps another shard of table '" + table.name + "'");
+      if (other.overlaps(r)) s.where.fail("this shard overlaps another shard of table '" + table.name + "'");
     }
     rects.push_back(r);
-    builder.add_shard(t, tier, sharding, ids.front(), r.r0, r.r1, r.c0, r.c1);
+    builder.add_shard(t, s.tier, entry.sharding, s.owners.front(), r.r0, r.r1, r.c0, r.c1);
   }
   double area = 0.0;
   for (const Rect& r : rects) area += static_cast<double>(r.r1 - r.r0) * (r.c1 - r.c0);
   if (area != static_cast<double>(table.rows) * table.dim) {
-    shards.fail("the shards cover " + format_number(area, 6) + " of the table's " +
-                format_number(static_cast<double>(table.rows) * table.dim, 6) + " rows x columns; every row and column "
-                "must be in exactly one shard");
+    entry.shards_where.fail("the shards cover " + format_number(area, 6) + " of the table's " +
+                            format_number(static_cast<double>(table.rows) * table.dim, 6) +
+                            " rows x columns; every row and column must be in exactly one shard");
   }
-  node.finish();
 }
 
 }  // namespace
+
+std::size_t table_named(const PlacementProblem& problem, const std::string& name, const ConfigNode& name_node) {
+  std::vector<std::string> names;
+  for (std::size_t t = 0; t < problem.tables.size(); ++t) {
+    if (problem.tables[t].name == name) return t;
+    names.push_back(problem.tables[t].name);
+  }
+  std::string msg = "the model has no table '" + name + "'";
+  if (auto guess = did_you_mean(name, names)) msg += "; did you mean '" + *guess + "'?";
+  name_node.fail(msg);
+}
+
+PlacementPlan build_explicit_plan(const PlacementProblem& problem, const PlacementOptions& options,
+                                  const std::vector<ExplicitTable>& tables, const ConfigNode& tables_where) {
+  PlanBuilder builder(problem, options);
+  std::set<std::size_t> seen;
+  for (const ExplicitTable& entry : tables) {
+    if (!seen.insert(entry.table).second) {
+      entry.name_where.fail("table '" + problem.tables[entry.table].name + "' is placed twice");
+    }
+    place_table(builder, problem, entry);
+  }
+  for (std::size_t t = 0; t < problem.tables.size(); ++t) {
+    if (!seen.count(t)) {
+      tables_where.fail("the plan does not place the model's table '" + problem.tables[t].name + "' (" +
+                        std::to_string(problem.tables.size() - seen.size()) + " of " +
+                        std::to_string(problem.tables.size()) + " tables missing)");
+    }
+  }
+  return builder.plan();
+}
 
 PlacementPlan plan_explicit(const PlacementProblem& problem, const PlacementOptions& options, const StepTimeEvaluator&) {
   if (!options.explicit_plan) {
     throw std::invalid_argument("placement.policy explicit needs placement.plan (a plan file, or {tables: [...]})");
   }
   const ConfigNode& doc = *options.explicit_plan;
+  if (!doc.is_map() || !doc.has("tables")) {
+    PlacementPlan plan = plan_torchrec(problem, options, doc);
+    plan.notes.push_back("explicit plan from TorchRec's sharding plan " + doc.source());
+    return plan;
+  }
   ask_derived(doc, {"policy", "cache_model", "predicted_step_time_s", "evaluations", "max_estimated_load_s", "devices",
                     "communication", "notes", "dlrmsim_version"});
   const ConfigNode tables = doc.child("tables");
-  std::map<std::string, std::size_t> by_name;
-  std::vector<std::string> names;
-  for (std::size_t t = 0; t < problem.tables.size(); ++t) {
-    by_name.emplace(problem.tables[t].name, t);
-    names.push_back(problem.tables[t].name);
-  }
-  PlanBuilder builder(problem, options);
-  std::set<std::size_t> seen;
-  for (const ConfigNode& entry : tables.elements()) {
-    const auto name_node = entry.child("name");
-    const auto name = name_node.as<std::string>();
-    const auto it = by_name.find(name);
-    if (it == by_name.end()) {
-      std::string msg = "the model has no table '" + name + "'";
-      if (auto guess = did_you_mean(name, names)) msg += "; did you mean '" + *guess + "'?";
-      name_node.fail(msg);
-    }
-    if (!seen.insert(it->second).second) name_node.fail("table '" + name + "' is placed twice");
-    place_table(builder, problem, it->second, entry);
-  }
-  for (std::size_t t = 0; t < problem.tables.size(); ++t) {
-    if (!seen.count(t)) {
-      tables.fail("the plan does not place the model's table '" + problem.tables[t].name + "' (" +
-                  std::to_string(problem.tables.size() - seen.size()) + " of " + std::to_string(problem.tables.size()) +
-                  " tables missing)");
-    }
-  }
+  std::vector<ExplicitTable> entries;
+  for (const ConfigNode& entry : tables.elements()) entries.push_back(read_table(problem, entry));
   doc.finish();
-  PlacementPlan plan = builder.plan();
+  PlacementPlan plan = build_explicit_plan(problem, options, entries, tables);
   plan.notes.push_back("explicit plan from " + doc.source());
   return plan;
 }
