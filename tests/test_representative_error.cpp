@@ -91,4 +91,15 @@ TEST_CASE("docs/engine.md shows the table the code holds") {
                   m.oversubscription, m.nodes, 1e3 * m.representative_step_s, 1e3 * m.every_node_step_s, 100.0 * m.error());
     CHECK_MESSAGE(text.str().find(row) != std::string::npos, row);
   }
+  // The README quotes the SuperPOD's rows of 64 and 512 nodes.
+  std::ifstream readme_file(dlrmsim::testing::kRoot + "/README.md");
+  REQUIRE(readme_file);
+  std::stringstream readme;
+  readme << readme_file.rdbuf();
+  topo::FabricSpec superpod;
+  superpod.kind = topo::FabricKind::rail_optimized;
+  char quote[120];
+  std::snprintf(quote, sizeof quote, "error is under 5 %% (%+.1f %% at 64 DGX H100, %+.2f %% at 512)",
+                100.0 * representative_error_for(superpod, 64)->error(), 100.0 * representative_error_for(superpod, 512)->error());
+  CHECK_MESSAGE(readme.str().find(quote) != std::string::npos, quote);
 }
