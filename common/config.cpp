@@ -614,14 +614,31 @@ Override parse_override(std::string_view assignment) {
 std::string apply_override(YAML::Node& root, const Override& o, std::size_t first) {
   const std::string where = "--set '" + printable(o.text) + "'";
   if (first >= o.path.size()) throw ConfigError(where + ": expected KEY.PATH=VALUE");
-  const auto index_of = [&](const YAML::Node& list, const std::string& k) {
+  // A list's element by its index, or by its `name` (the one element whose name is k: a
+  // device, a link group or a cluster group needs no counting). `at`: the path's position of k.
+  const auto index_of = [&](const YAML::Node& list, std::size_t at) {
+    const std::string& k = o.path[at];
     std::size_t idx = 0;
     const auto [end, ec] = std::from_chars(k.data(), k.data() + k.size(), idx);
-    if (ec != std::errc() || end != k.data() + k.size() || idx >= list.size()) {
-      throw ConfigError(where + ": '" + k + "' is not an index of the list at '" + o.key_path(0) +
-                        "' (it has " + std::to_string(list.size()) + " elements, numbered from 0)");
+    if (ec == std::errc() && end == k.data() + k.size() && idx < list.size()) return idx;
+    std::vector<std::size_t> named;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const YAML::Node name = list[i].IsMap() ? list[i]["name"] : YAML::Node();
+      if (!name || !name.IsScalar()) continue;
+      if (name.Scalar() == k) named.push_back(i);
+      if (std::find(names.begin(), names.end(), name.Scalar()) == names.end()) names.push_back(name.Scalar());
     }
-    return idx;
+    if (named.size() == 1) return named.front();
+    std::string list_path;
+    for (std::size_t i = first; i < at; ++i) list_path += (i > first ? "." : "") + o.path[i];
+    std::string known;
+    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+    throw ConfigError(where + ": '" + k + "' " +
+                      (named.size() > 1 ? "names " + std::to_string(named.size()) + " elements"
+                                        : std::string("is neither an index nor the name of an element")) +
+                      " of the list at '" + list_path + "': give an index (it has " + std::to_string(list.size()) +
+                      " elements, numbered from 0)" + (known.empty() ? std::string() : " or one of the names " + known));
   };
   // yaml-cpp nodes are reference-like: walk with a chain of handles and reassign in place.
   std::vector<YAML::Node> chain{root};
@@ -630,7 +647,7 @@ std::string apply_override(YAML::Node& root, const Override& o, std::size_t firs
     YAML::Node cur = chain.back();
     const std::string& k = o.path[i];
     if (cur.IsSequence()) {
-      chain.push_back(cur[index_of(cur, k)]);
+      chain.push_back(cur[index_of(cur, i)]);
     } else {
       if (cur.IsScalar()) {
         throw ConfigError(where + ": " + (i == first ? std::string("the document") : "'" + o.path[i - 1] + "'") +
@@ -646,7 +663,7 @@ std::string apply_override(YAML::Node& root, const Override& o, std::size_t firs
   YAML::Node last = chain.back();
   const std::string& k = o.path.back();
   if (last.IsSequence()) {
-    last[index_of(last, k)] = o.value;
+    last[index_of(last, o.path.size() - 1)] = o.value;
   } else if (last.IsScalar()) {
     throw ConfigError(where + ": " + (o.path.size() - first > 1 ? "'" + o.path[o.path.size() - 2] + "'" : std::string("the document")) +
                       " holds a value ('" + last.Scalar() + "'), not a mapping with a key '" + k + "'");

@@ -89,6 +89,29 @@ TEST_CASE("--set overrides create, replace and index into the tree") {
   CHECK_THROWS_WITH_AS(apply_override(root, "platform.nic.speed.x=1"), doctest::Contains("holds a value"), ConfigError);
 }
 
+// A list element selected by its `name` instead of its index: a node template's devices
+// (`devices.nic.bandwidth`), a cluster's groups. Expected: the named element changes and only
+// it; a name no element has, or two elements share, is an error that lists the names.
+TEST_CASE("--set selects a list element by its name") {
+  YAML::Node root = YAML::Load(
+      "devices:\n  - {name: gpu, count: 8}\n  - {name: nic, bandwidth: 100 Gbit/s}\n"
+      "groups:\n  - {name: dgx, count: 4}\n  - {name: dgx, count: 2}\n");
+  apply_override(root, "devices.nic.bandwidth=400 Gbit/s");
+  apply_override(root, "devices.gpu.count=4");
+  CHECK(root["devices"][1]["bandwidth"].Scalar() == "400 Gbit/s");
+  CHECK(root["devices"][0]["count"].as<int>() == 4);
+  CHECK(root["devices"][0]["name"].Scalar() == "gpu");
+  CHECK_THROWS_WITH_AS(apply_override(root, "devices.cpu.cores=8"),
+                       doctest::Contains("'cpu' is neither an index nor the name of an element of the list at "
+                                         "'devices': give an index (it has 2 elements, numbered from 0) or one of "
+                                         "the names gpu, nic"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(apply_override(root, "groups.dgx.count=1"),
+                       doctest::Contains("'dgx' names 2 elements of the list at 'groups'"), ConfigError);
+  apply_override(root, "groups.1.count=1");  // an index still works
+  CHECK(root["groups"][1]["count"].as<int>() == 1);
+}
+
 // A null value removes the key (a sweep point that leaves a key unset): "platform.nic=~"
 // leaves platform without nic, "run.steps=null" likewise, and a key that is not there stays
 // absent; the sibling keys are untouched.
