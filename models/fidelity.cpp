@@ -96,7 +96,11 @@ std::unique_ptr<ClusterFidelity> ClusterFidelity::choose(FidelityInputs inputs) 
 // ---- every node -----------------------------------------------------------------------------
 
 EveryNode::EveryNode(FidelityInputs inputs, std::string why) : ClusterFidelity(std::move(inputs)), why_(std::move(why)) {
-  for (const auto& [n, devs] : in_.trainers_by_node) simulated_nodes_.push_back(topo::NodeId{n});
+  for (const auto& [n, devs] : in_.trainers_by_node) {
+    simulated_nodes_.push_back(topo::NodeId{n});
+    trainer_indices_.resize(trainer_indices_.size() + devs.size());
+  }
+  std::iota(trainer_indices_.begin(), trainer_indices_.end(), std::size_t{0});
 }
 
 std::string EveryNode::description() const {
@@ -128,7 +132,6 @@ void EveryNode::owner_off_node(Collectives& b, const SimDevice& od, Towards towa
                                const Ready& ready, const Arrived& arrived, std::uint16_t category) const {
   const auto& trainers = b.context().trainers();
   const double share = trainer_share(b);
-  const std::vector<std::size_t> all = every_trainer(b);
   auto flow = [&](std::size_t peer, Bytes part, std::span<const std::size_t> members) {
     const auto deps = ready(members);
     const topo::DeviceId t = trainers[peer].device;
@@ -142,7 +145,7 @@ void EveryNode::owner_off_node(Collectives& b, const SimDevice& od, Towards towa
     end = start + 1;
     while (end < trainers.size() && trainers[end].node == trainers[start].node) ++end;
     if (trainers[start].node == od.node) continue;
-    const std::span<const std::size_t> members = std::span(all).subspan(start, end - start);
+    const std::span<const std::size_t> members = std::span(trainer_indices_).subspan(start, end - start);
     if (per_pair) {
       for (const std::size_t& i : members) flow(i, bytes * share, std::span(&i, 1));
     } else {

@@ -192,6 +192,8 @@ class EveryNode final : public ClusterFidelity {
                                              std::uint16_t category) const override;
  private:
   std::string why_;
+  /// 0 .. T-1 over every trainer (all are simulated): the spans owner_off_node hands out.
+  std::vector<std::size_t> trainer_indices_;
 };
 
 /// One trainer node of a symmetric job stands for all; off-node traffic as egress/ingress

@@ -224,7 +224,7 @@ RunReport run_all_steps(const Scenario& sc, const RunOptions& options) {
 }  // namespace
 
 RunReport run_scenario(const Scenario& sc, const RunOptions& options) {
-  if (sc.stop_when_steady && !sc.stragglers && sc.steps > kSteadyProbeSteps && sc.jobs.empty()) {
+  if (sc.stop_when_steady && !sc.stragglers && sc.steps > kSteadyProbeSteps) {
     Scenario probe = sc;
     probe.steps = kSteadyProbeSteps;
     RunReport r = run_all_steps(probe, options);
