@@ -465,3 +465,30 @@ TEST_CASE("the synchronous round trip pays the latency of each of its RPC messag
   CAPTURE(at0);
   CHECK(at100 - at0 == dlrmsim::rel(9.0 * 100e-6).epsilon(1e-6));
 }
+
+// System: the mini Persia cluster above, R = 1,000 rows, the GPU 1000x faster, the worker's
+// own time per id 10 us (a 10 ms chain each way).
+// Inputs: the RPC stack's own latency per message, software.embedding_workers.rpc_latency,
+// 0 and 200 us, in persia_sync and in persia_hybrid with a bound (100) that never binds.
+// Expected: each of the eight messages of a synchronous round trip (the trainer's request,
+// ids, rows, pooled values, gradients, row gradients, the servers' acknowledgement, the
+// worker's answer: models/modes/persia_hybrid.cpp) pays it once after arriving, so the
+// synchronous step grows by 8 x 200 us = 1.6 ms. The hybrid's pipeline runs ahead of the
+// dense step: a latency inside it delays when each batch's embeddings arrive but not how often
+// they do, so its step (the 10 ms chain) does not move. A latency paid once per step, or not at
+// all, would give 0.2 or 0 ms in the synchronous mode.
+TEST_CASE("the RPC stack's latency lies on the synchronous round trip eight times and off the hybrid's step") {
+  const auto step = [](const std::string& mode, const std::string& latency) {
+    return run_scenario(mini_persia(1000.0, "1000 GB/s",
+                                    {"model.embedding_tables.0.rows=1000", "training.mode=" + mode,
+                                     "software.embedding_workers.per_id=10 us",
+                                     "software.embedding_workers.rpc_latency=" + latency}))
+        .step_time.value();
+  };
+  const double sync0 = step("persia_sync", "0 us"), sync200 = step("persia_sync", "200 us");
+  const double hybrid0 = step("persia_hybrid", "0 us"), hybrid200 = step("persia_hybrid", "200 us");
+  CAPTURE(sync0);
+  CAPTURE(hybrid0);
+  CHECK(sync200 - sync0 == dlrmsim::rel(8.0 * 200e-6).epsilon(1e-6));
+  CHECK(hybrid200 == dlrmsim::rel(hybrid0).epsilon(1e-9));
+}

@@ -32,7 +32,10 @@
 // servers, the servers' acknowledgements -> worker, the worker's answer -> trainer, the
 // trainer's request -> worker, ids worker -> servers, rows -> worker, pooled -> trainer. The
 // three control messages (acknowledgement, answer, request) are modelled as kControlMessage
-// bytes each, so their latency lies on the path as the engine's transfers.
+// bytes each, so their latency lies on the path as the engine's transfers. Each of the eight
+// messages also pays software.embedding_workers.rpc_latency once it has arrived, the RPC
+// stack's own latency (Persia's RPCs are HTTP requests, hyper): eight on a synchronous round
+// trip.
 // The three modes Persia compares (KDD 2022, sec. 4 and the experiments):
 //   persia_hybrid  embeddings asynchronous within the staleness bound, dense synchronous
 //                  (bucketed all-reduce of the gradients every step);
@@ -86,6 +89,7 @@
 // DRAM bandwidth sharing between them is not modelled).
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -224,14 +228,26 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
   const Seconds worker_time = std::max({pool_time, batch_chain * (samples_per_worker / local) / ew_cores, batch_chain});
   const std::uint16_t ps_cat = cat.parameter_server_traffic;
   const topo::DeviceId ew_dev = ew.forward.front().device;
+  // An RPC message's own latency once it has arrived: a zero-byte transfer over a resource
+  // that only delays (as collective launches are), none when the stack gives none.
+  std::optional<sim::ResourceId> rpc_delay;
+  if (stack.worker_rpc_latency.value() > 0.0) {
+    rpc_delay = ctx.graph.add_resource("software.embedding_workers.rpc_latency", BytesPerSecond(1e12),
+                                       stack.worker_rpc_latency, "rpc_latency");
+  }
+  auto rpc = [&](ActivityId arrived) {
+    if (!rpc_delay) return arrived;
+    return ctx.graph.add_transfer(Bytes(0.0), std::span(&*rpc_delay, 1), std::span(&arrived, 1), ps_cat);
+  };
   // A stage of the worker (pooling forward, row gradients backward): `in` bytes arrive after
   // `in_deps`, every socket works once they and `arrivals` are in, then `out` bytes leave.
   // Returns the end of the work and the departure.
   auto worker_stage = [&](std::span<const ActivityId> in_deps, std::vector<ActivityId> arrivals, Bytes in,
                           const std::vector<SimDevice>& sockets, Bytes out) {
     arrivals.push_back(net.send_ingress(ew_dev, in, in_deps, ps_cat));
+    const std::array<ActivityId, 1> arrived{rpc(ctx.marker(arrivals))};
     std::vector<ActivityId> parts;
-    for (const auto& sock : sockets) parts.push_back(ctx.compute(sock, worker_time, arrivals, cat.embedding_lookup));
+    for (const auto& sock : sockets) parts.push_back(ctx.compute(sock, worker_time, arrived, cat.embedding_lookup));
     const ActivityId done = ctx.marker(parts);
     return std::pair{done, net.send_egress(ew_dev, out, std::span(&done, 1), ps_cat)};
   };
@@ -258,7 +274,7 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
     std::vector<ActivityId> requests;
     for (std::size_t i = 0; i < n; ++i) requests.push_back(net.send_egress(trainers[i].device, kControlMessage, gate, ps_cat));
     requests.push_back(net.send_ingress(ew_dev, kControlMessage * static_cast<double>(n), gate, ps_cat));
-    const ActivityId asked = ctx.marker(requests);
+    const ActivityId asked = rpc(ctx.marker(requests));
     gate.assign(1, asked);
     const auto ids_out = net.send_egress(ew_dev, placement::kIndexBytes * (samples_per_worker * distinct_ids), gate, ps_cat);
     ctx.built.roles[ids_out.index] = "embedding_fetch";  // the activities the staleness gate holds back (traces)
@@ -269,7 +285,7 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
       const auto ids_in = net.send_ingress(ps[p].forward.front().device, w.ids_in * share, gate, ps_cat);
       ctx.built.roles[ids_in.index] = "embedding_fetch";
       const std::array<ActivityId, 2> dep{ids_out, ids_in};
-      const auto ids_done = ctx.marker(dep);
+      const auto ids_done = rpc(ctx.marker(dep));
       std::vector<ActivityId> parts;
       for (auto& sock : ps[p].forward) {
         const std::array<ActivityId, 1> d1{ids_done};
@@ -293,7 +309,7 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
       const ActivityId bottom = dense.forward(trainers[i], Layers::bottom_mlp, copy[i]);
       const auto in = net.send_ingress(trainers[i].device, pooled_per_sample * local, pdep, ps_cat);
       const std::array<ActivityId, 2> received{in, ew_out};
-      ActivityId got = ctx.marker(received);
+      ActivityId got = rpc(ctx.marker(received));
       if (inputs.options.software.sync == SoftwareStack::HostSync::per_feature) {
         // Persia's trainer loop: the host takes the embeddings as they arrive and hands them to
         // the GPU feature by feature, waiting for the GPU after each (torch.cuda.synchronize).
@@ -325,7 +341,7 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
       const OwnerWork& w = ctx.represented_work(servers[p]);
       const double share = server_share[p];
       const auto push_in = net.send_ingress(ps[p].backward.front().device, avg_row * (w.lookups * share), sdep, ps_cat);
-      const std::array<ActivityId, 2> udep{push_out, push_in};
+      const std::array<ActivityId, 1> udep{rpc(ctx.marker(std::array<ActivityId, 2>{push_out, push_in}))};
       std::vector<ActivityId> updates;
       for (auto& sock : ps[p].backward) {
         updates.push_back(ctx.compute(sock, w.backward_compute * share, udep, cat.embedding_lookup));
@@ -338,12 +354,12 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
     }
     // The worker answers each trainer's update_gradient_batched once every server has; the
     // trainer's backward worker then gives its staleness permit back.
-    const ActivityId acked = ctx.marker(acks);
+    const ActivityId acked = rpc(ctx.marker(acks));
     std::vector<ActivityId> answers{net.send_egress(ew_dev, kControlMessage * static_cast<double>(n), std::span(&acked, 1), ps_cat)};
     for (std::size_t i = 0; i < n; ++i) {
       answers.push_back(net.send_ingress(trainers[i].device, kControlMessage, std::span(&acked, 1), ps_cat));
     }
-    permit_back.push_back(ctx.marker(answers));
+    permit_back.push_back(rpc(ctx.marker(answers)));
 
     // --- dense all-reduce and optimiser (asynchronous: local optimiser, then every
     // averaging_period steps an all-reduce of the fp32 dense parameters) ---
