@@ -151,6 +151,12 @@ const Param<Seconds> kWorkerPerId{
     .range = {.min = Bound<Seconds>{Seconds{0.0}}},
     .meaning = "An embedding worker's time per distinct id of a batch and per direction besides the calibrated "
                "hash probe and row sums (serialisation, RPC framing, allocation), on the batch's one thread."};
+const Param<Seconds> kWorkerRpcLatency{
+    .key_path = "software.embedding_workers.rpc_latency", .unit = "s (\"100 us\")",
+    .fallback = kBuiltIn.worker_rpc_latency,
+    .range = {.min = Bound<Seconds>{Seconds{0.0}}},
+    .meaning = "What each RPC message of the Persia modes (a request or its answer, the ids, rows, pooled values "
+               "and gradients) takes beyond its transfer over the network: the RPC stack's own latency."};
 
 const Choice<bool> kLaunch{.key_path = "software.host.launch",
                            .words = {{"per_kernel", true}, {"cuda_graph", false}},
@@ -252,11 +258,12 @@ std::span<const Parameter> software_parameters() {
       kQcommBackward.row(),
       kQcommAllReduce.row(),
       kQcommRowDim.row(),
-      section("software.embedding_workers", "{embeddings, gradients, per_id}",
+      section("software.embedding_workers", "{embeddings, gradients, per_id, rpc_latency}",
               "The Persia modes' CPU embedding workers: what they exchange with the trainers, their per-id work."),
       kWorkerEmbeddings.row(),
       kWorkerGradients.row(),
       kWorkerPerId.row(),
+      kWorkerRpcLatency.row(),
       section("software.host", "a mapping", "The work of each GPU trainer's host thread."),
       kLaunch.row(),
       kDispatch.row(),
@@ -322,6 +329,7 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
     s.worker_embeddings = kWorkerEmbeddings.read(*ew);
     s.worker_gradients = kWorkerGradients.read(*ew);
     s.worker_per_id = kWorkerPerId.read(*ew);
+    s.worker_rpc_latency = kWorkerRpcLatency.read(*ew);
     ew->finish();
   }
   if (auto host = node.optional_child("host")) {

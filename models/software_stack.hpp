@@ -94,6 +94,8 @@
 //                                       # on the batch's one worker thread, besides the
 //                                       # calibrated hash probe and row sums
 //                                       # (models/modes/persia_hybrid.cpp)
+//     rpc_latency: 0 s                  # what each RPC message (request, answer, the ids,
+//                                       # rows and gradients) takes beyond its transfer
 //   host:                               # the work of each GPU trainer's host thread
 //     launch: per_kernel                # per_kernel: the host launches each kernel;
 //                                       # cuda_graph: the step is a captured CUDA graph the
@@ -206,6 +208,8 @@ struct SoftwareStack {
   std::optional<Precision> worker_gradients;
   /// An embedding worker's time per distinct id and direction beyond the calibrated kernels.
   Seconds worker_per_id{0.0};
+  /// What each RPC message of the Persia modes takes beyond its transfer (0: nothing).
+  Seconds worker_rpc_latency{0.0};
 
   /// Host work of each GPU trainer (see the header). Default dispatch: PyTorch eager's measured
   /// per-operator cost (torchrec-fbgemm.yaml says where it comes from).

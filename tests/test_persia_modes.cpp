@@ -41,7 +41,9 @@ namespace {
 // NICs are wide, so the embedding pipeline's slowest stage is the worker's pooling of the one
 // trainer batch of each step, a chain on one worker thread (persia_hybrid.cpp):
 //   pool = 4096 x 100 rows x 64 B / ew_gather.
-Scenario mini_persia(double dense_scale, const std::string& ew_gather, const std::vector<std::string>& overrides = {}) {
+// `ps_gather` is the parameter server's gather bandwidth per core (of 64 cores).
+Scenario mini_persia(double dense_scale, const std::string& ew_gather, const std::vector<std::string>& overrides = {},
+                     const std::string& ps_gather = "100 GB/s") {
   const std::string flops = std::to_string(15.7 * dense_scale) + " TFLOP/s";
   const std::string hbm = std::to_string(900.0 * dense_scale) + " GB/s";
   const std::string text = R"(
@@ -69,7 +71,7 @@ platform:
     ps-server:
       devices:
         - {name: cpu, kind: cpu, model: test-cpu, cores: 64, clock: 2 GHz, dram_capacity: 512 GB,
-           dram_bandwidth: 10 TB/s, memory_channels: 8, gather_bandwidth_per_core: 100 GB/s, peak_flops: {fp32: 1 TFLOP/s}}
+           dram_bandwidth: 10 TB/s, memory_channels: 8, gather_bandwidth_per_core: )" + ps_gather + R"(, peak_flops: {fp32: 1 TFLOP/s}}
         - {name: nic, kind: nic, bandwidth: 1600 Gbit/s}
       links:
         - {kind: pcie5x16, between: [nic, cpu]}
@@ -169,7 +171,9 @@ TEST_CASE("with a staleness bound that never binds the hybrid step is max(dense 
 // distinct id, and exchanges with the trainer B x 16 fp16 pooled values each way (131,072 B):
 // 2 x (8 + 64 + 64) x 1,000 + 2 x 2 x 131,072 = 796,288 bytes. Without the per-batch
 // deduplication the ids alone would be 2 x 8 x 409,600 = 6.6 MB; at fp32 on the wire the
-// pooled part would double, so the check can fail.
+// pooled part would double, so the check can fail. Besides, the staleness permit's three
+// control messages (the server's acknowledgement, the worker's answer, the trainer's next
+// request: models/modes/persia_hybrid.cpp), 64 bytes each: 2 x 3 x 64 = 384 bytes.
 TEST_CASE("Persia's embedding traffic: distinct ids per batch to the servers, fp16 pooled values to the trainers") {
   RunOptions keep;
   keep.keep_graph = true;
@@ -182,7 +186,7 @@ TEST_CASE("Persia's embedding traffic: distinct ids per batch to the servers, fp
   for (const auto& e : trace_events(r)) {
     if (e.category == "parameter_server_traffic" && e.step == 5) bytes += e.bytes;
   }
-  CHECK(bytes == dlrmsim::rel(2.0 * (8.0 + 64.0 + 64.0) * 1000.0 + 4.0 * 4096.0 * 16.0 * 2.0).epsilon(1e-9));
+  CHECK(bytes == dlrmsim::rel(2.0 * (8.0 + 64.0 + 64.0) * 1000.0 + 4.0 * 4096.0 * 16.0 * 2.0 + 2.0 * 3.0 * 64.0).epsilon(1e-9));
 }
 
 // System: Persia's 8-V100 Avazu job (configs/scenarios/persia_avazu_8v100.yaml) in persia_async,
@@ -366,4 +370,125 @@ TEST_CASE("an embedding worker's batch is one thread's chain: per-id cost adds 2
   CAPTURE(hybrid10);
   CHECK(sync20 - sync10 == dlrmsim::rel(2.0 * 1000.0 * 10e-6).epsilon(1e-6));
   CHECK(hybrid20 - hybrid10 == dlrmsim::rel(1000.0 * 10e-6).epsilon(1e-6));
+}
+
+// System: the mini Persia cluster above with 1,000 distinct ids a batch (R = 1,000 rows, as
+// in the test above), persia_sync, the GPU 1000x faster and the worker's cores fast (1 TB/s
+// each): the parameter server's 64 cores, each reading a 64-byte row at G bytes/s, are the
+// slow part of the round trip.
+// Inputs: G = 6.4 and 3.2 MB/s, so one core's time per id c = 64 B / G = 10 and 20 us, for the
+// lookup and for the update (sgd: no optimiser state; no measured profile, so no hash probe).
+// Expected: the server spreads a batch's 1,000 ids over its 64 cores (DRAM at 10 TB/s is far
+// from binding): ids x c / cores = 156.25 us per direction at 10 us, 312.5 us at 20 us. The
+// lookup and the update of every step lie on the round trip a synchronous step waits for, so
+// the step grows by 2 x 1,000 x 10 us / 64 = 312.5 us, and at 10 us the servers' two
+// directions (312.5 us) are most of the step. A model that put the servers' work on one core,
+// or off the path, would miss by 64x or by 100 %.
+TEST_CASE("where the servers bind the round trip grows by exactly ids x per-id cost / server cores") {
+  const auto step = [](const std::string& ps_gather) {
+    return run_scenario(mini_persia(1000.0, "1000 GB/s", {"model.embedding_tables.0.rows=1000", "training.mode=persia_sync"},
+                                    ps_gather))
+        .step_time.value();
+  };
+  const double sync10 = step("6.4 MB/s"), sync20 = step("3.2 MB/s");
+  CAPTURE(sync10);
+  const double per_direction = 1000.0 * 10e-6 / 64.0;
+  CHECK(sync10 > 2.0 * per_direction);
+  CHECK(sync10 < 2.0 * per_direction * 1.6);
+  CHECK(sync20 - sync10 == dlrmsim::rel(2.0 * per_direction).epsilon(1e-6));
+}
+
+// System: the mini Persia cluster above, R = 1,000 rows (1,000 distinct ids a batch), the
+// embedding worker's own time per id P (software.embedding_workers.per_id), persia_sync.
+// Inputs: the dense path D (the step with the embedding side fast: P = 0), the round trip
+// T(P) (the step with the GPU 1000x faster: the embedding side alone, fetch and update back to
+// back, itself checked by hand above: 2 x 1,000 x P plus the rows summed and the transfers),
+// and the synchronous step S(P) with both at their speed, at P = 10 and 20 us (T = 20 and
+// 40 ms, longer than D).
+// Expected: a synchronous step waits for the round trip from the moment its gradients leave
+// (after the backward of the layers above the bottom MLP) until the next batch's embeddings
+// arrive; the dense work it overlaps is only what lies outside that window (the bottom MLP,
+// the optimiser, the next input copy). So S = D + T - W with W, the overlapped dense work,
+// the same at both P (S - T identical to 1e-9 s), positive and under a tenth of D (the
+// interaction and top MLP, which it cannot overlap, are most of the dense step). A schedule
+// that hid the round trip behind the dense step (the hybrid's max(D, T)) would give S - T = 0,
+// one that did not overlap at all S - T = D: both fail.
+TEST_CASE("at staleness 0 the step is the dense path plus the embedding round trip that does not overlap it") {
+  const auto step = [](double dense_scale, const std::string& per_id) {
+    return run_scenario(mini_persia(dense_scale, "1000 GB/s",
+                                    {"model.embedding_tables.0.rows=1000", "training.mode=persia_sync",
+                                     "software.embedding_workers.per_id=" + per_id}))
+        .step_time.value();
+  };
+  const double dense_path = step(1.0, "0 us");
+  CAPTURE(dense_path);
+  CHECK(dense_path > 2e-3);
+  double excess = 0.0;
+  for (const char* per_id : {"10 us", "20 us"}) {
+    const double round_trip = step(1000.0, per_id), sync = step(1.0, per_id);
+    CAPTURE(per_id);
+    CAPTURE(round_trip);
+    CAPTURE(sync);
+    CHECK(round_trip > dense_path);
+    const double overlapped = dense_path + round_trip - sync;
+    CHECK(overlapped > 0.0);
+    CHECK(overlapped < 0.1 * dense_path);
+    if (excess == 0.0) {
+      excess = sync - round_trip;
+    } else {
+      CHECK(sync - round_trip == doctest::Approx(excess).epsilon(1e-9).scale(1.0));
+    }
+  }
+}
+
+// System: the mini Persia cluster above, R = 1,000 rows, the GPU 1000x faster, the worker's
+// own time per id 10 us, persia_sync; the fabric's latency per link L (platform.cluster.fabric.
+// link_latency; Persia's RPCs cross the zone's network, PersiaML/PERSIA@05d59c2).
+// Inputs: L = 0 and 100 us.
+// Expected: the synchronous round trip is eight one-way messages in a row (models/modes/
+// persia_hybrid.cpp): gradients trainer -> worker, row gradients worker -> server, the
+// server's acknowledgement, the worker's answer to the trainer, the trainer's next request,
+// ids worker -> server, rows server -> worker, pooled trainer-ward. Each is a sender's egress
+// segment and a receiver's ingress segment side by side, each over one fabric link, so each
+// pays L once, except the rows, whose ingress at the worker starts when every server's rows
+// have left: 9 x 100 us = 0.9 ms more per step. Without the three control messages (the
+// permit's way back) it would be 6 x 100 us.
+TEST_CASE("the synchronous round trip pays the latency of each of its RPC messages") {
+  const auto step = [](const std::string& latency) {
+    return run_scenario(mini_persia(1000.0, "1000 GB/s",
+                                    {"model.embedding_tables.0.rows=1000", "training.mode=persia_sync",
+                                     "software.embedding_workers.per_id=10 us",
+                                     "platform.cluster.fabric.link_latency=" + latency}))
+        .step_time.value();
+  };
+  const double at0 = step("0 us"), at100 = step("100 us");
+  CAPTURE(at0);
+  CHECK(at100 - at0 == dlrmsim::rel(9.0 * 100e-6).epsilon(1e-6));
+}
+
+// System: the mini Persia cluster above, R = 1,000 rows, the GPU 1000x faster, the worker's
+// own time per id 10 us (a 10 ms chain each way).
+// Inputs: the RPC stack's own latency per message, software.embedding_workers.rpc_latency,
+// 0 and 200 us, in persia_sync and in persia_hybrid with a bound (100) that never binds.
+// Expected: each of the eight messages of a synchronous round trip (the trainer's request,
+// ids, rows, pooled values, gradients, row gradients, the servers' acknowledgement, the
+// worker's answer: models/modes/persia_hybrid.cpp) pays it once after arriving, so the
+// synchronous step grows by 8 x 200 us = 1.6 ms. The hybrid's pipeline runs ahead of the
+// dense step: a latency inside it delays when each batch's embeddings arrive but not how often
+// they do, so its step (the 10 ms chain) does not move. A latency paid once per step, or not at
+// all, would give 0.2 or 0 ms in the synchronous mode.
+TEST_CASE("the RPC stack's latency lies on the synchronous round trip eight times and off the hybrid's step") {
+  const auto step = [](const std::string& mode, const std::string& latency) {
+    return run_scenario(mini_persia(1000.0, "1000 GB/s",
+                                    {"model.embedding_tables.0.rows=1000", "training.mode=" + mode,
+                                     "software.embedding_workers.per_id=10 us",
+                                     "software.embedding_workers.rpc_latency=" + latency}))
+        .step_time.value();
+  };
+  const double sync0 = step("persia_sync", "0 us"), sync200 = step("persia_sync", "200 us");
+  const double hybrid0 = step("persia_hybrid", "0 us"), hybrid200 = step("persia_hybrid", "200 us");
+  CAPTURE(sync0);
+  CAPTURE(hybrid0);
+  CHECK(sync200 - sync0 == dlrmsim::rel(8.0 * 200e-6).epsilon(1e-6));
+  CHECK(hybrid200 == dlrmsim::rel(hybrid0).epsilon(1e-9));
 }

@@ -19,6 +19,23 @@
 // Asynchrony with bounded staleness k (training.staleness): the forward fetch of step s waits
 // only for the update of step s-1-k, so the embedding pipeline of later steps overlaps the
 // dense step; k = 0 is fully synchronous (the fetch waits for the previous update).
+// How Persia's code holds the fetch back (PersiaML/PERSIA@05d59c2, the deployment's commit):
+// each trainer process has a semaphore of `embedding_staleness` permits
+// (rust/persia-core/src/forward.rs); its forward worker takes a permit before it asks the
+// embedding worker for a batch's embeddings (forward_batch_id, a request carrying the batch's
+// reference: the worker's lookup_batched_all_slots runs only then), and its backward worker
+// gives the permit back once update_gradient_batched has returned (backward.rs), which the
+// embedding worker answers only after every server has answered its update_gradient_mixed
+// (middleware_service/mod.rs update_all_batched_gradients, try_join_all). So Persia's
+// embedding_staleness k+1 is this model's k, and the round trip a fully synchronous step waits
+// for is eight one-way messages: gradients trainer -> worker, row gradients worker ->
+// servers, the servers' acknowledgements -> worker, the worker's answer -> trainer, the
+// trainer's request -> worker, ids worker -> servers, rows -> worker, pooled -> trainer. The
+// three control messages (acknowledgement, answer, request) are modelled as kControlMessage
+// bytes each, so their latency lies on the path as the engine's transfers. Each of the eight
+// messages also pays software.embedding_workers.rpc_latency once it has arrived, the RPC
+// stack's own latency (Persia's RPCs are HTTP requests, hyper): eight on a synchronous round
+// trip.
 // The three modes Persia compares (KDD 2022, sec. 4 and the experiments):
 //   persia_hybrid  embeddings asynchronous within the staleness bound, dense synchronous
 //                  (bucketed all-reduce of the gradients every step);
@@ -72,6 +89,7 @@
 // DRAM bandwidth sharing between them is not modelled).
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -90,6 +108,11 @@ namespace {
 
 /// The three Persia modes differ in what waits for what (see the header).
 enum class PersiaVariant { hybrid, synchronous, asynchronous };
+
+/// One control message of Persia's RPCs (an update's acknowledgement, the answer to
+/// update_gradient_batched, a forward_batch_id request with the batch's reference): an
+/// assumption of one small frame; its size is immaterial beside its latency.
+constexpr Bytes kControlMessage{64.0};
 
 /// The sockets of a worker or server node, each with a forward stream (its own) and a
 /// backward stream (a second one on its cores: Persia's separate thread pools).
@@ -205,14 +228,26 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
   const Seconds worker_time = std::max({pool_time, batch_chain * (samples_per_worker / local) / ew_cores, batch_chain});
   const std::uint16_t ps_cat = cat.parameter_server_traffic;
   const topo::DeviceId ew_dev = ew.forward.front().device;
+  // An RPC message's own latency once it has arrived: a zero-byte transfer over a resource
+  // that only delays (as collective launches are), none when the stack gives none.
+  std::optional<sim::ResourceId> rpc_delay;
+  if (stack.worker_rpc_latency.value() > 0.0) {
+    rpc_delay = ctx.graph.add_resource("software.embedding_workers.rpc_latency", BytesPerSecond(1e12),
+                                       stack.worker_rpc_latency, "rpc_latency");
+  }
+  auto rpc = [&](ActivityId arrived) {
+    if (!rpc_delay) return arrived;
+    return ctx.graph.add_transfer(Bytes(0.0), std::span(&*rpc_delay, 1), std::span(&arrived, 1), ps_cat);
+  };
   // A stage of the worker (pooling forward, row gradients backward): `in` bytes arrive after
   // `in_deps`, every socket works once they and `arrivals` are in, then `out` bytes leave.
   // Returns the end of the work and the departure.
   auto worker_stage = [&](std::span<const ActivityId> in_deps, std::vector<ActivityId> arrivals, Bytes in,
                           const std::vector<SimDevice>& sockets, Bytes out) {
     arrivals.push_back(net.send_ingress(ew_dev, in, in_deps, ps_cat));
+    const std::array<ActivityId, 1> arrived{rpc(ctx.marker(arrivals))};
     std::vector<ActivityId> parts;
-    for (const auto& sock : sockets) parts.push_back(ctx.compute(sock, worker_time, arrivals, cat.embedding_lookup));
+    for (const auto& sock : sockets) parts.push_back(ctx.compute(sock, worker_time, arrived, cat.embedding_lookup));
     const ActivityId done = ctx.marker(parts);
     return std::pair{done, net.send_egress(ew_dev, out, std::span(&done, 1), ps_cat)};
   };
@@ -226,15 +261,21 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
     }
     averaging_period = *inputs.options.averaging_period;
   }
-  std::vector<ActivityId> ps_update;  // per step
+  std::vector<ActivityId> permit_back;  // per step: the trainers hold its update's answer
   const int features = static_cast<int>(model.table_count());
   std::vector<ActivityId> step_end;
   for (int s = 0; s < steps; ++s) {
     ctx.begin_step(s);
     // --- embedding pipeline, forward ---
+    // Each trainer asks for its batch once it holds a permit (the answer to update s-1-k).
     std::vector<ActivityId> gate;
     const int waited = s - 1 - staleness;
-    if (waited >= 0) gate.push_back(ps_update[static_cast<std::size_t>(waited)]);
+    if (waited >= 0) gate.push_back(permit_back[static_cast<std::size_t>(waited)]);
+    std::vector<ActivityId> requests;
+    for (std::size_t i = 0; i < n; ++i) requests.push_back(net.send_egress(trainers[i].device, kControlMessage, gate, ps_cat));
+    requests.push_back(net.send_ingress(ew_dev, kControlMessage * static_cast<double>(n), gate, ps_cat));
+    const ActivityId asked = rpc(ctx.marker(requests));
+    gate.assign(1, asked);
     const auto ids_out = net.send_egress(ew_dev, placement::kIndexBytes * (samples_per_worker * distinct_ids), gate, ps_cat);
     ctx.built.roles[ids_out.index] = "embedding_fetch";  // the activities the staleness gate holds back (traces)
     std::vector<ActivityId> gathered;
@@ -244,7 +285,7 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
       const auto ids_in = net.send_ingress(ps[p].forward.front().device, w.ids_in * share, gate, ps_cat);
       ctx.built.roles[ids_in.index] = "embedding_fetch";
       const std::array<ActivityId, 2> dep{ids_out, ids_in};
-      const auto ids_done = ctx.marker(dep);
+      const auto ids_done = rpc(ctx.marker(dep));
       std::vector<ActivityId> parts;
       for (auto& sock : ps[p].forward) {
         const std::array<ActivityId, 1> d1{ids_done};
@@ -268,7 +309,7 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
       const ActivityId bottom = dense.forward(trainers[i], Layers::bottom_mlp, copy[i]);
       const auto in = net.send_ingress(trainers[i].device, pooled_per_sample * local, pdep, ps_cat);
       const std::array<ActivityId, 2> received{in, ew_out};
-      ActivityId got = ctx.marker(received);
+      ActivityId got = rpc(ctx.marker(received));
       if (inputs.options.software.sync == SoftwareStack::HostSync::per_feature) {
         // Persia's trainer loop: the host takes the embeddings as they arrive and hands them to
         // the GPU feature by feature, waiting for the GPU after each (torch.cuda.synchronize).
@@ -295,18 +336,30 @@ void build_persia_steps(StepBuilder& b, int steps, PersiaVariant variant) {
     const auto [scattered, push_out] = worker_stage(inter_bwd, grads_out, gradient_per_sample * samples_per_worker,
                                                     ew.backward, distinct_rows * samples_per_worker);
     const std::array<ActivityId, 1> sdep{scattered};
-    std::vector<ActivityId> updates;
+    std::vector<ActivityId> acks;
     for (std::size_t p = 0; p < servers.size(); ++p) {
       const OwnerWork& w = ctx.represented_work(servers[p]);
       const double share = server_share[p];
       const auto push_in = net.send_ingress(ps[p].backward.front().device, avg_row * (w.lookups * share), sdep, ps_cat);
-      const std::array<ActivityId, 2> udep{push_out, push_in};
+      const std::array<ActivityId, 1> udep{rpc(ctx.marker(std::array<ActivityId, 2>{push_out, push_in}))};
+      std::vector<ActivityId> updates;
       for (auto& sock : ps[p].backward) {
         updates.push_back(ctx.compute(sock, w.backward_compute * share, udep, cat.embedding_lookup));
         ctx.built.roles[updates.back().index] = "embedding_update";
       }
+      // The server answers update_gradient_mixed once its update is applied.
+      const ActivityId updated = ctx.marker(updates);
+      acks.push_back(net.send_egress(ps[p].backward.front().device, kControlMessage, std::span(&updated, 1), ps_cat));
+      acks.push_back(net.send_ingress(ew_dev, kControlMessage, std::span(&updated, 1), ps_cat));
     }
-    ps_update.push_back(ctx.marker(updates));
+    // The worker answers each trainer's update_gradient_batched once every server has; the
+    // trainer's backward worker then gives its staleness permit back.
+    const ActivityId acked = rpc(ctx.marker(acks));
+    std::vector<ActivityId> answers{net.send_egress(ew_dev, kControlMessage * static_cast<double>(n), std::span(&acked, 1), ps_cat)};
+    for (std::size_t i = 0; i < n; ++i) {
+      answers.push_back(net.send_ingress(trainers[i].device, kControlMessage, std::span(&acked, 1), ps_cat));
+    }
+    permit_back.push_back(rpc(ctx.marker(answers)));
 
     // --- dense all-reduce and optimiser (asynchronous: local optimiser, then every
     // averaging_period steps an all-reduce of the fp32 dense parameters) ---
