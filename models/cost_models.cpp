@@ -103,7 +103,8 @@ Seconds cpu_dense_time(const topo::CpuSocketSpec& cpu, Flops flops, Precision co
 }
 
 std::vector<DenseOperatorCost> cpu_dense_costs(const ModelSpec& model, const topo::CpuSocketSpec& cpu,
-                                               std::optional<double> efficiency, std::int64_t local_batch) {
+                                               std::optional<double> efficiency, std::int64_t local_batch,
+                                               std::optional<CpuCostInput::PerItemGemm> per_item) {
   const topo::CpuProfile* profile = efficiency ? nullptr : cpu.profile.get();
   if (!efficiency && !profile) {
     throw std::invalid_argument("CPU '" + cpu.model +
@@ -113,7 +114,7 @@ std::vector<DenseOperatorCost> cpu_dense_costs(const ModelSpec& model, const top
   // Layers that are not one GEMM of known shape: the large-GEMM fraction (every extent saturated).
   const double large = profile ? profile->large_gemm_efficiency() : *efficiency;
   const CpuCostInput in{model, cpu, profile, large, cpu_peak(cpu, model.compute_precision),
-                        std::max<std::int64_t>(local_batch, 1)};
+                        std::max<std::int64_t>(local_batch, 1), per_item};
   std::vector<DenseOperatorCost> costs;
   for (const DenseLayer& l : model.dense_layers()) {
     DenseOperatorCost c = l.op->cpu_cost(l, in);

@@ -89,7 +89,9 @@ Seconds cpu_dense_time(const topo::CpuSocketSpec& cpu, Flops flops, Precision co
 /// with `efficiency` (training.cpu.dense_efficiency) FLOPs / (peak x efficiency) per layer,
 /// without it the socket's CPU profile (platform key `profile`) gives each operator's efficiency.
 /// std::invalid_argument naming training.cpu.dense_efficiency when there is neither.
+/// `per_item`: batched GEMMs run one BLAS call per item (software.cpu_trainer.bmm per_item).
 std::vector<DenseOperatorCost> cpu_dense_costs(const ModelSpec& model, const topo::CpuSocketSpec& cpu,
-                                               std::optional<double> efficiency, std::int64_t local_batch);
+                                               std::optional<double> efficiency, std::int64_t local_batch,
+                                               std::optional<CpuCostInput::PerItemGemm> per_item = std::nullopt);
 
 }  // namespace dlrmsim::models

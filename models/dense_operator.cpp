@@ -19,6 +19,7 @@ DenseOperatorCost linear_gpu_cost(const DenseLayer& layer, const GpuCostInput& i
 DenseOperatorCost linear_cpu_cost(const DenseLayer& layer, const CpuCostInput& in);
 DenseLayer declare_dot_interaction(const DenseOperatorSite& site);
 DenseOperatorCost dot_interaction_gpu_cost(const DenseLayer& layer, const GpuCostInput& in);
+DenseOperatorCost dot_interaction_cpu_cost(const DenseLayer& layer, const CpuCostInput& in);
 DenseLayer declare_concat_interaction(const DenseOperatorSite& site);
 DenseOperatorCost concat_interaction_gpu_cost(const DenseLayer& layer, const GpuCostInput& in);
 DenseLayer declare_dcnv2_cross(const DenseOperatorSite& site);
@@ -37,7 +38,7 @@ constexpr std::array kOperators{
     DenseOperator{"dot_interaction",
                   "DLRM's pairwise dot products of the bottom-MLP output and the pooled embeddings, "
                   "concatenated with the bottom-MLP output",
-                  &declare_dot_interaction, &dot_interaction_gpu_cost, &cpu_cost_from_flops},
+                  &declare_dot_interaction, &dot_interaction_gpu_cost, &dot_interaction_cpu_cost},
     DenseOperator{"concat_interaction", "the bottom-MLP output and the pooled embeddings concatenated (a copy)",
                   &declare_concat_interaction, &concat_interaction_gpu_cost, &cpu_cost_from_flops},
     DenseOperator{"dcnv2_cross", "DCNv2 cross layers x0 * (U (V^T x) + b) + x, low rank or full rank",
@@ -79,6 +80,13 @@ Seconds CpuCostInput::gemm(std::int64_t m, std::int64_t n, std::int64_t k) const
     return Flops(flops) / (peak * e) + one.call_overhead;
   }
   return Flops(flops) / (peak * profile->gemm_efficiency(m, n, k)) + profile->gemm_all_cores.call_overhead;
+}
+
+Seconds CpuCostInput::per_item_gemms(std::int64_t items, std::int64_t m, std::int64_t n, std::int64_t k) const {
+  if (!per_item) throw std::logic_error("per_item_gemms without software.cpu_trainer.bmm per_item");
+  const FlopsPerSecond core_rate = peak / static_cast<double>(std::max(1, cpu.cores)) * large_efficiency;
+  const Flops item(2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));
+  return (per_item->call + item / (core_rate * per_item->efficiency)) * static_cast<double>(items);
 }
 
 DenseOperatorCost cpu_cost_from_flops(const DenseLayer& layer, const CpuCostInput& in) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -92,10 +93,23 @@ struct CpuCostInput {
   FlopsPerSecond peak;  // cpu_peak at the compute precision
   std::int64_t batch;   // the local batch, at least 1
 
+  /// How a batched GEMM runs when each item is one BLAS call (software.cpu_trainer.bmm
+  /// per_item): an item costs `call` plus its FLOPs at `efficiency` of one core's large-GEMM
+  /// rate (the socket's peak / cores x large_efficiency), the items one after another on one
+  /// core. Absent: one GEMM of the whole batch.
+  struct PerItemGemm {
+    Seconds call;
+    double efficiency = 1.0;
+  };
+  std::optional<PerItemGemm> per_item;
+
   /// One GEMM m x n x k at the profile's efficiency for that shape plus its all-core call
   /// overhead (CpuProfile::gemm_efficiency); on a one-core socket the profile's one-thread fit
   /// (gemm_fp32.per_core, no split overhead). Only with a profile.
   [[nodiscard]] Seconds gemm(std::int64_t m, std::int64_t n, std::int64_t k) const;
+  /// `items` GEMMs of m x n x k one BLAS call each (per_item must be set):
+  ///   items x (call + 2 m n k / (peak / cores x large_efficiency x efficiency)).
+  [[nodiscard]] Seconds per_item_gemms(std::int64_t items, std::int64_t m, std::int64_t n, std::int64_t k) const;
 };
 
 /// The CPU cost of an operator from its FLOPs alone, FLOPs / (peak x large_efficiency) per

@@ -165,7 +165,10 @@ const std::vector<DenseOperatorCost>& DenseWork::costs(const SimDevice& trainer)
     const auto groups = static_cast<std::int64_t>(std::max<std::size_t>(1, ctx_.total_trainers() / static_cast<std::size_t>(cp)));
     out = gpu_dense_costs(ctx_.in.model, *trainer.profile, ctx_.local_batch(), cp, ctx_.in.model.global_batch_size / groups);
   } else {
-    out = cpu_dense_costs(ctx_.in.model, *trainer.cpu, ctx_.in.options.cpu_dense_efficiency, ctx_.local_batch());
+    const SoftwareStack& stack = ctx_.in.options.software;
+    std::optional<CpuCostInput::PerItemGemm> per_item;
+    if (stack.cpu_bmm == SoftwareStack::CpuBmm::per_item) per_item = {stack.bmm_item_call, stack.bmm_item_efficiency};
+    out = cpu_dense_costs(ctx_.in.model, *trainer.cpu, ctx_.in.options.cpu_dense_efficiency, ctx_.local_batch(), per_item);
   }
   return dense_cache_.emplace(key, std::move(out)).first->second;
 }

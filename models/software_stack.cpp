@@ -220,6 +220,29 @@ const Param<Seconds> kCoalescePerLookup{
     .range = {.min = Bound<Seconds>{Seconds{0.0}}},
     .meaning = "Sort + segment sum of a sparse embedding gradient per lookup, besides its rows' bytes (adagrad, adam)."};
 
+const Choice<Stack::CpuBmm> kCpuBmm{
+    .key_path = "software.cpu_trainer.bmm",
+    .words = {{"batched", Stack::CpuBmm::batched}, {"per_item", Stack::CpuBmm::per_item}},
+    .fallback = kBuiltIn.cpu_bmm,
+    .meaning = "How a CPU trainer runs a batched GEMM (the dot interaction's): batched: one GEMM over the batch on the "
+               "socket's cores (MKL's batched GEMM, IPEX's interaction kernel); per_item: one BLAS call per item in a "
+               "loop on one core, as PyTorch's CPU bmm does in a build without MKL (pytorch/pytorch@v1.13.1 "
+               "aten/src/ATen/native/LinearAlgebra.cpp bmm_out_or_baddbmm_, Debian's python3-torch)."};
+const Param<Seconds> kBmmItemCall{
+    .key_path = "software.cpu_trainer.bmm_item_call", .unit = "s (\"1.167 us\")",
+    .fallback = kBuiltIn.bmm_item_call,
+    .default_note = "measured: torch 1.13 bmm per item, OpenBLAS 0.3.21 (AVX-512 kernels), Xeon (Emerald Rapids) guest (validation/cpu/pytorch-bmm-intel-xeon-emr-2cpu.yaml)",
+    .range = {.min = Bound<Seconds>{Seconds{0.0}}},
+    .meaning = "bmm per_item: the fixed cost of one item (its three select()s, mm's checks, the BLAS call)."};
+const Param<double> kBmmItemEfficiency{
+    .key_path = "software.cpu_trainer.bmm_item_efficiency", .unit = "fraction",
+    .fallback = kBuiltIn.bmm_item_efficiency,
+    .default_note = "measured with bmm_item_call (the line's FLOP rate over a 2048^3 torch.mm's on the same thread)",
+    .range = {.min = Bound<double>{0.0, false, "expected a fraction of one core's peak above 0"},
+              .max = Bound<double>{1.0, true, "expected a fraction of one core's peak, at most 1"}},
+    .meaning = "bmm per_item: an item's GEMM rate as a fraction of one core's large-GEMM rate (the socket's peak / "
+               "cores x its CPU profile's large-GEMM efficiency)."};
+
 /// A section of the stack: a mapping whose keys follow it in the table.
 ParameterRow section(std::string_view key_path, std::string_view range, std::string_view meaning) {
   return {key_path, "", "the defaults below", std::string(range), meaning};
@@ -278,11 +301,14 @@ std::span<const Parameter> software_parameters() {
       kLoaderPerSample.row(),
       kLoaderWorkers.row(),
       kLoaderInFlight.row(),
-      section("software.cpu_trainer", "{framework, optimizer, coalesce_per_lookup}",
+      section("software.cpu_trainer", "{framework, optimizer, coalesce_per_lookup, bmm, bmm_item_call, bmm_item_efficiency}",
               "The framework work of a CPU trainer (cpu_only) on its socket's cores."),
       kCpuFramework.row(),
       kCpuOptimizer.row(),
       kCoalescePerLookup.row(),
+      kCpuBmm.row(),
+      kBmmItemCall.row(),
+      kBmmItemEfficiency.row(),
   });
   return table.parameters();
 }
@@ -354,6 +380,9 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
     s.cpu_framework = kCpuFramework.read(*cpu);
     s.cpu_fused_optimizer = kCpuOptimizer.read(*cpu);
     s.coalesce_per_lookup = kCoalescePerLookup.read(*cpu);
+    s.cpu_bmm = kCpuBmm.read(*cpu);
+    s.bmm_item_call = kBmmItemCall.read(*cpu);
+    s.bmm_item_efficiency = kBmmItemEfficiency.read(*cpu);
     cpu->finish();
   }
   node.finish();

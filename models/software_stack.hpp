@@ -138,6 +138,14 @@
 //     coalesce_per_lookup: 65 ns        # sort + segment sum of a sparse gradient, per lookup
 //                                       # (the framework's work once per step besides its
 //                                       # operators is host.framework's, on the socket's cores)
+//     bmm: batched                      # how a batched GEMM (the dot interaction's) runs:
+//                                       # batched (one GEMM over the batch on the socket's
+//                                       # cores: MKL's batched GEMM, IPEX's interaction
+//                                       # kernel) or per_item (torch built without MKL: one
+//                                       # BLAS call per batch item, in a loop on one core)
+//     bmm_item_call: 1.167 us           # per_item: the fixed cost of one item's call
+//     bmm_item_efficiency: 0.7307       # per_item: an item's GEMM rate as a fraction of one
+//                                       # core's large-GEMM rate (operators/dot_interaction.cpp)
 //
 // What each setting costs is the step builder's business (step_builder.hpp); this header only
 // reads and checks the settings. Host work runs on the CPU cores of the trainer's node as
@@ -233,6 +241,11 @@ struct SoftwareStack {
   /// Time per lookup of coalescing a sparse embedding gradient (sort + segment sum), besides
   /// its rows' bytes. Default: measured (software.cpu_trainer.coalesce_per_lookup's note).
   Seconds coalesce_per_lookup{65e-9};
+  /// How a CPU trainer runs a batched GEMM (software.cpu_trainer.bmm): one GEMM over the batch,
+  /// or one BLAS call per item at a fixed cost plus its FLOPs at a fraction of one core's peak.
+  enum class CpuBmm { batched, per_item } cpu_bmm = CpuBmm::batched;
+  Seconds bmm_item_call{1.167e-6};
+  double bmm_item_efficiency = 0.7307;
 
   /// Whether two stacks have the same settings (name, description and source included).
   bool operator==(const SoftwareStack&) const = default;

@@ -190,9 +190,31 @@ TEST_CASE("CPU interactions take their FLOPs over the socket's peak") {
   cpu.peak.set(topo::Precision::bf16, FlopsPerSecond(1e12));
   const ModelSpec m = model_with("dot");
   const DenseLayer l = m.dense_layers()[1];
-  const auto c = l.op->cpu_cost(l, CpuCostInput{m, cpu, nullptr, 0.5, FlopsPerSecond(1e12), 1000});
+  const auto c = l.op->cpu_cost(l, CpuCostInput{m, cpu, nullptr, 0.5, FlopsPerSecond(1e12), 1000, std::nullopt});
   CHECK(c.forward.value() == dlrmsim::rel(144.0 * 1000 / 0.5e12));
   CHECK(c.backward.value() == dlrmsim::rel(2.0 * 144.0 * 1000 / 0.5e12));
   CHECK(c.forward_kernels == 1);
   CHECK(c.backward_kernels == 2);
+}
+
+// PyTorch's CPU bmm without MKL runs one BLAS call per item (software.cpu_trainer.bmm
+// per_item): the dot interaction of 2 tables + the bottom output (3 vectors of 8) at batch
+// 1000 on a 4-core socket of 1 TFLOP/s (250 GFLOP/s a core), 2 us a call, items at 0.1 of the
+// core's large-GEMM rate (250 GFLOP/s x 0.5): forward 1000 x (2 us + 2 x 3 x 3 x 8 FLOP /
+// 12.5 GFLOP/s), backward two such products of 3 x 8 x 3 (the same FLOPs) an item.
+TEST_CASE("CPU dot interaction per item: a call and the item's FLOPs for every sample, on one core") {
+  topo::CpuSocketSpec cpu;
+  cpu.model = "test";
+  cpu.cores = 4;
+  cpu.peak.set(topo::Precision::bf16, FlopsPerSecond(1e12));
+  const ModelSpec m = model_with("dot");
+  const DenseLayer l = m.dense_layers()[1];
+  const CpuCostInput in{m, cpu, nullptr, 0.5, FlopsPerSecond(1e12), 1000, CpuCostInput::PerItemGemm{Seconds(2e-6), 0.1}};
+  const auto c = l.op->cpu_cost(l, in);
+  const double item = 2e-6 + 144.0 / (250e9 * 0.5 * 0.1);
+  CHECK(c.forward.value() == dlrmsim::rel(1000 * item));
+  CHECK(c.backward.value() == dlrmsim::rel(2 * 1000 * item));
+  // Batched (no per_item): the socket's FLOP form above, far cheaper than a call per sample.
+  const CpuCostInput batched{m, cpu, nullptr, 0.5, FlopsPerSecond(1e12), 1000, std::nullopt};
+  CHECK(l.op->cpu_cost(l, batched).forward.value() < c.forward.value() / 100.0);
 }

@@ -8,7 +8,14 @@
 // On a GPU, local batch b: the batched X X^T, batched_gemm(b; F+1, F+1, d) (DeviceProfile::
 // batched_gemm_time), backward twice that (dX = (dZ + dZ^T) X); floored by its activation
 // traffic over achievable HBM bandwidth; one launch forward, two backward.
-// On a CPU socket: FLOPs / (peak x the large-GEMM efficiency) (cpu_cost_from_flops).
+// On a CPU socket, the batched GEMM as the stack runs it (software.cpu_trainer.bmm):
+//   batched    FLOPs / (peak x the large-GEMM efficiency) (cpu_cost_from_flops);
+//   per_item   PyTorch's CPU bmm in a build without MKL (pytorch/pytorch@v1.13.1
+//              aten/src/ATen/native/LinearAlgebra.cpp, bmm_out_or_baddbmm_: above 400
+//              multiply-adds an item and without MKL it splits along the batch, one
+//              mm_cpu_out per item): b items of (F+1) x (F+1) x d forward (bmm(T, T^T)), and the
+//              backward's two products (BmmBackward0: grad Z bmm T and T^T bmm grad Z, each
+//              (F+1) x d x (F+1)), each item at CpuCostInput::per_item_gemms.
 #include <algorithm>
 
 #include "models/dense_operator.hpp"
@@ -45,6 +52,18 @@ DenseOperatorCost dot_interaction_gpu_cost(const DenseLayer& l, const GpuCostInp
   c.backward = std::max(gemm * 2.0, floor * 2.0) + launch * 2.0;
   c.forward_hbm = std::max(topo::gemm_traffic(vectors, vectors, d, in.dtype, in.batch), activation_bytes);
   c.backward_hbm = c.forward_hbm * 2.0;
+  c.forward_kernels = 1;
+  c.backward_kernels = 2;
+  return c;
+}
+
+DenseOperatorCost dot_interaction_cpu_cost(const DenseLayer& l, const CpuCostInput& in) {
+  if (!in.per_item) return cpu_cost_from_flops(l, in);
+  const std::int64_t vectors = in.model.table_count() + 1;
+  const int d = in.model.common_embedding_dim();
+  DenseOperatorCost c;
+  c.forward = in.per_item_gemms(in.batch, vectors, vectors, d);
+  c.backward = in.per_item_gemms(in.batch, vectors, d, vectors) * 2.0;
   c.forward_kernels = 1;
   c.backward_kernels = 2;
   return c;
