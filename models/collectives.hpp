@@ -98,7 +98,9 @@ class Collectives {
   /// trainer all-reduces `payload` bytes (its shards' weights and optimiser state) with the
   /// GPUs of the same position in the other `replicas` - 1 groups, a ring across nodes:
   /// 2 (R - 1) / R x payload out of and into its NIC, after NCCL's latency for R ranks on R
-  /// nodes. Per simulated trainer, its completion.
+  /// nodes. The flows are the fidelity's inter-node all-reduce phase (a ring over the nodes
+  /// among same-index GPUs): each NIC carries the replica ring's bytes, though its neighbour
+  /// is the next node rather than the next replica. Per simulated trainer, its completion.
   std::vector<sim::ActivityId> replica_sync(Bytes payload, std::size_t replicas, std::span<const sim::ActivityId> ready,
                                             std::uint16_t category);
 
