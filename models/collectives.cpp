@@ -64,8 +64,17 @@ Seconds Collectives::all_reduce_latency(Bytes bytes) {
   return Seconds(e ? e->latency_us * 1e-6 : 0.0);
 }
 
+std::optional<NcclSystem> Collectives::all_to_all_system() {
+  auto s = nccl_system();
+  if (s) {
+    s->ranks = static_cast<int>(ctx_.all_to_all_trainers());
+    s->nodes = static_cast<int>(ctx_.all_to_all_nodes());
+  }
+  return s;
+}
+
 Seconds Collectives::all_to_all_latency(Bytes OwnerWork::*what) {
-  const auto s = nccl_system();
+  const auto s = all_to_all_system();
   if (!s) return Seconds(0.0);
   const NcclTuning& t = *ctx_.in.options.software.nccl;
   // Each simulated GPU owner's bytes, 1 / ranks of them to each peer: the largest peer message.
@@ -85,8 +94,8 @@ Seconds Collectives::all_to_all_latency(Bytes OwnerWork::*what) {
 std::vector<ActivityId> Collectives::small_all_to_all(Bytes bytes_per_peer, std::span<const ActivityId> ready,
                                                      std::uint16_t category) {
   const std::size_t n = ctx_.trainers().size();
-  if (ctx_.total_trainers() <= 1) return {ready.begin(), ready.end()};
-  const auto s = nccl_system();
+  if (ctx_.all_to_all_trainers() <= 1) return {ready.begin(), ready.end()};
+  const auto s = all_to_all_system();
   const Seconds latency = s ? nccl_all_to_all_latency(*ctx_.in.options.software.nccl, *s, bytes_per_peer) : Seconds(0.0);
   const std::array<ActivityId, 1> all{ctx_.marker(ready)};
   std::vector<ActivityId> done;
@@ -157,7 +166,7 @@ void Collectives::owner_trainer_flows(
     const SimDevice& od, Towards towards, Bytes bytes,
     const std::function<std::vector<ActivityId>(std::span<const std::size_t>)>& ready,
     const std::function<void(std::span<const std::size_t>, ActivityId)>& arrived, std::uint16_t category) {
-  const double share = 1.0 / static_cast<double>(std::max<std::size_t>(1, ctx_.total_trainers()));
+  const double share = 1.0 / static_cast<double>(std::max<std::size_t>(1, ctx_.all_to_all_trainers()));
   std::size_t local = 0;
   for (std::size_t i = 0; i < ctx_.trainers().size(); ++i) {
     if (ctx_.trainers()[i].node != od.node) continue;
@@ -174,7 +183,7 @@ std::vector<ActivityId> Collectives::pooled_to_trainers(OwnerKind kind, const st
                                                         std::span<const ActivityId> trainer_gate, std::uint16_t category,
                                                         Bytes OwnerWork::*what) {
   std::map<std::uint32_t, ActivityId> launched;
-  if (kind == OwnerKind::gpu && ctx_.total_trainers() > 1) {
+  if (kind == OwnerKind::gpu && ctx_.all_to_all_trainers() > 1) {
     const Seconds latency = all_to_all_latency(what);
     for (const auto& [o, r] : owner_ready_in) launched[o] = collective_launch(std::span(&r, 1), category, latency).front();
   }
@@ -212,7 +221,7 @@ std::map<std::uint32_t, ActivityId> Collectives::gradients_to_owners(OwnerKind k
   // The reverse of pooled_to_trainers: each trainer sends each owner its share of the pooled
   // gradients (same bytes as the forward outputs).
   std::vector<ActivityId> launched;
-  if (kind == OwnerKind::gpu && ctx_.total_trainers() > 1) {
+  if (kind == OwnerKind::gpu && ctx_.all_to_all_trainers() > 1) {
     launched = collective_launch(trainer_ready, category, all_to_all_latency(what));
     trainer_ready = launched;
   }
@@ -221,7 +230,7 @@ std::map<std::uint32_t, ActivityId> Collectives::gradients_to_owners(OwnerKind k
   // representative node's counterparts), joined into the arrival of the owner standing for them.
   auto counterparts = hier ? std::map<std::uint32_t, std::vector<ActivityId>>{}
                            : ctx_.fidelity().counterparts_to_owners(*this, kind, what, trainer_ready, category);
-  if (kind == OwnerKind::gpu && ctx_.total_trainers() > 1) {
+  if (kind == OwnerKind::gpu && ctx_.all_to_all_trainers() > 1) {
     // NCCL's kernel on each GPU owner starts with its own trainer's part.
     std::map<std::uint32_t, ActivityId> ready_on;  // by GPU device index
     for (std::size_t i = 0; i < ctx_.trainers().size(); ++i) ready_on.emplace(ctx_.trainers()[i].device.index, trainer_ready[i]);
@@ -305,8 +314,8 @@ const Collectives::NcclView& Collectives::nccl_view(const SimDevice& gpu) {
 
 void Collectives::nccl_all_to_all(OwnerKind kind, Bytes OwnerWork::*what,
                                   const std::map<std::uint32_t, ActivityId>& start, std::uint16_t category) {
-  if (kind != OwnerKind::gpu || ctx_.total_trainers() <= 1) return;
-  const double total = static_cast<double>(ctx_.total_trainers());
+  if (kind != OwnerKind::gpu || ctx_.all_to_all_trainers() <= 1) return;
+  const double total = static_cast<double>(ctx_.all_to_all_trainers());
   const double local = static_cast<double>(ctx_.trainers_per_node());
   for (const auto& [o, begin] : start) {
     if (ctx_.in.problem.devices.at(o).kind != kind) continue;
@@ -409,6 +418,21 @@ std::map<std::uint32_t, ActivityId> Collectives::hierarchical_to_owners(std::spa
     done[o] = ctx_.marker(inbound);
   }
   return done;
+}
+
+std::vector<ActivityId> Collectives::replica_sync(Bytes payload, std::size_t replicas, std::span<const ActivityId> ready,
+                                                 std::uint16_t category) {
+  if (replicas <= 1 || payload.value() <= 0.0) return {ready.begin(), ready.end()};
+  const double r = static_cast<double>(replicas);
+  // NCCL's latency for an all-reduce of the payload among the R replicas, one GPU a node.
+  Seconds latency{0.0};
+  if (auto s = nccl_system()) {
+    s->ranks = static_cast<int>(replicas);
+    s->nodes = static_cast<int>(replicas);
+    latency = Seconds(nccl_all_reduce(*ctx_.in.options.software.nccl, *s, payload).latency_us * 1e-6);
+  }
+  const std::vector<ActivityId> launched = collective_launch(ready, category, latency);
+  return ctx_.fidelity().inter_node_all_reduce(*this, payload * ring_all_reduce_share(r), launched, category);
 }
 
 }  // namespace dlrmsim::models

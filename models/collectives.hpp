@@ -72,6 +72,9 @@ class Collectives {
   /// What NCCL sees of the trainers' communicator (models/nccl_model.hpp), or std::nullopt
   /// when the stack names no NCCL release or the trainers are not GPUs.
   std::optional<NcclSystem> nccl_system();
+  /// nccl_system() with the ranks and nodes of one embedding all-to-all (a sharding group's
+  /// under 2D sparse parallelism).
+  std::optional<NcclSystem> all_to_all_system();
   /// NCCL's choice for an all-reduce of `bytes` among the trainers (std::nullopt without a model).
   std::optional<NcclEstimate> all_reduce_estimate(Bytes bytes);
   /// NCCL's latency of an all-reduce of `bytes` among the trainers (zero without a model).
@@ -90,6 +93,16 @@ class Collectives {
   /// Hierarchical all-reduce of `bytes` among all trainers; returns per simulated trainer the
   /// marker of its completion.
   std::vector<sim::ActivityId> all_reduce(Bytes bytes, std::span<const sim::ActivityId> ready, std::uint16_t category);
+
+  /// 2D sparse parallelism's replica sync (models/sharding_groups.hpp): every simulated
+  /// trainer all-reduces `payload` bytes (its shards' weights and optimiser state) with the
+  /// GPUs of the same position in the other `replicas` - 1 groups, a ring across nodes:
+  /// 2 (R - 1) / R x payload out of and into its NIC, after NCCL's latency for R ranks on R
+  /// nodes. The flows are the fidelity's inter-node all-reduce phase (a ring over the nodes
+  /// among same-index GPUs): each NIC carries the replica ring's bytes, though its neighbour
+  /// is the next node rather than the next replica. Per simulated trainer, its completion.
+  std::vector<sim::ActivityId> replica_sync(Bytes payload, std::size_t replicas, std::span<const sim::ActivityId> ready,
+                                            std::uint16_t category);
 
   /// The direction of a flow between an owner and trainers (the all-to-all's two halves).
   enum class Towards { trainers, owner };

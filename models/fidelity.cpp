@@ -44,8 +44,11 @@ const OwnerWork& work_of(std::span<const OwnerWork> work, std::uint32_t owner) {
   return work[owner];
 }
 
-/// Each simulated trainer's share of an owner's bytes (its local batch over the global batch).
-double trainer_share(const Collectives& b) { return 1.0 / static_cast<double>(std::max<std::size_t>(1, b.context().total_trainers())); }
+/// Each simulated trainer's share of an owner's bytes (its local batch over the batch its
+/// owner serves: the global batch, or its sharding group's under 2D sparse parallelism).
+double trainer_share(const Collectives& b) {
+  return 1.0 / static_cast<double>(std::max<std::size_t>(1, b.context().all_to_all_trainers()));
+}
 
 std::vector<std::size_t> every_trainer(const Collectives& b) {
   std::vector<std::size_t> all(b.context().trainers().size());
@@ -54,6 +57,27 @@ std::vector<std::size_t> every_trainer(const Collectives& b) {
 }
 
 }  // namespace
+
+// ---- sharding groups ------------------------------------------------------------------------
+
+ClusterFidelity::ClusterFidelity(FidelityInputs inputs) : in_(std::move(inputs)) {
+  // 2D sparse parallelism (models/sharding_groups.hpp): groups of whole consecutive trainer
+  // nodes of training.sharding_group GPUs; without it every trainer node is in one group.
+  const std::size_t nodes = in_.trainers_by_node.size();
+  group_nodes_ = nodes;
+  if (in_.options.sharding_group && nodes > 0) {
+    const std::size_t per_node = std::max<std::size_t>(1, in_.trainers_by_node.begin()->second.size());
+    group_nodes_ = std::clamp<std::size_t>(static_cast<std::size_t>(*in_.options.sharding_group) / per_node, 1, nodes);
+  }
+  std::size_t rank = 0;
+  for (const auto& [node, devs] : in_.trainers_by_node) group_of_[node] = rank++ / std::max<std::size_t>(1, group_nodes_);
+}
+
+bool ClusterFidelity::same_group(std::uint32_t a, std::uint32_t b) const {
+  const auto x = group_of_.find(a), y = group_of_.find(b);
+  // A node off the trainer nodes (a server) is in every group.
+  return x == group_of_.end() || y == group_of_.end() || x->second == y->second;
+}
 
 // ---- choice ---------------------------------------------------------------------------------
 
@@ -144,7 +168,7 @@ void EveryNode::owner_off_node(Collectives& b, const SimDevice& od, Towards towa
   for (std::size_t start = 0, end = 0; start < trainers.size(); start = end) {
     end = start + 1;
     while (end < trainers.size() && trainers[end].node == trainers[start].node) ++end;
-    if (trainers[start].node == od.node) continue;
+    if (trainers[start].node == od.node || !same_group(trainers[start].node.index, od.node.index)) continue;
     const std::span<const std::size_t> members = std::span(trainer_indices_).subspan(start, end - start);
     if (per_pair) {
       for (const std::size_t& i : members) flow(i, bytes * share, std::span(&i, 1));
@@ -235,7 +259,7 @@ RepresentativeNode::RepresentativeNode(FidelityInputs inputs, const Representati
   // cross-node traffic (its pooled outputs out, ids and pooled gradients in) at the
   // narrowest link of its route off the node: an owner of many narrow tables computes
   // little but loads its NIC most.
-  const double off_node = 1.0 - 1.0 / static_cast<double>(std::max<std::size_t>(1, trainer_nodes()));
+  const double off_node = 1.0 - 1.0 / static_cast<double>(std::max<std::size_t>(1, group_nodes()));
   std::uint32_t heaviest = by_node.begin()->first;
   double worst = -1.0;
   for (std::uint32_t i = 0; i < in_.owner_work.size(); ++i) {
@@ -246,7 +270,7 @@ RepresentativeNode::RepresentativeNode(FidelityInputs inputs, const Representati
     if (by_node.count(node) == 0) continue;
     const OwnerWork& w = in_.owner_work[i];
     double load = (w.forward_compute + w.backward_compute).value();
-    if (w.any && trainer_nodes() > 1) {
+    if (w.any && group_nodes() > 1) {
       const Bytes out = w.pooled_out * off_node, in = (w.ids_in + w.pooled_grad) * off_node;
       load += (out / in_.egress_bandwidth(device)).value() + (in / in_.ingress_bandwidth(device)).value();
     }
@@ -337,6 +361,8 @@ std::map<std::uint32_t, Bytes> RepresentativeNode::remote_counterparts(OwnerKind
     topo::NodeId node;
     const RepKey key = key_of(in_.problem, in_.platform, j, &node);
     if (kind != OwnerKind::parameter_server && simulates_node(node)) continue;  // on the simulated node
+    // 2D: only the owners of the simulated node's sharding group serve its trainers.
+    if (kind != OwnerKind::parameter_server && !same_group(node.index, simulated_nodes_.front().index)) continue;
     auto it = simulated.find(key);
     if (it == simulated.end()) continue;
     out[it->second] += in_.owner_work[j].*what;
@@ -364,7 +390,7 @@ void RepresentativeNode::owner_off_node(Collectives& b, const SimDevice& od, Tow
   if (remote_fraction <= 1e-12) return;
   const auto all = every_trainer(b);
   const auto deps = ready(all);
-  arrived(all, off_node_flows(b, od.device, towards == Towards::trainers, bytes * remote_fraction, trainer_nodes() - 1,
+  arrived(all, off_node_flows(b, od.device, towards == Towards::trainers, bytes * remote_fraction, group_nodes() - 1,
                               deps, category));
 }
 
@@ -394,7 +420,7 @@ std::vector<std::vector<ActivityId>> RepresentativeNode::counterparts_to_trainer
       // As every node's owners send it (Collectives::owner_trainer_flows): one flow per remote
       // node to the trainer on the owner's rail, carrying the node's shares.
       const ActivityId a = off_node_flows(b, trainers[rail_trainer(b, o)].device, false,
-                                          bytes * (share * static_cast<double>(n)), trainer_nodes() - 1, dep, category);
+                                          bytes * (share * static_cast<double>(n)), group_nodes() - 1, dep, category);
       for (auto& in : inbound) in.push_back(a);
       continue;
     }
@@ -416,7 +442,7 @@ std::map<std::uint32_t, std::vector<ActivityId>> RepresentativeNode::counterpart
       // The mirror of counterparts_to_trainers: the rail's trainer sends the node's shares,
       // once every simulated trainer is ready.
       egress[o].push_back(off_node_flows(b, trainers[rail_trainer(b, o)].device, true,
-                                         bytes * (share * static_cast<double>(n)), trainer_nodes() - 1, trainer_ready,
+                                         bytes * (share * static_cast<double>(n)), group_nodes() - 1, trainer_ready,
                                          category));
       continue;
     }

@@ -156,11 +156,19 @@ class ClusterFidelity {
                                                      std::uint16_t category) const = 0;
 
  protected:
-  explicit ClusterFidelity(FidelityInputs inputs) : in_(std::move(inputs)) {}
+  explicit ClusterFidelity(FidelityInputs inputs);
   std::size_t trainer_nodes() const { return in_.trainers_by_node.size(); }
+  /// Trainer nodes of one all-to-all: a sharding group's under 2D sparse parallelism
+  /// (training.sharding_group, models/sharding_groups.hpp), else every trainer node.
+  std::size_t group_nodes() const { return group_nodes_; }
+  /// Whether nodes a and b (node indices) exchange embeddings: in one sharding group, or
+  /// either off the trainer nodes.
+  bool same_group(std::uint32_t a, std::uint32_t b) const;
 
   FidelityInputs in_;
   std::vector<topo::NodeId> simulated_nodes_;
+  std::size_t group_nodes_ = 0;
+  std::map<std::uint32_t, std::size_t> group_of_;  // trainer node index -> its sharding group
 };
 
 /// Every node simulated, flows to the real peers.

@@ -281,7 +281,7 @@ PodShare pod_share(const topo::Platform& platform, topo::NodeId node, const Role
   return share;
 }
 
-PlacementProblem make_placement_problem(const Scenario& scenario, const topo::DeviceProfileSet& profiles) {
+ProblemSettings problem_settings(const Scenario& scenario) {
   ProblemSettings settings;
   settings.server_pods = scenario.training.server_pods;
   settings.roles.parameter_server = scenario.training.parameter_server_role;
@@ -296,7 +296,11 @@ PlacementProblem make_placement_problem(const Scenario& scenario, const topo::De
   settings.gpus_per_node_where = scenario.training.gpus_per_node_where;
   settings.context_parallel = scenario.training.context_parallel;
   settings.context_parallel_where = scenario.training.context_parallel_where;
-  return make_placement_problem(scenario.model, scenario.platform, &profiles, settings);
+  return settings;
+}
+
+PlacementProblem make_placement_problem(const Scenario& scenario, const topo::DeviceProfileSet& profiles) {
+  return make_placement_problem(scenario.model, scenario.platform, &profiles, problem_settings(scenario));
 }
 
 PlacementPlan place_tables(const ModelSpec& model, const topo::Platform& platform,

@@ -110,6 +110,8 @@ struct ProblemSettings {
 placement::PlacementProblem make_placement_problem(const ModelSpec& model, const topo::Platform& platform,
                                                    const topo::DeviceProfileSet* profiles = nullptr,
                                                    const ProblemSettings& settings = {});
+/// The settings of a scenario's problem: its roles, pods, CPU access granule, stack, nodes.
+ProblemSettings problem_settings(const Scenario& scenario);
 /// The problem of a scenario: its model, platform, roles, CPU access granule and (a job of
 /// several) its nodes.
 placement::PlacementProblem make_placement_problem(const Scenario& scenario, const topo::DeviceProfileSet& profiles);

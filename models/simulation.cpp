@@ -9,6 +9,7 @@
 #include "models/step_builder.hpp"
 #include "models/training_mode.hpp"
 #include "models/placement_problem.hpp"
+#include "models/sharding_groups.hpp"
 #include "sim/backend.hpp"
 #include "sim/native_engine.hpp"
 #include "sim/statistics.hpp"
@@ -70,6 +71,17 @@ PlacedScenario place_scenario(const Scenario& sc, const topo::DeviceProfileSet& 
   const auto& mode = training_mode(sc.training.mode);
   if (options.tiers.empty()) options.tiers.assign(mode.default_tiers.begin(), mode.default_tiers.end());
   PlacedScenario placed{make_placement_problem(sc, profiles), {}};
+  // 2D sparse parallelism (models/sharding_groups.hpp): one group's plan, on every group.
+  if (const auto groups = sharding_groups(sc, placed.problem)) {
+    const placement::PlacementProblem group = group_problem(sc, profiles, *groups);
+    make_two_d(placed.problem, *groups);
+    const placement::StepTimeEvaluator evaluator = [&](const placement::PlacementPlan& candidate) {
+      return simulate_plan_step_time(sc, placed.problem, replicate_plan(group, candidate, placed.problem, *groups, options),
+                                     profiles, 1, 1);
+    };
+    placed.plan = replicate_plan(group, placement::place(group, options, evaluator), placed.problem, *groups, options);
+    return placed;
+  }
   const placement::StepTimeEvaluator evaluator = [&](const placement::PlacementPlan& candidate) {
     return simulate_plan_step_time(sc, placed.problem, candidate, profiles, 1, 1);
   };

@@ -71,6 +71,16 @@ void StepContext::select_trainers(bool cpu_trainers, std::function<BytesPerSecon
   built.fidelity = fidelity_->description();
 }
 
+std::size_t StepContext::all_to_all_trainers() const {
+  const auto& group = in.options.sharding_group;
+  return group ? std::min(static_cast<std::size_t>(*group), total_trainers_) : total_trainers_;
+}
+
+std::size_t StepContext::all_to_all_nodes() const {
+  if (!in.options.sharding_group || trainers_per_node_ == 0) return trainer_nodes_;
+  return std::max<std::size_t>(1, all_to_all_trainers() / trainers_per_node_);
+}
+
 std::int64_t StepContext::local_batch() const {
   return std::max<std::int64_t>(1, in.model.global_batch_size / static_cast<std::int64_t>(std::max<std::size_t>(1, total_trainers_)));
 }

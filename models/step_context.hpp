@@ -112,6 +112,11 @@ class StepContext {
   std::size_t total_trainers() const { return total_trainers_; }
   std::size_t trainers_per_node() const { return trainers_per_node_; }
   std::size_t trainer_node_count() const { return trainer_nodes_; }
+  /// Trainers of one embedding all-to-all: the sharding group's GPUs under 2D sparse
+  /// parallelism (training.sharding_group, models/sharding_groups.hpp), else every trainer.
+  std::size_t all_to_all_trainers() const;
+  /// Trainer nodes of one embedding all-to-all (a sharding group's, else all).
+  std::size_t all_to_all_nodes() const;
   /// Local batch of one trainer.
   std::int64_t local_batch() const;
   /// The cluster fidelity select_trainers() chose (std::logic_error before it).

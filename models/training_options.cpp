@@ -41,6 +41,18 @@ const Param<int> kContextParallel{
                "or Infinity Fabric domain) that share each sample's sequence, all-gathering the HSTU attention's keys "
                "and values (Transformer Engine's all-gather scheme); lets a batch smaller than the GPUs, or a sequence "
                "too long for one GPU, be trained."};
+const Param<int> kShardingGroup{
+    .key_path = "training.sharding_group", .unit = "GPUs", .absent = "every trainer GPU (flat model parallelism)",
+    .range = {.min = Bound<int>{0, false}, .note = ", a multiple of a trainer node's GPUs dividing the trainer GPUs"},
+    .meaning = "2D sparse parallelism (TorchRec DMPCollection): tables sharded within each group of this many trainer "
+               "GPUs (whole consecutive nodes), every group a replica training its share of the batch, the all-to-all "
+               "within the group, the replicas' embedding weights and optimiser state all-reduced every "
+               "training.sharding_sync_every steps."};
+const Param<int> kShardingSyncEvery{
+    .key_path = "training.sharding_sync_every", .unit = "steps", .fallback = kDefaults.sharding_sync_every,
+    .default_note = "TorchRec's dmp_collection_sync_interval_batches", .range = {.min = Bound<int>{0, false}},
+    .meaning = "2D sparse parallelism: steps between two all-reduces of the replicas' embedding weights and optimiser "
+               "state (refused without training.sharding_group)."};
 const Choice<CommunicationFidelity> kCommunication{
     .key_path = "training.communication",
     .words = {{"aggregated", CommunicationFidelity::aggregated}, {"per_pair", CommunicationFidelity::per_pair}},
@@ -126,6 +138,8 @@ std::vector<ParameterRow> training_parameter_rows() {
       kEveryNodeBudget.row(),
       kGpusPerNode.row(),
       kContextParallel.row(),
+      kShardingGroup.row(),
+      kShardingSyncEvery.row(),
       kCommunication.row(),
       kEmbeddingOverlap.row(),
       kStaleness.row(),
@@ -162,6 +176,12 @@ TrainingOptions TrainingOptions::from_config(const ConfigNode& node) {
   o.context_parallel = kContextParallel.read(node);
   if (node.has(kContextParallel.key())) o.context_parallel_where = node.child(kContextParallel.key()).where();
   o.communication = kCommunication.read(node);
+  o.sharding_group = kShardingGroup.read_optional(node);
+  if (o.sharding_group) o.sharding_group_where = node.child(kShardingGroup.key()).where();
+  o.sharding_sync_every = kShardingSyncEvery.read(node);
+  if (node.has(kShardingSyncEvery.key()) && !o.sharding_group) {
+    node.child(kShardingSyncEvery.key()).fail("applies only with training.sharding_group (2D sparse parallelism)");
+  }
   o.staleness = kStaleness.read(node);
   o.averaging_period = kAveragingPeriod.read_optional(node);
   if (o.averaging_period) {

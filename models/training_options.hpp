@@ -61,6 +61,21 @@ struct TrainingOptions {
   /// the errors that need the model or the platform (make_placement_problem).
   int context_parallel = 1;
   std::string context_parallel_where;
+  /// 2D sparse parallelism (`training.sharding_group`): trainer GPUs of one sharding group.
+  /// The tables are sharded over the G GPUs of each group (contiguous whole trainer nodes:
+  /// TorchRec DMPCollection's mesh with use_inter_host_allreduce, pytorch/torchrec@a48cef79
+  /// torchrec/distributed/model_parallel.py _create_process_groups); every group holds a
+  /// replica and trains its G/N share of the batch; the embedding all-to-all stays within the
+  /// group; every `sharding_sync_every` steps each GPU all-reduces (AVG) its shards' weights
+  /// and optimiser state with the GPUs holding the same shards in the other groups
+  /// (DMPCollection.sync(include_optimizer_state=True): allreduce_coalesced over the replica
+  /// process group). Absent: one group of every trainer GPU (flat model parallelism).
+  /// `sharding_group_where` locates the key for the errors that need the platform.
+  std::optional<int> sharding_group;
+  std::string sharding_group_where;
+  /// Steps between two replica syncs (`training.sharding_sync_every`, default 1: TorchRec's
+  /// TrainPipelineSparseDist dmp_collection_sync_interval_batches default, a sync every batch).
+  int sharding_sync_every = 1;
   /// Names of platform groups by role (defaults: groups whose `role` says so).
   std::string trainer_role = "trainer";
   std::string parameter_server_role = "parameter_server";

@@ -33,6 +33,7 @@
 #include <optional>
 #include <vector>
 
+#include "models/sharding_groups.hpp"
 #include "models/step_builder.hpp"
 #include "models/training_mode.hpp"
 
@@ -104,6 +105,9 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
   const bool two_phase = stack.input_distribution == SoftwareStack::InputDistribution::two_phase;
   const bool semi_sync = stack.pipeline == SoftwareStack::Pipeline::semi_sync;
   std::vector<ActivityId> step_end;
+  // 2D sparse parallelism: the replicas of each shard and what a GPU syncs with them.
+  const std::size_t replicas = ctx.total_trainers() / std::max<std::size_t>(1, ctx.all_to_all_trainers());
+  const Bytes sync_payload = replicas > 1 ? replica_sync_payload(ctx.in.problem, ctx.in.plan) : Bytes(0.0);
 
   // 1-3 of step s: loading and input copies, ids to the owners, the forward lookups.
   struct SparseForward {
@@ -205,6 +209,17 @@ void build_synchronous_steps(StepBuilder& b, int steps) {
     const std::vector<ActivityId> reduced =
         dense.reduce_gradients(layer_bwd, std::span(last_bwd).first(n), cat.all_reduce);
     std::vector<ActivityId> ends = dense.optimizer(std::span(last_bwd).first(n), reduced);
+    // 11. 2D sparse parallelism: DMPCollection.sync() once the step's updates are done, every
+    // training.sharding_sync_every steps (models/sharding_groups.hpp); it runs on the default
+    // stream, so the next step's work waits for it.
+    if (replicas > 1 && (s + 1) % ctx.in.options.sharding_sync_every == 0) {
+      std::vector<ActivityId> updated = ends;
+      updated.insert(updated.end(), last_bwd.begin() + static_cast<std::ptrdiff_t>(n), last_bwd.end());
+      const std::vector<ActivityId> all(n, ctx.marker(updated));
+      ends = coll.replica_sync(sync_payload, replicas, all, cat.all_reduce);
+      // Work.wait() makes the default stream wait: the GPU's next kernels queue behind it.
+      for (std::size_t i = 0; i < n; ++i) ends[i] = ctx.compute(trainers[i], Seconds(0.0), std::span(&ends[i], 1), cat.sync);
+    }
     for (std::size_t i = 0; i < n; ++i) host.host_step_end(trainers[i], ends[i]);
     ends.insert(ends.end(), last_bwd.begin() + static_cast<std::ptrdiff_t>(n), last_bwd.end());
     step_end.push_back(ctx.marker(ends));
