@@ -10,6 +10,7 @@
 #include "models/training_mode.hpp"
 #include "models/placement_problem.hpp"
 #include "models/sharding_groups.hpp"
+#include "sim/critical_path.hpp"
 #include "sim/backend.hpp"
 #include "sim/native_engine.hpp"
 #include "sim/statistics.hpp"
@@ -156,8 +157,10 @@ RunReport run_all_steps(const Scenario& sc, const RunOptions& options) {
   const std::int64_t w0 = sc.warmup_steps > 0 ? r.end[b.steps.step_end[static_cast<std::size_t>(sc.warmup_steps) - 1].index].ps() : 0;
   const std::int64_t w1 = r.end[b.steps.step_end[static_cast<std::size_t>(sc.warmup_steps + sc.steps) - 1].index].ps();
   const sim::Window window{w0, w1, sc.steps};
+  // One wait index for every critical path walked (the breakdown's, the stragglers report's).
+  const sim::WaitGraph waits(g);
   const sim::Breakdown bd = sim::breakdown(g, r, kReportedCategories, window,
-                                           b.steps.step_end[static_cast<std::size_t>(sc.warmup_steps + sc.steps) - 1]);
+                                           b.steps.step_end[static_cast<std::size_t>(sc.warmup_steps + sc.steps) - 1], waits);
   rep.breakdown = bd.categories;
   // Below a picosecond per step the difference is rounding of the integer clock.
   rep.idle = rep.step_time - bd.exposed_total;
@@ -223,7 +226,7 @@ RunReport run_all_steps(const Scenario& sc, const RunOptions& options) {
   }
   if (b.slowdowns) {
     rep.stragglers = straggler_report(g, r, b.steps.step_end, sc.warmup_steps, sc.steps, *b.slowdowns, sc.platform,
-                                      b.representative);
+                                      b.representative, waits);
   }
   if (sc.goodput) {
     rep.goodput = evaluate_goodput(*sc.goodput,

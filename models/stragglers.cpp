@@ -241,6 +241,13 @@ std::string Slowdowns::member_name(topo::DeviceId d) const {
 StragglerReport straggler_report(const sim::ActivityGraph& g, const sim::SimResult& r,
                                  const std::vector<sim::ActivityId>& step_end, int first, int count,
                                  const Slowdowns& slowdowns, const topo::Platform& platform, bool representative) {
+  return straggler_report(g, r, step_end, first, count, slowdowns, platform, representative, sim::WaitGraph(g));
+}
+
+StragglerReport straggler_report(const sim::ActivityGraph& g, const sim::SimResult& r,
+                                 const std::vector<sim::ActivityId>& step_end, int first, int count,
+                                 const Slowdowns& slowdowns, const topo::Platform& platform, bool representative,
+                                 const sim::WaitGraph& waits) {
   StragglerReport rep;
   for (int k = first; k < first + count; ++k) {
     const SimTime begin = k > 0 ? r.end[step_end[static_cast<std::size_t>(k) - 1].index] : SimTime();
@@ -262,7 +269,6 @@ StragglerReport straggler_report(const sim::ActivityGraph& g, const sim::SimResu
   rep.mean = sum / static_cast<double>(rep.step_times.size());
 
   // Critical path of each measured step (sim/critical_path.hpp).
-  const sim::WaitGraph waits(g);
   // Engine -> platform device (engines are named after their devices).
   std::vector<std::optional<topo::DeviceId>> device_of_engine(g.engine_count());
   for (std::size_t e = 0; e < g.engine_count(); ++e) {

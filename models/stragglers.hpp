@@ -57,6 +57,10 @@
 #include "sim/activity_graph.hpp"
 #include "topologies/platform.hpp"
 
+namespace dlrmsim::sim {
+class WaitGraph;  // sim/critical_path.hpp
+}  // namespace dlrmsim::sim
+
 namespace dlrmsim::models {
 
 struct StragglerOptions {
@@ -124,5 +128,10 @@ struct StragglerReport {
 StragglerReport straggler_report(const sim::ActivityGraph& g, const sim::SimResult& r,
                                  const std::vector<sim::ActivityId>& step_end, int first, int count,
                                  const Slowdowns& slowdowns, const topo::Platform& platform, bool representative);
+/// The same with the graph's wait index already built (sim/critical_path.hpp).
+StragglerReport straggler_report(const sim::ActivityGraph& g, const sim::SimResult& r,
+                                 const std::vector<sim::ActivityId>& step_end, int first, int count,
+                                 const Slowdowns& slowdowns, const topo::Platform& platform, bool representative,
+                                 const sim::WaitGraph& waits);
 
 }  // namespace dlrmsim::models

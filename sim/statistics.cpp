@@ -34,8 +34,13 @@ std::int64_t merge(std::vector<Interval>& v) {
 
 std::vector<std::int64_t> critical_path_by_category(const ActivityGraph& g, const SimResult& r, ActivityId end,
                                                     std::int64_t from) {
+  return critical_path_by_category(g, r, end, from, WaitGraph(g));
+}
+
+std::vector<std::int64_t> critical_path_by_category(const ActivityGraph& g, const SimResult& r, ActivityId end,
+                                                    std::int64_t from, const WaitGraph& waits) {
   std::vector<std::int64_t> per_category(g.categories().size(), 0);
-  WaitGraph(g).walk_back(end, from, r, [&](std::uint32_t a) {
+  waits.walk_back(end, from, r, [&](std::uint32_t a) {
     const auto& act = g.activity(ActivityId{a});
     const std::int64_t start = std::max(r.start[a].ps(), from);
     if (act.kind != ActivityKind::marker && r.end[a].ps() > start) per_category[act.category] += r.end[a].ps() - start;
@@ -45,6 +50,11 @@ std::vector<std::int64_t> critical_path_by_category(const ActivityGraph& g, cons
 
 Breakdown breakdown(const ActivityGraph& g, const SimResult& r, std::span<const std::string_view> order,
                     const Window& w, ActivityId end) {
+  return breakdown(g, r, order, w, end, WaitGraph(g));
+}
+
+Breakdown breakdown(const ActivityGraph& g, const SimResult& r, std::span<const std::string_view> order,
+                    const Window& w, ActivityId end, const WaitGraph& waits) {
   const std::int64_t w0 = w.begin_ps;
   const std::int64_t w1 = w.end_ps;
   const auto& names = g.categories();
@@ -77,7 +87,7 @@ Breakdown breakdown(const ActivityGraph& g, const SimResult& r, std::span<const 
     out.categories.push_back(e);
   }
 
-  const std::vector<std::int64_t> on_path = critical_path_by_category(g, r, end, w0);
+  const std::vector<std::int64_t> on_path = critical_path_by_category(g, r, end, w0, waits);
   std::int64_t charged = 0;
   for (auto& e : out.categories) {
     const auto it = std::find(names.begin(), names.end(), e.category);

@@ -31,6 +31,8 @@
 
 namespace dlrmsim::sim {
 
+class WaitGraph;  // sim/critical_path.hpp
+
 /// The measured part of a run: picoseconds [begin_ps, end_ps), holding `steps` steps; the
 /// breakdown's times are per step.
 struct Window {
@@ -56,11 +58,17 @@ struct Breakdown {
 /// that order), over window `w`; the critical path is walked back from `end`.
 Breakdown breakdown(const ActivityGraph& g, const SimResult& r, std::span<const std::string_view> order,
                     const Window& w, ActivityId end);
+/// The same with the graph's wait index already built (a run that also walks other critical
+/// paths, such as the stragglers report, indexes the graph once).
+Breakdown breakdown(const ActivityGraph& g, const SimResult& r, std::span<const std::string_view> order,
+                    const Window& w, ActivityId end, const WaitGraph& waits);
 
 /// Per category id of `g`, the picoseconds of the critical path that ends at `end` and runs
 /// back to `from` (ps).
 std::vector<std::int64_t> critical_path_by_category(const ActivityGraph& g, const SimResult& r, ActivityId end,
                                                     std::int64_t from);
+std::vector<std::int64_t> critical_path_by_category(const ActivityGraph& g, const SimResult& r, ActivityId end,
+                                                    std::int64_t from, const WaitGraph& waits);
 
 struct UtilizationEntry {
   std::string resource_class;  // "nvlink", "pcie", "nic", "hbm", "gpu", "cpu", ...

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/critical_path.hpp"
 #include "sim/native_engine.hpp"
 #include "sim/statistics.hpp"
 
@@ -101,4 +102,38 @@ TEST_CASE("utilisation: bytes over capacity x makespan per resource kind, busy s
   CHECK(u[1].resource_class == "gpu");
   CHECK(u[1].compute);
   CHECK(u[1].utilization == dlrmsim::rel(0.6));
+}
+
+TEST_CASE("critical path: of dependencies that end together the lowest-numbered was waited for") {
+  // Two 10 us computes on two engines, x (category "a", added first) and y ("b"), both end at
+  // 10 us; z (5 us, "c", on a third engine) depends on both. z waited for whichever of its
+  // dependencies finished last; they tie, and the walk takes the first predecessor in the
+  // order of the graph (x): the path is z then x, 5 us of c and 10 us of a, none of b. The
+  // wait index built once and shared (a run with a stragglers report walks several paths)
+  // must keep that order, so it gives the same path.
+  ActivityGraph g;
+  const std::uint16_t a = g.add_category("a");
+  const std::uint16_t b = g.add_category("b");
+  const std::uint16_t c = g.add_category("c");
+  const ActivityId x = g.add_compute(g.add_stream(g.add_engine("e0", "gpu")), Seconds(10e-6), {}, a);
+  const ActivityId y = g.add_compute(g.add_stream(g.add_engine("e1", "gpu")), Seconds(10e-6), {}, b);
+  const ActivityId z = g.add_compute(g.add_stream(g.add_engine("e2", "gpu")), Seconds(5e-6), std::vector{y, x}, c);
+  const SimResult r = simulate_native(g);
+  REQUIRE(r.end[x.index].ps() == r.end[y.index].ps());
+  const WaitGraph waits(g);
+  CHECK(waits.waited_for(z.index, r) == x.index);
+  for (const auto& path : {critical_path_by_category(g, r, z, 0), critical_path_by_category(g, r, z, 0, waits)}) {
+    REQUIRE(path.size() == g.categories().size());
+    CHECK(path[a] == 10'000'000);
+    CHECK(path[b] == 0);
+    CHECK(path[c] == 5'000'000);
+  }
+  const std::array<std::string_view, 3> order{"a", "b", "c"};
+  const Window w{0, r.end[z.index].ps(), 1};
+  const Breakdown shared = breakdown(g, r, order, w, z, waits);
+  const Breakdown own = breakdown(g, r, order, w, z);
+  REQUIRE(shared.categories.size() == 3);
+  for (std::size_t k = 0; k < 3; ++k) CHECK(shared.categories[k].critical.value() == own.categories[k].critical.value());
+  CHECK(shared.categories[0].critical.value() == dlrmsim::rel(10e-6));
+  CHECK(shared.critical_idle.value() == dlrmsim::rel(0.0));
 }
