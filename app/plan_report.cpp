@@ -80,6 +80,10 @@ void print_plan_statistics(std::ostream& out, const PlanStatistics& st) {
   std::size_t width = 6;
   for (const auto& o : st.owners) width = std::max(width, o.name.size());
   width = std::max<std::size_t>(width, 14);
+  // A summarised kind's rows are named "smallest NAME".
+  if (std::any_of(st.imbalance.begin(), st.imbalance.end(), [](const Imbalance& im) { return im.devices > kListedOwners; })) {
+    width += std::string("smallest ").size();
+  }
   out << pad("device", width) << "  " << pad("HBM", kOwnerWidths[0]) << pad("DRAM", kOwnerWidths[1])
       << pad("estimate (fwd comp, fwd comm, bwd comp, bwd comm)", kOwnerWidths[2]) << pad("in MiB", kOwnerWidths[3])
       << pad("out MiB", kOwnerWidths[4]) << "shards\n";
@@ -113,6 +117,9 @@ void print_plan_statistics(std::ostream& out, const PlanStatistics& st) {
     mean.gradients_received = Bytes(gradients / n);
     const auto total = static_cast<std::size_t>(OwnerFigure::total);
     owner_row(out, std::string(to_string(im.kind)) + " mean of " + std::to_string(members.size()), width, mean);
+    bool any = false;
+    for (double m : im.mean) any = any || m > 0.0;
+    if (!any) continue;  // the kind holds and does nothing: its extremes are its mean
     owner_row(out, "largest " + st.owners.at(im.max_device[total]).name, width, st.owners.at(im.max_device[total]));
     owner_row(out, "smallest " + st.owners.at(im.min_device[total]).name, width, st.owners.at(im.min_device[total]));
   }

@@ -141,3 +141,33 @@ TEST_CASE("planner statistics print as text and JSON") {
   CHECK(j["imbalance"][0]["max_device"]["hbm_bytes"] == "gpu0");
   CHECK(j["tables"][1]["shard_type"] == "RW");
 }
+
+// System: 20 GPUs (beyond kListedOwners, 16), GPU k owning one table_wise table of (k + 1) x
+// 10,000 rows and k + 1 lookups a sample, so gpu19 holds and does the most and gpu0 the least;
+// a socket holding nothing.
+// Expected: the text has one mean row for the 20 GPUs and the largest and smallest by total
+// estimate (gpu19, gpu0), no row per GPU; the socket's kind, holding and doing nothing, only
+// its mean row; the table list the 16 largest estimates and the count of the rest.
+TEST_CASE("planner statistics of more than 16 devices of a kind print the mean and the extremes") {
+  PlacementProblem p = one_node(20, 16, 64);
+  PlacementPlan plan;
+  for (std::uint32_t k = 0; k < 20; ++k) {
+    const std::int64_t rows = 10'000 * static_cast<std::int64_t>(k + 1);
+    p.tables.push_back(table("t" + std::to_string(k), rows, 16, k + 1.0));
+    plan.tables.push_back({.table = k, .name = "t" + std::to_string(k), .tier = Tier::gpu_hbm,
+                           .sharding = Sharding::table_wise, .shards = {shard_on(k + 1, 0, rows, 16)},
+                           .distinct_fraction = {}});
+  }
+  account(p, PlacementOptions{}, plan);
+  std::ostringstream out;
+  app::print_plan_statistics(out, plan_statistics(p, plan));
+  const std::string text = out.str();
+  CHECK(text.find("gpu mean of 20") != std::string::npos);
+  CHECK(text.find("largest gpu19") != std::string::npos);
+  CHECK(text.find("smallest gpu0") != std::string::npos);
+  CHECK(text.find("\ngpu5 ") == std::string::npos);
+  CHECK(text.find("cpu_socket mean of 1") == std::string::npos);  // one socket: listed
+  CHECK(text.find("\nsocket0 ") != std::string::npos);
+  CHECK(text.find("(the largest 16)") != std::string::npos);
+  CHECK(text.find("... 4 more tables") != std::string::npos);
+}
