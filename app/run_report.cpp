@@ -1,4 +1,5 @@
 #include "app/run_report.hpp"
+#include "app/plan_report.hpp"
 
 #include "app/power_report.hpp"
 #include "app/sweep.hpp"
@@ -119,7 +120,9 @@ std::string run_json(const RunReport& r) {
     if (t.tier == "uvm") entry["expected_hit_rate"] = num(t.hit_rate);
     tables.push_back(std::move(entry));
   }
-  doc["placement"] = {{"policy", r.placement_policy}, {"tables", std::move(tables)}};
+  doc["placement"] = {{"policy", r.placement_policy},
+                      {"tables", std::move(tables)},
+                      {"statistics", plan_statistics_json(r.plan_statistics, 10)}};
   if (r.stragglers) {
     const auto& st = *r.stragglers;
     Json steps = Json::array();

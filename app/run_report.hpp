@@ -6,7 +6,7 @@
 // fidelity, global_batch_size, trainers, simulated_trainers, warmup_steps, measured_steps,
 // throughput_samples_per_s, step_time_s, step_time_spread, steady_state, step_end_times_s,
 // breakdown (busy, exposed, overlapped and critical-path time per category, and idle),
-// utilization (per resource class), memory (per device), placement, stragglers (with a
+// utilization (per resource class), memory (per device), placement (policy, tables, statistics: app/plan_report.hpp), stragglers (with a
 // `stragglers:` section; models/stragglers.hpp), goodput (with a `goodput:` section;
 // models/goodput.hpp), power and cost (app/power_report.hpp), engine, dlrmsim_version (the
 // program's, common/version.hpp). models/simulation.hpp defines every number.

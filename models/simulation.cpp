@@ -181,6 +181,7 @@ RunReport run_all_steps(const Scenario& sc, const RunOptions& options) {
     rep.memory.push_back(m);
   }
   rep.placement_policy = plan.policy;
+  rep.plan_statistics = placement::plan_statistics(problem, plan);
   for (const auto& t : plan.tables) {
     TablePlacementEntry e;
     e.table = t.name;

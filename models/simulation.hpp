@@ -51,6 +51,7 @@
 #include "models/steady_state.hpp"
 #include "models/stragglers.hpp"
 #include "placement/placement.hpp"
+#include "placement/plan_statistics.hpp"
 #include "sim/activity_graph.hpp"
 #include "sim/statistics.hpp"
 
@@ -124,6 +125,8 @@ struct RunReport {
   std::vector<MemoryEntry> memory;
   std::string placement_policy;
   std::vector<TablePlacementEntry> placement;
+  /// The plan's planner statistics (placement/plan_statistics.hpp), as `dlrmsim place` prints them.
+  placement::PlanStatistics plan_statistics;
   PowerReport power;  // power and energy (models/power.hpp)
   CostReport cost;    // money and time to train (models/cost.hpp)
 

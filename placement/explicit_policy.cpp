@@ -199,7 +199,7 @@ PlacementPlan plan_explicit(const PlacementProblem& problem, const PlacementOpti
     return plan;
   }
   ask_derived(doc, {"policy", "cache_model", "predicted_step_time_s", "evaluations", "max_estimated_load_s", "devices",
-                    "communication", "notes", "dlrmsim_version"});
+                    "communication", "statistics", "notes", "dlrmsim_version"});
   const ConfigNode tables = doc.child("tables");
   std::vector<ExplicitTable> entries;
   for (const ConfigNode& entry : tables.elements()) entries.push_back(read_table(problem, entry));

@@ -47,6 +47,9 @@ LookupWork shard_work(const PlacementProblem& problem, const TableDemand& table,
     const Bytes out = gpu ? problem.gpu_wire_forward : problem.wire_element_size;
     const Bytes back = gpu ? problem.gpu_wire_backward : problem.wire_element_size;
     const Bytes pooled = (out + back) * (w.samples * w.columns);
+    w.ids_in = kIndexBytes * w.lookups;
+    w.outputs_out = out * (w.samples * w.columns);
+    w.gradients_in = back * (w.samples * w.columns);
     w.network_bytes = (pooled + kIndexBytes * w.lookups) * problem.off_node_fraction;
   }
   // Each owner's lookups repeat rows as often as the table's do over one step: the table's

@@ -63,6 +63,16 @@ struct LookupWork {
   /// Bytes through its node's NIC per step (model-parallel shards): the off-node share of its
   /// ids and pooled gradients in and of its pooled outputs out.
   Bytes network_bytes{0.0};
+  /// What it exchanges with the trainers per step, every trainer's share counted (TorchRec's
+  /// planner statistics count the same: torchrec/distributed/planner/shard_estimators.py,
+  /// _calculate_shard_io_sizes): the ids it receives (kIndexBytes x lookups, TorchRec's
+  /// "Input"), the pooled outputs (or partial sums) it sends (samples x columns in the wire
+  /// type, TorchRec's "Output") and their gradients it receives. 0 for a data-parallel replica
+  /// (its trainer's own batch: nothing is exchanged). network_bytes is off_node_fraction x
+  /// their sum.
+  Bytes ids_in{0.0};
+  Bytes outputs_out{0.0};
+  Bytes gradients_in{0.0};
   /// Share of the shard's row updates applied one after another under one lock when the
   /// problem's host updates are striped (striped_lock_share); 0 otherwise.
   double serial_update_share = 0;

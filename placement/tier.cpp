@@ -89,7 +89,11 @@ ShardCost gpu_owner_cost(const ShardCostInput& in, double hbm_lookups) {
   // The owner's cross-node exchange goes through its NIC, one direction at a time (ids in,
   // outputs out, gradients in): an owner of many narrow tables computes little but loads its
   // NIC most.
-  if (w.network_bytes.value() > 0.0 && d.network_bandwidth.value() > 0.0) c.transfer = w.network_bytes / d.network_bandwidth;
+  if (w.network_bytes.value() > 0.0 && d.network_bandwidth.value() > 0.0) {
+    c.transfer = w.network_bytes / d.network_bandwidth;
+    const Bytes exchanged = w.ids_in + w.outputs_out + w.gradients_in;
+    if (exchanged.value() > 0.0) c.transfer_forward = c.transfer * ((w.ids_in + w.outputs_out) / exchanged);
+  }
   return c;
 }
 
@@ -106,6 +110,7 @@ ShardCost cpu_owner_cost(const ShardCostInput& in, double serial_share, BytesPer
   const double pooled_bytes = w.samples * row.value();
   const double id_bytes = w.lookups * kIndexBytes.value();
   c.transfer = transfer_time(2.0 * pooled_bytes + id_bytes, link, 1.0);
+  c.transfer_forward = transfer_time(pooled_bytes + id_bytes, link, 1.0);
   return c;
 }
 

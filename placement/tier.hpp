@@ -12,6 +12,7 @@
 // implementation.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -54,11 +55,21 @@ struct ShardCost : topo::GpuShardCost {
   /// Results, ids and gradients between the owner and the trainers: PCIe (host_dram), the
   /// server's NIC (remote_ps), a GPU owner's NIC for its off-node share.
   Seconds transfer;
+  /// The forward part of `transfer` (ids in, pooled outputs out); the rest carries the
+  /// gradients back.
+  Seconds transfer_forward;
 
   /// The planner's estimate, composed as the simulation runs the shard alone: the forward
   /// kernel alongside its host reads, then the backward and the unfused optimiser, then the
   /// write-back of the host rows, and the transfers.
   [[nodiscard]] Seconds estimate() const;
+  /// estimate()'s parts (they add up to it): the forward kernel alongside its host reads; the
+  /// backward, the unfused optimiser and the write-back of host rows; the transfers' forward
+  /// and backward parts.
+  [[nodiscard]] Seconds forward_compute() const { return std::max(forward, host_time); }
+  [[nodiscard]] Seconds backward_compute() const { return backward + separate_optimizer + host_time; }
+  [[nodiscard]] Seconds forward_comms() const { return transfer_forward; }
+  [[nodiscard]] Seconds backward_comms() const { return transfer - transfer_forward; }
 };
 
 class MemoryTier {

@@ -4,11 +4,13 @@
 
 #include <cctype>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "common/config.hpp"
+#include "common/json.hpp"
 #include "placement/explicit_plan.hpp"
 
 namespace dlrmsim::placement {
@@ -235,6 +237,74 @@ PlacementPlan plan_torchrec(const PlacementProblem& problem, const PlacementOpti
     for (const auto& [name, ps] : params.entries()) tables.push_back(read_parameter_sharding(problem, gpus, name, ps));
   }
   return build_explicit_plan(problem, options, tables, modules);
+}
+
+std::string_view torchrec_compute_kernel(Tier tier, bool cached) {
+  switch (tier) {
+    case Tier::gpu_hbm: return "fused";
+    case Tier::uvm: return cached ? "fused_uvm_caching" : "fused_uvm";
+    case Tier::host_dram:
+    case Tier::remote_ps: return "";
+  }
+  return "";
+}
+
+std::string torchrec_plan_json(const PlacementProblem& problem, const PlacementPlan& plan, std::string_view module) {
+  // Rank and local index (its GPU index on its node) of every GPU trainer.
+  const auto gpus = gpu_ranks(problem);
+  std::vector<std::int64_t> rank(problem.devices.size(), -1), local(problem.devices.size(), 0);
+  for (std::size_t r = 0; r < gpus.size(); ++r) {
+    rank[gpus[r]] = static_cast<std::int64_t>(r);
+    for (std::size_t q = 0; q < r; ++q) local[gpus[r]] += problem.devices[gpus[q]].node == problem.devices[gpus[r]].node;
+  }
+  Json tables = Json::object();
+  for (const auto& tp : plan.tables) {
+    if (tp.shards.empty()) continue;
+    bool cached = false;
+    for (const auto& s : tp.shards) {
+      if (s.tier != tp.shards.front().tier) {
+        throw std::invalid_argument("table " + tp.name + " has shards on " + std::string(to_string(tp.shards.front().tier)) +
+                                    " and on " + std::string(to_string(s.tier)) +
+                                    ": a TorchRec ParameterSharding has one compute kernel");
+      }
+      cached = cached || s.cache_rows > 0;
+    }
+    const std::string_view kernel = torchrec_compute_kernel(tp.shards.front().tier, cached);
+    if (kernel.empty()) {
+      throw std::invalid_argument("table " + tp.name + " is on tier " + std::string(to_string(tp.shards.front().tier)) +
+                                  ", which TorchRec has no compute kernel for (TorchRec plans hold gpu_hbm and uvm "
+                                  "tables: fused, fused_uvm, fused_uvm_caching)");
+    }
+    Json ps;
+    ps["sharding_type"] = to_string(tp.sharding);
+    ps["compute_kernel"] = kernel;
+    Json ranks = Json::array();
+    if (tp.sharding == Sharding::data_parallel) {
+      for (std::size_t r = 0; r < gpus.size(); ++r) ranks.push_back(r);
+      ps["ranks"] = std::move(ranks);
+      ps["sharding_spec"] = Json();
+    } else {
+      Json shards = Json::array();
+      for (const auto& s : tp.shards) {
+        const std::uint32_t owner = s.owners.at(0);
+        if (s.owners.size() != 1 || rank[owner] < 0) {
+          throw std::invalid_argument("table " + tp.name + ": a shard owned by " + plan.devices.at(owner).name +
+                                      (s.owners.size() != 1 ? " and others" : ", not a GPU trainer,") +
+                                      " has no TorchRec rank");
+        }
+        ranks.push_back(rank[owner]);
+        shards.push_back({{"shard_offsets", {s.row_begin, s.column_begin}},
+                          {"shard_sizes", {s.row_count(), s.column_count()}},
+                          {"placement", "rank:" + std::to_string(rank[owner]) + "/cuda:" + std::to_string(local[owner])}});
+      }
+      ps["ranks"] = std::move(ranks);
+      ps["sharding_spec"] = {{"shards", std::move(shards)}};
+    }
+    tables[tp.name] = std::move(ps);
+  }
+  Json doc;
+  doc[std::string(module)] = std::move(tables);
+  return json_text(doc);
 }
 
 }  // namespace dlrmsim::placement

@@ -33,7 +33,21 @@
 // key_value_params are read and not modelled. The tables are the model's (TorchRec's table
 // names must be dlrmsim's, `t_0`.. for a group `t`); everything else is checked as dlrmsim's own
 // plan is (placement/explicit_plan.hpp), each mistake located in the TorchRec file.
+//
+// Export (torchrec_plan_json): the plan in the same format, one module (`module`, by default
+// TorchRec's DLRM's "sparse_arch.embedding_bag_collection") holding every table: its
+// sharding_type (dlrmsim's sharding name, TorchRec's same name), compute_kernel
+// (torchrec_compute_kernel), ranks (each shard's GPU rank, in shard order), and sharding_spec
+// {shards: [{shard_offsets, shard_sizes, placement: "rank:R/cuda:L"}]} (L the GPU's index on
+// its node, TorchRec's rank % local_world_size); a data_parallel table has ranks: every GPU
+// trainer and sharding_spec null, as TorchRec's. Read back, it is the same plan (the UVM
+// caches sized by placement.uvm_cache_fraction, as every import). A table on host_dram or
+// remote_ps, or whose shards are on different tiers, has no TorchRec form: std::invalid_argument
+// naming it.
 #pragma once
+
+#include <string>
+#include <string_view>
 
 #include "common/config.hpp"
 #include "placement/placement.hpp"
@@ -43,5 +57,16 @@ namespace dlrmsim::placement {
 /// The placement a TorchRec sharding plan document (`doc`) gives the problem.
 [[nodiscard]] PlacementPlan plan_torchrec(const PlacementProblem& problem, const PlacementOptions& options,
                                           const ConfigNode& doc);
+
+/// TorchRec's compute kernel for shards on `tier`: fused (gpu_hbm), fused_uvm_caching (uvm with
+/// an HBM cache), fused_uvm (uvm without); empty for host_dram and remote_ps, which TorchRec has
+/// no kernel for.
+[[nodiscard]] std::string_view torchrec_compute_kernel(Tier tier, bool cached);
+
+inline constexpr std::string_view kTorchRecModule = "sparse_arch.embedding_bag_collection";
+
+/// `plan` (of `problem`) as a TorchRec sharding plan JSON document, ending in a newline.
+[[nodiscard]] std::string torchrec_plan_json(const PlacementProblem& problem, const PlacementPlan& plan,
+                                             std::string_view module = kTorchRecModule);
 
 }  // namespace dlrmsim::placement

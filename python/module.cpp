@@ -4,7 +4,8 @@
 // Each entry point does what the command of the same name does, through the same library
 // code, so that a number from Python is the number the command line prints: run() returns
 // `dlrmsim run --json`'s document, place() `dlrmsim place --json`'s, validate() `dlrmsim
-// validate --json`'s, and a sweep point's row has the fields of `dlrmsim sweep`'s CSV row.
+// validate --json`'s, compare() `dlrmsim compare --json`'s, plan() the choice `dlrmsim
+// plan` prints (as JSON: plan_result_json), and a sweep point's row has the fields of `dlrmsim sweep`'s CSV row.
 // The GIL is released while simulating, so Python threads run points in parallel.
 //
 // Errors become Python exceptions carrying the command's message (the located
@@ -15,12 +16,15 @@
 #include <pybind11/stl.h>
 
 #include <exception>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "app/failure.hpp"
+#include "app/compare.hpp"
+#include "app/plan.hpp"
 #include "app/plan_report.hpp"
 #include "app/platform_report.hpp"
 #include "app/scenario_run.hpp"
@@ -31,7 +35,10 @@
 #include "common/classic_locale.hpp"
 #include "common/config.hpp"
 #include "common/files.hpp"
+#include "common/json.hpp"
+#include "common/sample_rate.hpp"
 #include "common/units.hpp"
+#include "models/cost.hpp"
 #include "models/scenario.hpp"
 
 namespace py = pybind11;
@@ -72,6 +79,82 @@ std::string place_json(const std::string& scenario, bool is_text, const std::vec
   const models::Scenario sc = load(scenario, is_text, overrides);
   const auto placed = app::place_job(sc, is_text ? std::string(kDictSource) : scenario);
   return app::plan_json(placed.problem, placed.plan);
+}
+
+/// As `dlrmsim compare A B --json -` (app/compare.hpp): `both` overrides both scenarios,
+/// `only_a` and `only_b` one (after `both`, as --set-a and --set-b).
+std::string compare_json(const std::string& a, bool a_is_text, const std::string& b, bool b_is_text,
+                         const std::vector<std::string>& both, const std::vector<std::string>& only_a,
+                         const std::vector<std::string>& only_b) {
+  py::gil_scoped_release release;
+  const ClassicLocaleScope classic;
+  auto with = [&both](const std::vector<std::string>& extra) {
+    std::vector<std::string> o = both;
+    o.insert(o.end(), extra.begin(), extra.end());
+    return o;
+  };
+  const models::Scenario sa = load(a, a_is_text, with(only_a));
+  const models::Scenario sb = load(b, b_is_text, with(only_b));
+  const models::RunReport ra = app::run_job(sa, {}, "scenario A does not fit");
+  const models::RunReport rb = app::run_job(sb, {}, "scenario B does not fit");
+  return json_text(app::comparison_json(app::compare_runs(ra, sa.platform.nodes().size(), rb, sb.platform.nodes().size())));
+}
+
+/// A PlanPoint as JSON (null when absent).
+Json plan_point_json(const std::optional<app::PlanPoint>& p) {
+  if (!p) return Json();
+  return {{"point", p->index},
+          {"label", p->label},
+          {"throughput_samples_per_s", json_number(p->throughput)},
+          {"time_to_train_s", json_number(p->time_to_train_s)},
+          {"objective_per_run", p->objective ? json_number(*p->objective) : Json()},
+          {"currency", p->currency.empty() ? Json() : Json(p->currency)}};
+}
+
+/// As `dlrmsim plan SPACE --throughput TARGET --samples SAMPLES --objective OBJECTIVE -o
+/// OUTPUT -j THREADS` (app/plan.hpp): every point's row goes to `output`; the choice as JSON
+/// {points, pruned, simulated, failed, without_objective, target_samples_per_s,
+/// training_samples, objective, winner, fastest, front: [points]}, each point {point, label,
+/// throughput_samples_per_s, time_to_train_s, objective_per_run, currency}.
+std::string plan_result_json(const std::string& space_text, bool is_text, double target, double samples,
+                             const std::string& objective, const std::string& output, unsigned threads, bool resume) {
+  py::gil_scoped_release release;
+  const ClassicLocaleScope classic;
+  if (objective != "cost" && objective != "energy") throw ConfigError("objective: expected cost or energy, got '" + objective + "'");
+  if (!(target > 0.0) || !(samples > 0.0)) throw ConfigError("plan: expected a positive throughput target and number of samples");
+  const app::Sweep space = is_text ? app::load_sweep_text(space_text, "<plan space dict>") : app::load_sweep(space_text);
+  app::PlanOptions options;
+  options.target_samples_per_s = target;
+  options.training_samples = samples;
+  options.objective = objective == "cost" ? app::PlanObjective::cost : app::PlanObjective::energy;
+  app::SweepOptions sweep;
+  sweep.output_path = output;
+  sweep.threads = threads;
+  sweep.resume = resume;
+  const auto& outputs = app::scenario_output_columns();
+  app::run_sweep(space, app::run_plan_point, outputs, sweep);
+  const auto rows = app::read_result_rows(output, space, outputs);
+  const app::PlanResult r = app::select_plan(rows.rows, app::sweep_columns(space, outputs), options);
+  Json front = Json::array();
+  for (const auto& p : r.front) front.push_back(plan_point_json(p));
+  Json doc = {{"points", r.points},
+              {"pruned", r.pruned},
+              {"simulated", r.simulated},
+              {"failed", r.failed},
+              {"without_objective", r.without_objective},
+              {"target_samples_per_s", json_number(target)},
+              {"training_samples", json_number(samples)},
+              {"objective", objective},
+              {"winner", plan_point_json(r.winner)},
+              {"fastest", plan_point_json(r.fastest)},
+              {"front", std::move(front)}};
+  return json_text(doc);
+}
+
+/// A throughput as `dlrmsim plan --throughput` reads it ("40M", "40 M samples/s", "4e7").
+double sample_rate(const std::string& text) {
+  const ClassicLocaleScope classic;
+  return parse_sample_rate(text);
 }
 
 std::string validate_json(const std::string& dir) {
@@ -172,6 +255,12 @@ PYBIND11_MODULE(_dlrmsim, m) {
   m.def("run_json", &run_json, py::arg("scenario"), py::arg("is_text"), py::arg("overrides"));
   m.def("place_json", &place_json, py::arg("scenario"), py::arg("is_text"), py::arg("overrides"));
   m.def("validate_json", &validate_json, py::arg("dir"));
+  m.def("compare_json", &compare_json, py::arg("a"), py::arg("a_is_text"), py::arg("b"), py::arg("b_is_text"),
+        py::arg("both"), py::arg("only_a"), py::arg("only_b"));
+  m.def("plan_result_json", &plan_result_json, py::arg("space"), py::arg("is_text"), py::arg("target"),
+        py::arg("samples"), py::arg("objective"), py::arg("output"), py::arg("threads"), py::arg("resume"));
+  m.def("sample_rate", &sample_rate, py::arg("text"));
+  m.attr("default_training_samples") = models::kDefaultTrainingSamples;
   m.def("platform_json", &platform_json, py::arg("path"));
   m.def("quantity", &quantity, py::arg("text"));
   py::class_<PySweep>(m, "Sweep")

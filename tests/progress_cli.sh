@@ -45,11 +45,13 @@ cmp -s "$tmp/a.csv" "$tmp/b.csv" || fail "the result differs with progress shown
 
 # One long run (60 warm-up and 60 measured steps of the 4096-GPU DCNv2 scenario, about
 # 4 s of CPU here; each step of the representative node has one flow per remote node): its simulated steps
-# on a terminal, nothing on redirected standard error, nothing with --quiet; same report.
+# on a terminal, counted as 122 = 60 warm-up + 60 measured + 2 cool-down (models/simulation.cpp
+# kCooldownSteps), nothing on redirected standard error, nothing with --quiet; same report.
 "$dlrmsim" run "$src/configs/scenarios/dcnv2_superpod_4096gpu.yaml" --set run.steps=60 --set run.warmup_steps=60 --set run.stop_when_steady=false >"$tmp/run_a.txt" 2>"$tmp/err"
 [ -s "$tmp/err" ] && fail "run wrote to redirected stderr: $(cat -A "$tmp/err")"
 script -qec "'$dlrmsim' run '$src/configs/scenarios/dcnv2_superpod_4096gpu.yaml' --set run.steps=60 --set run.warmup_steps=60 --set run.stop_when_steady=false" "$tmp/run_tty.log" >/dev/null
-grep -qE '[0-9]+/[0-9]+ steps  [0-9.]+ steps/s' "$tmp/run_tty.log" || fail "run shows no progress on a terminal: $(cat -A "$tmp/run_tty.log" | tail -3)"
+grep -qE '[0-9]+/122 steps \(60 warm-up, 60 measured, 2 cool-down\)  [0-9.]+ steps/s' "$tmp/run_tty.log" ||
+  fail "run shows no progress naming its 122 steps on a terminal: $(cat -A "$tmp/run_tty.log" | tail -3)"
 grep -q "$(grep '^throughput' "$tmp/run_a.txt")" "$tmp/run_tty.log" || fail "run's report differs with progress shown"
 script -qec "'$dlrmsim' run '$src/configs/scenarios/dcnv2_superpod_4096gpu.yaml' --set run.steps=60 --set run.warmup_steps=60 --set run.stop_when_steady=false --quiet" "$tmp/run_quiet.log" >/dev/null
 grep -q 'steps/s' "$tmp/run_quiet.log" && fail "run --quiet still shows progress"

@@ -15,9 +15,15 @@ Expected, each for the reason given:
     (an ok point has no error text); an axis value with a unit, "3350 GB/s", is the float
     3.35e12 (bytes per second, the base unit; exact in binary floating point);
   - to_dataframe() gives one row per point and the sweep's columns (skipped, saying so,
-    when pandas is absent).
+    when pandas is absent);
+  - compare() returns `dlrmsim compare --json -`'s document for the same scenarios and
+    overrides (the same library code: app/compare.hpp), verdict and rows equal;
+  - plan() chooses the point `dlrmsim plan` prints as cheapest for the same space and target
+    ("1M" read by the same parser), with the same counts of pruned and simulated points;
+  - place() carries the planner statistics, one owner per device.
 Usage: python_notebook.py DLRMSIM SOURCE_DIR   (PYTHONPATH must reach the built package)
 """
+import json
 import os
 import subprocess
 import sys
@@ -85,6 +91,44 @@ try:
     check(False, "set= with a sweep file did not raise")
 except TypeError:
     pass
+
+# compare(), against the command line.
+steps = ["run.warmup_steps=1", "run.steps=2"]
+done = subprocess.run([cli, "compare", "configs/scenarios/default.yaml", "configs/scenarios/default.yaml", "--json", "-",
+                       "--set", steps[0], "--set", steps[1], "--set-b", "model.global_batch_size=32768"],
+                      capture_output=True, text=True)
+check(done.returncode == 0, "dlrmsim compare exited %d: %s" % (done.returncode, done.stderr))
+if done.returncode == 0:
+    cmp = dlrmsim.compare("configs/scenarios/default.yaml", "configs/scenarios/default.yaml", set=steps,
+                          set_b=["model.global_batch_size=32768"])
+    expected = json.loads(done.stdout)
+    check(cmp["verdict"] == expected["verdict"] and cmp["rows"] == expected["rows"],
+          "compare(): %r, the command line: %r" % (cmp["verdict"], expected["verdict"]))
+    print("compare: %s" % cmp["verdict"])
+
+# plan(), against the command line.
+with tempfile.TemporaryDirectory() as tmp:
+    done = subprocess.run([cli, "plan", "tests/data/plan_small.yaml", "--throughput", "1M", "-o",
+                           os.path.join(tmp, "points.csv"), "-j", "2"], capture_output=True, text=True)
+chosen = [l for l in done.stdout.splitlines() if l.startswith("cheapest")]
+space = [l for l in done.stdout.splitlines() if l.startswith("space")]
+result = dlrmsim.plan("tests/data/plan_small.yaml", throughput="1M", jobs=2)
+if done.returncode == 0 and chosen:
+    check(result["winner"] is not None and chosen[0].startswith("cheapest    " + result["winner"]["label"] + ":"),
+          "plan(): winner %r, the command line: %r" % (result["winner"], chosen[0]))
+else:
+    check(result["winner"] is None, "plan(): winner %r, the command line chose none" % (result["winner"],))
+check(bool(space) and space[0].startswith("space       %d points: %d pruned by memory (not simulated), %d simulated"
+                                          % (result["points"], result["pruned"], result["simulated"])),
+      "plan(): counts %r, the command line: %r" % (result, space))
+check(result["target_samples_per_s"] == 1e6, "plan(): target %r, expected 1e6" % result["target_samples_per_s"])
+print("plan: %d points, %d pruned, winner %s" % (result["points"], result["pruned"],
+                                                 result["winner"]["label"] if result["winner"] else None))
+
+# place() with the planner statistics.
+plan_doc = dlrmsim.place("configs/scenarios/default.yaml")
+check(len(plan_doc["statistics"]["owners"]) == len(plan_doc["devices"]), "place(): statistics per owner missing")
+check(len(plan_doc["statistics"]["tables"]) == len(plan_doc["tables"]), "place(): statistics per table missing")
 
 # pandas, when installed.
 try:

@@ -4,7 +4,7 @@
 # sweep's CSV file load with no console message (no script error,
 # no blocked resource: the page is self-contained), the page's script ran (it marks <body
 # data-rendered="yes">), a screenshot is not blank (tests/png_not_blank.py), and the page's
-# sections (step time, utilisation, memory, power, cost, placement; goodput, stragglers, one per job) are
+# sections (step time, utilisation, memory, power, cost, placement, planner statistics; goodput, stragglers, one per job) are
 # there and none is empty. The checks
 # are shown to fail: a copy of the page with a script error, and a blank page, are refused.
 # Exit 77 (skipped) when chromium is not installed (.ci/run installs it).
@@ -66,7 +66,7 @@ grep -Eq '(src|href)="(https?:)?//' "$tmp/scenario.html" && fail "the page refer
 check_page "$tmp/scenario.html" || fail "the scenario's page"
 check_page "$tmp/saved_run.html" || fail "the saved run's page"
 check_page "$tmp/sweep.html" || fail "the sweep's page"
-run_sections=(step-time utilisation memory power cost placement-section)
+run_sections=(step-time utilisation memory power cost placement-section planner-statistics)
 check_sections "$tmp/scenario.html" "${run_sections[@]}" || fail "the scenario's sections"
 check_sections "$tmp/saved_run.html" "${run_sections[@]}" || fail "the saved run's sections"
 check_page "$tmp/goodput.html" || fail "the goodput page"

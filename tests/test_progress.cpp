@@ -73,3 +73,42 @@ TEST_CASE("the progress line is silent when disabled or quick, and drawn then er
   CHECK(slow.size() >= 4);
   CHECK(slow.substr(slow.size() - 4) == "\r\x1b[K");
 }
+
+// System: 3 of 13 steps done at 25 steps/s, the 13 being 2 warm-up, 8 measured and 3
+// cool-down. Expected: the count names them, and the 10 left take 10 / 25 = 400 ms.
+TEST_CASE("the progress text names what the count is made of") {
+  CHECK(progress_text(3, 13, 25.0, "steps", "2 warm-up, 8 measured, 3 cool-down") ==
+        "3/13 steps (2 warm-up, 8 measured, 3 cool-down)  25 steps/s  400 ms left");
+  CHECK(progress_text(0, 13, 0.0, "steps", "2 warm-up") == "0/13 steps (2 warm-up)");
+}
+
+// System: an enabled line whose loop finishes nothing for kProgressDelay + 250 ms (a run still
+// placing and building its steps). Expected: the line is drawn anyway, by its own thread,
+// saying nothing is done yet and for how long ("1 s so far"), then erased.
+TEST_CASE("the progress line shows from the first second before anything finishes") {
+  const std::string text = captured([](std::FILE* f) {
+    ProgressLine line(0, "steps", true, f);
+    std::this_thread::sleep_for(kProgressDelay + std::chrono::milliseconds(250));
+  });
+  CHECK(text.find("0 steps done, 1 s so far") != std::string::npos);
+  CHECK(text.substr(text.size() - 4) == "\r\x1b[K");
+}
+
+// System: a loop whose first step ends after kProgressDelay + 100 ms of set-up and whose second
+// 100 ms later. Expected: the rate counts the steps since the first ended, 1 step in about
+// 100 ms: about 10 steps/s (over 3 unless the machine stalls a third of a second); counted
+// from the start it would be 2 in 1.2 s, 1.7 steps/s, and the time left 6x too long.
+TEST_CASE("the progress rate counts the steps since the first, not the set-up before it") {
+  const std::string text = captured([](std::FILE* f) {
+    ProgressLine line(0, "steps", true, f);
+    std::this_thread::sleep_for(kProgressDelay + std::chrono::milliseconds(100));
+    line.update(1, 2, "1 warm-up, 1 measured");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    line.update(2, 2, "1 warm-up, 1 measured");
+  });
+  const auto at = text.find("2/2 steps (1 warm-up, 1 measured)  ");
+  REQUIRE(at != std::string::npos);
+  const double rate = std::stod(text.substr(at + std::string("2/2 steps (1 warm-up, 1 measured)  ").size()));
+  CHECK(rate > 3.0);
+  CHECK(rate < 11.0);
+}

@@ -175,3 +175,63 @@ TEST_CASE("a multi-job document gives one section per job") {
   CHECK(page.find("10 ms shared, 8 ms alone (x1.25)") != std::string::npos);
   CHECK(page.find(">step time (ms)</text>") != std::string::npos);
 }
+
+namespace {
+/// placement.statistics (app/plan_report.hpp) of `n` GPUs, GPU k with a total estimate of
+/// (k + 1) us (all forward compute), (k + 1) GB of HBM and (k + 1) MiB received, and one table.
+nlohmann::json planner_statistics(int n) {
+  nlohmann::json st = {{"global_batch", 65536}, {"owners", nlohmann::json::array()}, {"tables", nlohmann::json::array()}};
+  const char* figures[] = {"hbm_bytes",          "dram_bytes", "forward_compute_s", "forward_comms_s", "backward_compute_s",
+                           "backward_comms_s",   "total_s",    "sent_bytes",        "received_bytes"};
+  for (int k = 0; k < n; ++k) {
+    const double x = k + 1.0;
+    st["owners"].push_back({{"name", "gpu" + std::to_string(k)}, {"kind", "gpu"}, {"hbm_bytes", x * 1e9},
+                            {"dram_bytes", 0}, {"forward_compute_s", x * 1e-6}, {"forward_comms_s", 0},
+                            {"backward_compute_s", 0}, {"backward_comms_s", 0}, {"total_s", x * 1e-6},
+                            {"sent_bytes", 0}, {"received_bytes", x * 1048576.0}, {"shards", {{"TW", 1}}}});
+  }
+  // max / mean = n / ((n + 1) / 2) for every figure that varies with k.
+  const double mean = (n + 1) / 2.0, ratio = n / mean;
+  nlohmann::json im = {{"kind", "gpu"}, {"devices", n}};
+  for (const char* f : figures) {
+    const std::string key = f;
+    const bool varies = key == "hbm_bytes" || key == "forward_compute_s" || key == "total_s" || key == "received_bytes";
+    const double scale = key == "hbm_bytes" ? 1e9 : key == "received_bytes" ? 1048576.0 : 1e-6;
+    im["max_over_mean"][key] = varies ? ratio : 0.0;
+    im["mean"][key] = varies ? mean * scale : 0.0;
+    im["max_device"][key] = "gpu" + std::to_string(n - 1);
+    im["min_device"][key] = "gpu0";
+  }
+  st["imbalance"] = nlohmann::json::array({im});
+  st["tables"].push_back({{"name", "t_0"}, {"pooling_factor", 2.5}, {"compute_kernel", "fused_uvm_caching"},
+                          {"shard_type", "TW"}, {"tier", "uvm"}, {"shards", 1}, {"owners", 1}, {"estimated_time_s", 3e-6}});
+  return st;
+}
+}  // namespace
+
+// System: the minimal run with planner statistics of 2 GPUs (totals 1 and 2 us: imbalance
+// 2 / 1.5 = 1.33), then of 40 GPUs (totals 1..40 us: imbalance 40 / 20.5 = 1.95).
+// Expected: with 2, a row per GPU, the imbalance row and the table's pooling factor, kernel
+// and shard type; with 40 (beyond kListedRows), three rows for the kind: its mean (20.5 us),
+// the largest (gpu39, 40 us) and the smallest (gpu0, 1 us), not 40.
+TEST_CASE("the planner statistics section lists a few owners and summarises many with their extremes") {
+  nlohmann::json run = minimal_run();
+  run["placement"]["statistics"] = planner_statistics(2);
+  std::string page = report_html(run, "run.json");
+  CHECK(page.find("<section id=\"planner-statistics\">") != std::string::npos);
+  CHECK(page.find("<tr><td>gpu0</td><td>1 GB</td>") != std::string::npos);
+  CHECK(page.find("<tr><td>gpu1</td><td>2 GB</td>") != std::string::npos);
+  CHECK(page.find("<tr><td>2 gpu</td><td>1.33</td>") != std::string::npos);
+  CHECK(page.find("<td>t_0</td><td>2.5</td><td>fused_uvm_caching</td><td>TW</td>") != std::string::npos);
+
+  run["placement"]["statistics"] = planner_statistics(40);
+  page = report_html(run, "run.json");
+  CHECK(page.find("<tr><td>gpu (mean of 40)</td><td>20.5 GB</td>") != std::string::npos);
+  CHECK(page.find("<tr><td>largest: gpu39</td><td>40 GB</td>") != std::string::npos);
+  CHECK(page.find("<tr><td>smallest: gpu0</td><td>1 GB</td>") != std::string::npos);
+  CHECK(page.find("<tr><td>40 gpu</td><td>1.95</td>") != std::string::npos);
+  CHECK(count(page, "<tr><td>gpu1</td>") == 0);  // no row per GPU
+  // Without statistics (a run saved before they existed): no section.
+  run["placement"].erase("statistics");
+  CHECK(report_html(run, "run.json").find("planner-statistics") == std::string::npos);
+}

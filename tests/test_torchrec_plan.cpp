@@ -12,6 +12,7 @@
 #include "file_fixtures.hpp"
 #include "models/simulation.hpp"
 #include "placement/placement.hpp"
+#include "placement/torchrec_plan.hpp"
 #include "scenario_fixtures.hpp"
 
 using namespace dlrmsim;
@@ -169,4 +170,48 @@ TEST_CASE("bad TorchRec plans are located errors") {
     CHECK(message.find("plan.json:") != std::string::npos);
     CHECK(message.find(c.expected) != std::string::npos);
   }
+}
+
+namespace {
+
+/// Whether two plans place every table alike: sharding, and per shard tier, owners, rows,
+/// columns and cache rows.
+bool same_placement(const placement::PlacementPlan& a, const placement::PlacementPlan& b) {
+  if (a.tables.size() != b.tables.size()) return false;
+  for (std::size_t t = 0; t < a.tables.size(); ++t) {
+    const auto& x = a.tables[t];
+    const auto& y = b.tables[t];
+    if (x.name != y.name || x.sharding != y.sharding || x.shards.size() != y.shards.size()) return false;
+    for (std::size_t s = 0; s < x.shards.size(); ++s) {
+      const auto& p = x.shards[s];
+      const auto& q = y.shards[s];
+      if (p.tier != q.tier || p.owners != q.owners || p.row_begin != q.row_begin || p.row_end != q.row_end ||
+          p.column_begin != q.column_begin || p.column_end != q.column_end || p.cache_rows != q.cache_rows) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+// Expected: a plan exported as TorchRec's (torchrec_plan_json) and read back is the same plan:
+// for table_wise + row_wise in HBM, for a UVM-cached table (fused_uvm_caching) and for a
+// data-parallel table (ranks: every GPU, sharding_spec null, as TorchRec writes it). The text
+// carries TorchRec's placement strings ("rank:3/cuda:3").
+TEST_CASE("a plan exported as a TorchRec sharding plan reads back as the same plan") {
+  const std::string dp = R"({"m": {"t_0": {"sharding_type": "data_parallel", "compute_kernel": "fused", "ranks": [0, 1, 2, 3, 4, 5, 6, 7]},
+  "t_1": {"sharding_type": "table_wise", "compute_kernel": "fused", "ranks": [5]}}}
+)";
+  for (const std::string& doc : {two_tables(), two_tables("fused_uvm_caching"), dp}) {
+    const PlacedScenario first = Job(doc).place();
+    const std::string exported = placement::torchrec_plan_json(first.problem, first.plan);
+    CAPTURE(exported);
+    const PlacedScenario again = Job(exported).place();
+    CHECK(same_placement(first.plan, again.plan));
+    CHECK(exported.find(std::string(placement::kTorchRecModule)) != std::string::npos);
+  }
+  const PlacedScenario placed = Job(two_tables()).place();
+  CHECK(placement::torchrec_plan_json(placed.problem, placed.plan).find("\"rank:3/cuda:3\"") != std::string::npos);
 }

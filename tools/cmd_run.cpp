@@ -304,11 +304,25 @@ int cmd_run(const std::vector<std::string>& args) {
   }
   models::RunOptions options;
   options.keep_graph = !trace_path.empty();
-  // Long runs (every node of a large cluster) show the simulated steps as they end.
+  // Long runs (every node of a large cluster) show the line from their first second and the
+  // simulated steps as they end, named: warm-up, measured (the steady-state probe's first, when
+  // the run checks for one: models/simulation.hpp kSteadyProbeSteps), and cool-down.
   std::optional<ProgressLine> progress;
   progress.emplace(0, "steps", progress_wanted(cli.vm.count("quiet") > 0));
-  options.on_step = progress_callback(progress);  // erased before the report is printed
+  const bool probes = sc.stop_when_steady && !sc.stragglers && sc.steps > models::kSteadyProbeSteps;
+  options.on_step = [&progress, &sc, probes, pass = 0](std::size_t done, std::size_t total) mutable {
+    if (done == 1) ++pass;
+    const bool probing = probes && pass == 1;
+    const long long measured = probing ? models::kSteadyProbeSteps : sc.steps;
+    const long long cooldown = static_cast<long long>(total) - sc.warmup_steps - measured;
+    const std::string detail = std::to_string(sc.warmup_steps) + " warm-up, " + std::to_string(measured) +
+                               (probing ? " of " + std::to_string(sc.steps) + " measured, to find a steady state"
+                                        : " measured") +
+                               ", " + std::to_string(cooldown) + " cool-down";
+    if (progress) progress->update(done, total, detail);
+  };
   const RunReport report = app::run_job(sc, options);
+  progress.reset();  // erased before the report is printed
   // Standard output carries the text summary, unless a JSON output goes there instead.
   if (json_path != "-" && trace_path != "-" && goodput_path != "-" && steps_path != "-") print_text(std::cout, report);
   if (!json_path.empty()) write_output_file(json_path, app::run_json(report));

@@ -215,7 +215,7 @@ std::string report_html(const json& run, const std::string& source) {
        "  document.getElementById('tiers').textContent = 'tables per tier: ' +\n"
        "    Object.keys(counts).map(function (k) { return k + ' ' + counts[k]; }).join(', ');\n"
        "})();\n</script>\n"
-    << page_end(source);
+    << planner_statistics_section(run, source) << page_end(source);
   return h.str();
 }
 

@@ -250,6 +250,97 @@ std::string goodput_section(const json& run, const std::string& source) {
   return h + "</table>\n</section>\n";
 }
 
+std::string planner_statistics_section(const json& run, const std::string& source) {
+  const json& placement = need(run, "placement", source);
+  if (!placement.contains("statistics")) return "";
+  const json& st = placement["statistics"];
+  static constexpr const char* kFigures[] = {"hbm_bytes",          "dram_bytes",       "forward_compute_s",
+                                             "forward_comms_s",    "backward_compute_s", "backward_comms_s",
+                                             "total_s",            "received_bytes",   "sent_bytes"};
+  static constexpr const char* kLabels[] = {"HBM",         "DRAM",      "fwd compute",   "fwd comms",       "bwd compute",
+                                            "bwd comms",   "total",     "all-to-all received", "all-to-all sent"};
+  auto cell = [&](const json& o, std::size_t f) {
+    const double v = number(o, kFigures[f], source);
+    return std::string(kFigures[f]).ends_with("_s") ? seconds(v) : bytes(v);
+  };
+  auto row = [&](const std::string& name, const json& o, const std::string& shards) {
+    std::string r = "<tr><td>" + html_escape(name) + "</td>";
+    for (std::size_t f = 0; f < std::size(kFigures); ++f) r += "<td>" + cell(o, f) + "</td>";
+    return r + "<td>" + html_escape(shards) + "</td></tr>\n";
+  };
+  auto shard_text = [&](const json& o) {
+    std::string t;
+    for (const auto& [type, n] : need(o, "shards", source).items()) t += (t.empty() ? "" : " ") + type + ": " + n.dump();
+    return t.empty() ? std::string("-") : t;
+  };
+  std::string h = open_section("planner-statistics", "Planner statistics");
+  h += "<p>Per step of " + text(st, "global_batch", source) +
+       " samples, as TorchRec's planner statistics: memory per owner, the planner's estimate split into forward and "
+       "backward compute and communication, the all-to-all bytes each owner receives (ids, gradients) and sends "
+       "(pooled outputs).</p>\n<table id=\"planner-owners\">\n<tr><th>device</th>";
+  for (const char* l : kLabels) h += std::string("<th>") + l + "</th>";
+  h += "<th>shards</th></tr>\n";
+  std::map<std::string, std::vector<const json*>> kinds;
+  for (const json& o : need(st, "owners", source)) kinds[text(o, "kind", source)].push_back(&o);
+  std::map<std::string, const json*> imbalance;
+  for (const json& im : need(st, "imbalance", source)) imbalance[text(im, "kind", source)] = &im;
+  for (const auto& [kind, members] : kinds) {
+    if (members.size() <= kListedRows) {
+      for (const json* o : members) h += row(text(*o, "name", source), *o, shard_text(*o));
+      continue;
+    }
+    const auto found = imbalance.find(kind);
+    if (found == imbalance.end()) throw ConfigError(source + ": placement.statistics.imbalance lacks kind " + kind);
+    const json& im = *found->second;
+    json mean = need(im, "mean", source);
+    mean["shards"] = json::object();
+    h += row(kind + " (mean of " + std::to_string(members.size()) + ")", mean, "");
+    for (const char* end : {"max_device", "min_device"}) {
+      const std::string name = text(need(im, end, source), "total_s", source);
+      for (const json* o : members) {
+        if (text(*o, "name", source) == name) {
+          h += row(std::string(end == std::string("max_device") ? "largest: " : "smallest: ") + name, *o, shard_text(*o));
+          break;
+        }
+      }
+    }
+  }
+  h += "</table>\n<table id=\"planner-imbalance\">\n<tr><th>imbalance (max / mean)</th>";
+  for (const char* l : kLabels) h += std::string("<th>") + l + "</th>";
+  h += "</tr>\n";
+  for (const json& im : need(st, "imbalance", source)) {
+    h += "<tr><td>" + text(im, "devices", source) + " " + html_escape(text(im, "kind", source)) + "</td>";
+    const json& r = need(im, "max_over_mean", source);
+    for (const char* f : kFigures) {
+      const double v = number(r, f, source);
+      h += "<td>" + (v > 0.0 ? format_number(v, 3) : std::string("-")) + "</td>";
+    }
+    h += "</tr>\n";
+  }
+  h += "</table>\n";
+  std::vector<const json*> tables;
+  for (const json& t : need(st, "tables", source)) tables.push_back(&t);
+  const std::size_t all = tables.size();
+  if (tables.size() > kListedRows) {
+    std::stable_sort(tables.begin(), tables.end(), [&](const json* a, const json* b) {
+      return number(*a, "estimated_time_s", source) > number(*b, "estimated_time_s", source);
+    });
+    tables.resize(kListedRows);
+  }
+  h += "<table id=\"planner-tables\">\n<tr><th>table</th><th>pooling factor</th><th>compute kernel</th><th>shard type</th>"
+       "<th>shards</th><th>owners</th><th>estimate</th></tr>\n";
+  for (const json* t : tables) {
+    h += "<tr><td>" + html_escape(text(*t, "name", source)) + "</td><td>" +
+         format_number(number(*t, "pooling_factor", source), 4) + "</td><td>" +
+         html_escape(text(*t, "compute_kernel", source)) + "</td><td>" + html_escape(text(*t, "shard_type", source)) +
+         "</td><td>" + text(*t, "shards", source) + "</td><td>" + text(*t, "owners", source) + "</td><td>" +
+         seconds(number(*t, "estimated_time_s", source)) + "</td></tr>\n";
+  }
+  h += "</table>\n";
+  if (all > tables.size()) h += "<p>The " + std::to_string(tables.size()) + " largest estimates of " + std::to_string(all) + " tables.</p>\n";
+  return h + "</section>\n";
+}
+
 std::string stragglers_section(const json& run, const std::string& source) {
   if (!run.contains("stragglers")) return "";
   const json& st = run["stragglers"];

@@ -41,6 +41,14 @@ std::string goodput_section(const nlohmann::json& run, const std::string& source
 /// Step-time distribution and who was waited for; empty without a `stragglers` key.
 std::string stragglers_section(const nlohmann::json& run, const std::string& source);
 
+/// Planner statistics (placement.statistics, app/plan_report.hpp): per owner HBM, DRAM, the
+/// estimate's forward and backward compute and communication, all-to-all bytes received and
+/// sent, shards per type; per owner kind the imbalance (max / mean) of each; per table its
+/// pooling factor, compute kernel and shard type. Beyond kListedRows devices of a kind, the
+/// kind's mean and the devices of the largest and smallest estimate; beyond kListedRows
+/// tables, the largest estimates. Empty without placement.statistics.
+std::string planner_statistics_section(const nlohmann::json& run, const std::string& source);
+
 /// "12.3 kW": `v` with an SI prefix (tools/tick_label.hpp) and then `unit`.
 std::string with_prefix(double v, const std::string& unit);
 

@@ -6,8 +6,9 @@
     rows = list(dlrmsim.sweep("configs/sweeps/hbm_bandwidth_x_batch.yaml", jobs=2))
     dlrmsim.to_dataframe(rows)                  # pandas: one row per point, as in the CSV file
 
-run(), place() and validate() return the JSON documents of `dlrmsim run --json`, `dlrmsim
-place --json` and `dlrmsim validate --json` as dicts (the README and app/run_report.hpp
+run(), place(), compare() and validate() return the JSON documents of `dlrmsim run --json`,
+`dlrmsim place --json`, `dlrmsim compare --json` and `dlrmsim validate --json` as dicts, plan()
+the choice `dlrmsim plan` prints (the README and app/run_report.hpp
 document the keys). A scenario is a file path or a dict with the content of a scenario file;
 relative references in a dict (`"platform": "../platforms/dgx-h100.yaml"`) are found from
 the working directory, then in the data search path (`dlrmsim list --paths`).
@@ -38,7 +39,8 @@ BadInput.kind, BadInput.exit_status = "bad input", 2
 Infeasible.kind, Infeasible.exit_status = "infeasible", 1
 OutputFailed.kind, OutputFailed.exit_status = "output failed", 4
 
-__all__ = ["__version__", "run", "place", "validate", "sweep", "to_dataframe", "Error", "BadInput", "Infeasible", "OutputFailed"]
+__all__ = ["__version__", "run", "place", "compare", "plan", "validate", "sweep", "to_dataframe", "Error", "BadInput",
+           "Infeasible", "OutputFailed"]
 
 
 def _path(argument, path):
@@ -81,6 +83,53 @@ def place(scenario, set=None):
     """Plans the embedding placement as `dlrmsim place --json` does and returns the plan."""
     text, is_text = _scenario(scenario)
     return json.loads(_dlrmsim.place_json(text, is_text, _overrides(set)))
+
+
+def compare(a, b, set=None, set_a=None, set_b=None):
+    """Runs scenarios `a` and `b` (paths or dicts) as `dlrmsim compare` does and returns its
+    JSON document: scenario_a, scenario_b, platform_a, platform_b, bound_a, bound_b, verdict and
+    rows [{section, name, unit, a, b, delta, ratio}]. `set` overrides both ("key.path=value"),
+    `set_a` and `set_b` one of them (as --set-a and --set-b)."""
+    a_text, a_is_text = _scenario(a)
+    b_text, b_is_text = _scenario(b)
+    return json.loads(_dlrmsim.compare_json(a_text, a_is_text, b_text, b_is_text, _overrides(set),
+                                            _overrides(set_a), _overrides(set_b)))
+
+
+def plan(space, throughput=None, samples=None, deadline=None, objective="cost", output=None, jobs=1, resume=False):
+    """Searches a space (a sweep file or a dict with its content, axes as in sweep()) for the
+    cheapest (objective "cost") or least-energy ("energy") point meeting a throughput target,
+    as `dlrmsim plan` does: `throughput` in samples/s (a number, "40M" or "40 M samples/s"), or
+    `samples` to train within `deadline` (seconds, or "2 h"). Every point's row goes to
+    `output` (a CSV file; by default a temporary file, removed after). Returns {points, pruned,
+    simulated, failed, without_objective, target_samples_per_s, training_samples, objective,
+    winner, fastest, front}: winner (None when no point meets the target) and fastest are
+    points {point, label, throughput_samples_per_s, time_to_train_s, objective_per_run,
+    currency}, front the Pareto front of objective per run against time to train."""
+    if (throughput is None) == (deadline is None):
+        raise ValueError("plan: give the target as either throughput=RATE or samples=N, deadline=TIME")
+    n = _dlrmsim.default_training_samples if samples is None else float(samples)
+    if throughput is not None:
+        target = float(throughput) if isinstance(throughput, (int, float)) else _dlrmsim.sample_rate(str(throughput))
+    else:
+        if isinstance(deadline, (int, float)):
+            seconds = float(deadline)
+        else:
+            q = _dlrmsim.quantity(str(deadline))
+            if q is None or q[1] != "s":
+                raise ValueError("plan: deadline %r: expected a time such as '2 h' or seconds" % (deadline,))
+            seconds = q[0]
+        if not seconds > 0:
+            raise ValueError("plan: deadline: expected a positive time")
+        target = n / seconds
+    text, is_text = _sweep_spec(space, None)
+    if output is not None:
+        return json.loads(_dlrmsim.plan_result_json(text, is_text, target, n, objective, _path("output", output),
+                                                    int(jobs), bool(resume)))
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="dlrmsim_plan_") as scratch:
+        return json.loads(_dlrmsim.plan_result_json(text, is_text, target, n, objective,
+                                                    os.path.join(scratch, "points.csv"), int(jobs), False))
 
 
 def platform(path):
