@@ -54,10 +54,19 @@ struct ShardCost : topo::GpuShardCost {
   /// Results, ids and gradients between the owner and the trainers: PCIe (host_dram), the
   /// server's NIC (remote_ps), a GPU owner's NIC for its off-node share.
   Seconds transfer;
+  /// ssd: the drives' reads of the rows that miss the cache and writes of the rows it evicts
+  /// (topologies/nvme_cost.hpp), per step; 0 for the other tiers.
+  Seconds storage_read;
+  Seconds storage_write;
+  /// Whether they are prefetched: the next batch's run alongside this step (their exposed
+  /// part is what exceeds the rest of the estimate), else before the forward and after the
+  /// backward.
+  bool prefetched = false;
 
   /// The planner's estimate, composed as the simulation runs the shard alone: the forward
   /// kernel alongside its host reads, then the backward and the unfused optimiser, then the
-  /// write-back of the host rows, and the transfers.
+  /// write-back of the host rows, and the transfers; the storage reads and writes added, or
+  /// prefetched, only their part longer than all that (topo::prefetch_exposed).
   [[nodiscard]] Seconds estimate() const;
 };
 
@@ -80,6 +89,9 @@ class MemoryTier {
   /// The device (index into problem.devices) whose memory holds the weights and optimiser
   /// state of a shard that `owner` looks up (default: the owner).
   [[nodiscard]] virtual std::uint32_t storage_of(const PlacementProblem& problem, std::uint32_t owner) const;
+  /// The kind of device storage_of() returns (default: properties().owner_kind): what the
+  /// capacity report of an infeasible plan sums as the tier's free memory.
+  [[nodiscard]] virtual OwnerKind storage_kind() const { return properties().owner_kind; }
   /// Memory a shard of `rows` x `columns` of `table` owned by `owner` needs, as (device,
   /// bytes) pairs: weights and state on storage_of(owner), and for a tier with an HBM cache
   /// round(cache_fraction x rows) cached rows on the owner.
