@@ -3,6 +3,9 @@
 #include "models/cpu_framework.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace dlrmsim::models {
@@ -44,6 +47,11 @@ ActivityId EmbeddingWork::embedding_pass(std::uint32_t o, Pass pass, std::span<c
   if (!backward) {
     parts.push_back(host_.feature_kernels(d, work + launch, launches, std::max(w.gpu_tables, 1), deps, ctx_.cat.embedding_lookup,
                                     KernelLoad::memory_bound(w.hbm_forward)));
+    if (w.ssd_read.value() > 0.0) {
+      // The gather waits for its rows' pages (read ahead, with prefetch).
+      const auto r = ssd_read(d, o, w, deps);
+      parts.push_back(ctx_.compute(d, Seconds(0.0), std::span(&r, 1), ctx_.cat.embedding_lookup));
+    }
     if (w.uvm_bytes.value() > 0.0) {
       const auto u = net_.host_dma(d, "uvm", *ctx_.in.platform.host_cpu(d.device), d.device, w.uvm_bytes, w.uvm_time, deps,
                               ctx_.cat.embedding_lookup);
@@ -53,12 +61,38 @@ ActivityId EmbeddingWork::embedding_pass(std::uint32_t o, Pass pass, std::span<c
   } else {
     const auto u = host_.kernels(d, work + launch, launches, deps, ctx_.cat.embedding_lookup, KernelLoad::memory_bound(w.hbm_backward));
     parts.push_back(u);
+    if (w.ssd_write.value() > 0.0) {
+      ctx_.graph.add_compute(ssd_stream(*ctx_.in.platform.host_cpu(d.device)), w.ssd_write, std::span(&u, 1),
+                             ctx_.cat.embedding_lookup);
+    }
     if (w.uvm_bytes.value() > 0.0) {
       parts.push_back(net_.host_dma(d, "uvm_write", d.device, *ctx_.in.platform.host_cpu(d.device), w.uvm_bytes, w.uvm_time,
                                std::span(&u, 1), ctx_.cat.embedding_lookup));
     }
   }
   return ctx_.marker(parts);
+}
+
+sim::StreamId EmbeddingWork::ssd_stream(topo::DeviceId host) {
+  auto it = ssd_streams_.find(host.index);
+  if (it == ssd_streams_.end()) {
+    const std::string name = ctx_.in.platform.device(host).name + ".nvme";
+    it = ssd_streams_.emplace(host.index, ctx_.graph.add_stream(ctx_.graph.add_engine(name, "nvme"), name)).first;
+  }
+  return it->second;
+}
+
+ActivityId EmbeddingWork::ssd_read(const SimDevice& d, std::uint32_t owner, const OwnerWork& w, std::span<const ActivityId> deps) {
+  const auto host = ctx_.in.platform.host_cpu(d.device);
+  if (!host) throw std::invalid_argument("GPU '" + ctx_.in.problem.devices.at(owner).name + "' holds an ssd shard but has no host CPU");
+  std::vector<ActivityId> start(deps.begin(), deps.end());
+  if (w.ssd_prefetched) {
+    // This batch's rows were read from the previous step's forward on (the first step's at once).
+    auto& previous = previous_forward_deps_[owner];
+    std::swap(start, previous);
+    previous.assign(deps.begin(), deps.end());
+  }
+  return ctx_.graph.add_compute(ssd_stream(*host), w.ssd_read, start, ctx_.cat.embedding_lookup);
 }
 
 std::vector<ActivityId> EmbeddingWork::cpu_trainer_framework(const SimDevice& d, const OwnerWork& w, bool backward,

@@ -7,6 +7,11 @@
 // backward: evicted rows written back after it). A GPU's embedding kernels run on its compute
 // stream (training.embedding_overlap serial) or on a stream of their own (concurrent:
 // HugeCTR's and TorchRec's pipelining), where both streams' kernels split the GPU's SMs.
+// ssd shards' page reads run on a stream of the host socket's drives (its GPUs share them):
+// without prefetch after the pass's dependencies, with prefetch (software.embeddings.prefetch)
+// from the previous step's forward on, the read of the next batch; the forward waits for them.
+// The evicted rows' write-back follows the backward on the same drives, asynchronously
+// (FBGEMM's enable_async_update), so the next read queues behind it.
 #pragma once
 
 #include <cstdint>
@@ -49,7 +54,14 @@ class EmbeddingWork {
   StepContext& ctx_;
   HostModel& host_;
   Transfers& net_;
+  /// The page reads (ssd shards) of a GPU owner's forward: the activity its gather waits for.
+  sim::ActivityId ssd_read(const SimDevice& d, std::uint32_t owner, const OwnerWork& w, std::span<const sim::ActivityId> deps);
+  sim::StreamId ssd_stream(topo::DeviceId host);
+
   std::map<std::uint32_t, sim::StreamId> embedding_streams_;  // concurrent embedding streams
+  std::map<std::uint32_t, sim::StreamId> ssd_streams_;        // by host CPU socket: its NVMe drives
+  /// Prefetch: by owner, the dependencies of its previous forward (when the next batch's read starts).
+  std::map<std::uint32_t, std::vector<sim::ActivityId>> previous_forward_deps_;
 };
 
 }  // namespace dlrmsim::models

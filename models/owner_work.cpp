@@ -91,11 +91,19 @@ OwnerWorkTable compute_owner_work(const StepInputs& in) {
               ow.uvm_bytes += c.host_bytes;
               ow.uvm_time += c.host_time;
             }
+            // ssd: the drives' page reads of the misses and writes of the evicted rows.
+            ow.ssd_read += c.storage_read;
+            ow.ssd_write += c.storage_write;
+            ow.ssd_prefetched = ow.ssd_prefetched || c.prefetched;
             break;
           }
           case OwnerKind::cpu_socket: {
             const auto& spec = in.platform.cpu_spec(topo::DeviceId{dev.topology_id});
-            const auto cpu = cpu_row_access(in, spec);
+            auto cpu = cpu_row_access(in, spec);
+            if (shard.tier == placement::Tier::cxl) {
+              if (!spec.cxl) throw std::invalid_argument("CPU '" + dev.name + "' holds a cxl shard but has no CXL memory");
+              cpu = topo::with_cxl_memory(cpu, *spec.cxl);
+            }
             if (w.serial_update_share > 0.0 && !(cpu.latency.value() > 0.0 && cpu.one_core.value() > 0.0)) {
               throw std::invalid_argument("CPU '" + spec.model +
                                           "' gives no dram_latency, which the software stack's striped host "
@@ -119,6 +127,9 @@ OwnerWorkTable compute_owner_work(const StepInputs& in) {
             ow.backward_compute += topo::cpu_update_time(cpu, share, row, table.optimizer_state_per_row);
             break;
           }
+          case OwnerKind::nvme:
+          case OwnerKind::cxl_memory:
+            throw std::logic_error("storage device '" + dev.name + "' owns a shard (it only holds ssd or cxl shards)");
         }
       }
     }

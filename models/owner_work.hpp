@@ -6,7 +6,9 @@
 //                        embedding cost model (topologies/gpu_embedding_cost.hpp) the planner
 //                        reads too: forward gather, backward + optimiser times, HBM bytes of
 //                        both passes, and for uvm the cache misses' bytes and zero-copy time
-//   CPU socket           topologies/cpu_row_cost.hpp's gather and update times (host_dram)
+//   GPU (ssd)            as uvm, plus the drives' page reads and write-backs (nvme_cost.hpp)
+//   CPU socket           topologies/cpu_row_cost.hpp's gather and update times (host_dram;
+//                        cxl: with the expanders' bandwidth and latency, with_cxl_memory)
 //   parameter server     the same per socket, ids resolved through its hash map (remote_ps)
 // and its pooled outputs, their gradients and ids on the wire (the communication precision,
 // or the stack's qcomm codecs for GPU owners). Replicated (data-parallel)
@@ -30,6 +32,9 @@ struct OwnerWork {
   Seconds backward_compute; // backward + optimiser update
   Bytes uvm_bytes;          // rows read from host memory per step (UVM misses), written back after the update
   Seconds uvm_time;         // the profile's time of those zero-copy reads alone (each way)
+  Seconds ssd_read;         // ssd shards: the host socket's drives reading the cache misses' pages
+  Seconds ssd_write;        // and writing the evicted rows back (topologies/nvme_cost.hpp)
+  bool ssd_prefetched = false;  // the reads are the next batch's, run alongside the step
   Bytes hbm_forward;        // GPU owners: HBM bytes of the forward kernel (rows read, bags written)
   Bytes hbm_backward;       // GPU owners: HBM bytes of the backward and update (bag gradients, rows and state read and written)
   double pooled_values = 0.0;  // pooled embedding values produced per step (samples x columns)

@@ -65,6 +65,7 @@ PlacementProblem make_placement_problem(const ModelSpec& model, const topo::Plat
   const auto& only_nodes = settings.only_nodes;
   PlacementProblem problem;
   problem.striped_host_updates = settings.striped_host_updates;
+  problem.ssd_prefetch = settings.ssd_prefetch;
   problem.global_batch = model.global_batch_size;
   problem.wire_element_size = element_size(model.communication_precision);
   problem.gpu_wire_forward =
@@ -227,6 +228,39 @@ PlacementProblem make_placement_problem(const ModelSpec& model, const topo::Plat
     problem.devices.push_back(std::move(d));
   }
 
+  // The storage tiers' devices, after every owner (existing indices keep their meaning): each
+  // trainer socket's NVMe drives (ssd) and CXL expanders (cxl), each set one device.
+  for (std::size_t i = 0, sockets = problem.devices.size(); i < sockets; ++i) {
+    if (problem.devices[i].kind != OwnerKind::cpu_socket) continue;
+    const auto& spec = platform.cpu_spec(topo::DeviceId{problem.devices[i].topology_id});
+    const auto storage = [&](OwnerKind kind, const std::string& suffix, Bytes capacity, BytesPerSecond bandwidth) {
+      PlacementDevice d;
+      d.kind = kind;
+      d.name = problem.devices[i].name + "." + suffix;
+      d.topology_id = problem.devices[i].topology_id;
+      d.node = problem.devices[i].node;
+      d.memory_capacity = capacity;
+      d.memory_bandwidth = bandwidth;
+      problem.devices.push_back(std::move(d));
+      return static_cast<std::int32_t>(problem.devices.size() - 1);
+    };
+    if (spec.nvme) {
+      const double n = spec.nvme->count;
+      const auto index = storage(OwnerKind::nvme, "nvme", spec.nvme->capacity * n, spec.nvme->random_read * n);
+      problem.devices[static_cast<std::size_t>(index)].nvme = spec.nvme;
+      problem.devices[i].nvme_device = index;
+    }
+    if (spec.cxl) {
+      const double n = spec.cxl->count;
+      const auto index = storage(OwnerKind::cxl_memory, "cxl", spec.cxl->capacity * n, spec.cxl->bandwidth * n);
+      problem.devices[static_cast<std::size_t>(index)].cxl = spec.cxl;
+      problem.devices[i].cxl_device = index;
+    }
+  }
+  for (auto& d : problem.devices) {
+    if (d.kind == OwnerKind::gpu && d.host_socket >= 0) d.nvme_device = problem.devices[static_cast<std::size_t>(d.host_socket)].nvme_device;
+  }
+
   // Context parallelism splits a sequence model's sequences over GPUs of one node.
   const int cp = settings.context_parallel;
   if (cp > 1) {
@@ -288,6 +322,7 @@ ProblemSettings problem_settings(const Scenario& scenario) {
   settings.roles.embedding_worker = scenario.training.embedding_worker_role;
   settings.cpu_access_granule = scenario.training.cpu_access_granule;
   settings.striped_host_updates = scenario.training.software.striped_host_updates;
+  settings.ssd_prefetch = scenario.training.software.prefetch == SoftwareStack::Prefetch::next_batch;
   settings.deduplicated_backward = scenario.training.software.deduplicated_backward;
   settings.fused_optimizer = scenario.training.software.fused_optimizer;
   settings.qcomm = scenario.training.software.qcomm;

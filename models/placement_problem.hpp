@@ -81,6 +81,8 @@ struct ProblemSettings {
   Bytes cpu_access_granule = topo::kCpuCacheLine;
   /// The stack's host updates run under striped locks (software.embeddings.host_update).
   bool striped_host_updates = false;
+  /// The stack prefetches the next batch's ssd rows during the step (software.embeddings.prefetch).
+  bool ssd_prefetch = false;
   /// The stack's GPU embedding backward deduplicates its rows (software.embeddings.backward)
   /// and fuses the optimiser into it (software.embeddings.optimizer); SoftwareStack's defaults.
   bool deduplicated_backward = true;

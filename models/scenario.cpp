@@ -226,6 +226,32 @@ void record_platform_files(Scenario& s) {
   }
 }
 
+// placement.tiers naming ssd or cxl on a platform whose CPU sockets have no NVMe drives or no
+// CXL expanders: the entry is bad input (a tier the platform cannot hold).
+void check_storage_tiers(const ConfigNode& placement, const placement::PlacementOptions& o, const topo::Platform& platform) {
+  const auto tiers = placement.optional_child("tiers");
+  if (!tiers) return;
+  bool nvme = false;
+  bool cxl = false;
+  for (const auto& n : platform.nodes()) {
+    for (topo::DeviceId c : n.cpus) {
+      nvme = nvme || platform.cpu_spec(c).nvme.has_value();
+      cxl = cxl || platform.cpu_spec(c).cxl.has_value();
+    }
+  }
+  const auto entries = tiers->elements();
+  for (std::size_t i = 0; i < entries.size() && i < o.tiers.size(); ++i) {
+    if (o.tiers[i] == placement::Tier::ssd && !nvme) {
+      entries[i].fail("platform '" + platform.name() + "' has no NVMe drives for the ssd tier: give a CPU device `nvme: "
+                      "{model, capacity, ...}` (as configs/platforms/dgx-h100-nvme-cxl.yaml does), or leave ssd out");
+    }
+    if (o.tiers[i] == placement::Tier::cxl && !cxl) {
+      entries[i].fail("platform '" + platform.name() + "' has no CXL memory for the cxl tier: give a CPU device `cxl: "
+                      "{model, capacity, ...}` (as configs/platforms/dgx-h100-nvme-cxl.yaml does), or leave cxl out");
+    }
+  }
+}
+
 Scenario parse(YAML::Node root, const std::string& source_name, const std::string& base_dir,
                const std::vector<std::string>& command_line_overrides, const std::shared_ptr<KeyLog>& log,
                topo::DeviceProfileFiles* profile_files) {
@@ -345,6 +371,7 @@ Scenario parse(YAML::Node root, const std::string& source_name, const std::strin
 
   if (auto p = scenario.optional_child("placement")) {
     s.placement = placement::PlacementOptions::from_config(*p);
+    check_storage_tiers(*p, s.placement, s.platform);
   }
   }
   if (auto g = scenario.optional_child("goodput")) {

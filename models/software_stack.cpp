@@ -49,6 +49,13 @@ const Choice<Stack::Pipeline> kPipeline{
     .meaning = "sparse_dist: a batch's lookups after the previous batch's embedding update; semi_sync: TorchRec's "
                "TrainPipelineSemiSync, the next batch's lookups and pooled all-to-all issued after this batch's forward "
                "and before its backward (embeddings one update stale), synchronous modes only."};
+const Choice<Stack::Prefetch> kPrefetch{
+    .key_path = "software.embeddings.prefetch",
+    .words = {{"none", Stack::Prefetch::none}, {"next_batch", Stack::Prefetch::next_batch}},
+    .fallback = kBuiltIn.prefetch,
+    .meaning = "ssd tier: none reads a batch's cache misses from the drives before its forward; next_batch reads the "
+               "next batch's during this step (FBGEMM SSDTableBatchedEmbeddingBags' prefetch_pipeline), hiding the "
+               "part of the reads shorter than the step."};
 const Choice<bool> kHostUpdate{
     .key_path = "software.embeddings.host_update",
     .words = {{"lock_free", false}, {"striped_locks", true}},
@@ -264,6 +271,7 @@ std::span<const Parameter> software_parameters() {
       kOptimizer.row(),
       kInputDistribution.row(),
       kPipeline.row(),
+      kPrefetch.row(),
       kHostUpdate.row(),
       section("software.collectives", "a mapping", "The collective library (NCCL) and how it is used."),
       kPeerToPeer.row(),
@@ -329,6 +337,7 @@ SoftwareStack SoftwareStack::from_config(const ConfigNode& node) {
     s.fused_optimizer = kOptimizer.read(*emb);
     s.input_distribution = kInputDistribution.read(*emb);
     s.pipeline = kPipeline.read(*emb);
+    s.prefetch = kPrefetch.read(*emb);
     s.striped_host_updates = kHostUpdate.read(*emb);
     emb->finish();
   }

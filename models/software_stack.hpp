@@ -187,6 +187,10 @@ struct SoftwareStack {
   /// When a batch's embedding lookups run (embeddings.pipeline): after the previous batch's
   /// update (sparse_dist), or after its forward, before its backward (semi_sync).
   enum class Pipeline { sparse_dist, semi_sync } pipeline = Pipeline::sparse_dist;
+  /// Whether the ssd tier's reads of the next batch's rows run during the current step
+  /// (embeddings.prefetch: next_batch, FBGEMM SSD TBE's prefetch_pipeline) or before the
+  /// forward that needs them (none, FBGEMM's default).
+  enum class Prefetch { none, next_batch } prefetch = Prefetch::none;
 
   /// NCCL peer-to-peer (NVLink or PCIe) between GPUs; false stages GPU traffic through the host.
   bool peer_to_peer = true;

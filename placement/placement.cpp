@@ -15,6 +15,11 @@
 namespace dlrmsim::placement {
 
 std::string_view to_string(Tier t) { return tier_of(t).name(); }
+
+double PlacementOptions::cache_fraction(Tier tier) const {
+  if (!tier_of(tier).properties().hbm_cache) return 0.0;
+  return tier == Tier::ssd ? ssd_cache_fraction : uvm_cache_fraction;
+}
 Tier tier_from_string(std::string_view name) { return tier_of(name).id(); }
 
 Sharding sharding_from_string(std::string_view name) {
@@ -123,6 +128,13 @@ const Param<double> kUvmCacheFraction{
     .default_note = "TorchRec's planner default",
     .range = {.min = Bound<double>{0.0, true, kRowFraction}, .max = Bound<double>{1.0, true, kRowFraction}, .interval = true},
     .meaning = "UVM cache size as a fraction of each table's rows."};
+const Param<double> kSsdCacheFraction{
+    .key_path = "placement.ssd_cache_fraction", .unit = "fraction", .fallback = kDefaults.ssd_cache_fraction,
+    .default_note = "uvm_cache_fraction's default",
+    .range = {.min = Bound<double>{0.0, false, "must be above 0: FBGEMM's SSD kernel needs an HBM cache (cache_sets > 0)"},
+              .max = Bound<double>{1.0, true, kRowFraction}, .interval = true},
+    .meaning = "HBM cache of the ssd tier as a fraction of each table's rows (FBGEMM SSDTableBatchedEmbeddingBags' "
+               "cache); leave ssd out of placement.tiers rather than setting 0."};
 constexpr std::string_view kMemoryFraction = "must be a fraction of each device's memory in [0, 1)";
 const Param<double> kMemoryReserveFraction{
     .key_path = "placement.memory_reserve_fraction", .unit = "fraction", .fallback = kDefaults.memory_reserve_fraction,
@@ -182,6 +194,7 @@ std::span<const Parameter> placement_parameters() {
       kSearchExhaustiveLimit.row(),
       kSearchMaxEvaluations.row(),
       kColumnSliceElements.row(),
+      kSsdCacheFraction.row(),
       kGpuEmbeddingMemory.row(),
       kDataParallelBelow.row(),
       kMemCommBwRatio.row(),
@@ -194,6 +207,7 @@ PlacementOptions PlacementOptions::from_config(const ConfigNode& node) {
   o.policy = policy_choice().read(node);
   o.cache_model = kCacheModel.read(node);
   o.uvm_cache_fraction = kUvmCacheFraction.read(node);
+  o.ssd_cache_fraction = kSsdCacheFraction.read(node);
   o.memory_reserve_fraction = kMemoryReserveFraction.read(node);
   if (auto c = node.optional_child(param_detail::last_segment(kTiers.key_path))) {
     std::vector<std::string> tier_names;
@@ -349,6 +363,21 @@ void check_capacity(const PlacementPlan& plan, const PlacementOptions& options) 
       << std::fixed << std::setprecision(0) << std::ceil(worst_over) << std::defaultfloat << " bytes (" << format_bytes(Bytes(worst_over))
       << ") over capacity";
   if (overflowing > 1) msg << "; " << overflowing << " devices overflow";
+  // What each allowed tier has left where it stores its tables (its storage devices' free
+  // usable memory, all of them together).
+  std::string free;
+  for (const MemoryTier* t : memory_tiers()) {
+    if (!options.tiers.empty() && std::find(options.tiers.begin(), options.tiers.end(), t->id()) == options.tiers.end()) continue;
+    double room = 0.0;
+    bool any = false;
+    for (const auto& u : plan.devices) {
+      if (u.kind != t->storage_kind()) continue;
+      any = true;
+      room += std::max(0.0, u.capacity.value() * keep - u.used().value());
+    }
+    if (any) free += (free.empty() ? "" : ", ") + std::string(t->name()) + " " + format_bytes(Bytes(room));
+  }
+  if (!free.empty()) msg << "; free where each tier stores: " << free;
   throw InfeasiblePlacement(msg.str(), d.name, Bytes(std::ceil(worst_over)));
 }
 
@@ -390,7 +419,7 @@ void fit_uvm_caches(const PlacementProblem& problem, const PlacementOptions& opt
     }
   }
   account(problem, options, plan);
-  plan.notes.push_back("uvm: caches shrunk below uvm_cache_fraction on GPUs whose HBM could not hold them");
+  plan.notes.push_back("uvm, ssd: caches shrunk below their cache fraction on GPUs whose HBM could not hold them");
 }
 
 }  // namespace dlrmsim::placement

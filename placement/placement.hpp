@@ -2,7 +2,7 @@
 // whether the job fits.
 //
 // API summary
-//  - Tier {gpu_hbm, host_dram, uvm, remote_ps}, each implemented by a MemoryTier
+//  - Tier {gpu_hbm, host_dram, uvm, remote_ps, ssd, cxl}, each implemented by a MemoryTier
 //    (placement/tier.hpp, placement/tiers/*.cpp: properties, capacity, shard cost); Sharding {table_wise, row_wise, column_wise,
 //    table_row_wise, data_parallel}; communication_of(Sharding) lists the collectives
 //    (all-to-all, reduce-scatter, all-gather, all-reduce) a sharding implies, per pass.
@@ -51,8 +51,10 @@ enum class Tier {
   host_dram,  // the owning CPU socket looks rows up in its DRAM; pooled results go over PCIe
   uvm,        // the owning GPU reads host DRAM over PCIe (zero copy) through an HBM row cache
   remote_ps,  // remote CPU memory of parameter-server nodes across the network
+  ssd,        // the host socket's NVMe drives, read by the owning GPU through an HBM row cache
+  cxl,        // the trainer socket's CXL memory expanders, looked up by its cores like host_dram
 };
-inline constexpr Tier kAllTiers[] = {Tier::gpu_hbm, Tier::host_dram, Tier::uvm, Tier::remote_ps};
+inline constexpr Tier kAllTiers[] = {Tier::gpu_hbm, Tier::host_dram, Tier::uvm, Tier::remote_ps, Tier::ssd, Tier::cxl};
 std::string_view to_string(Tier t);
 /// The tier registry's tier_of(name).id(): throws std::invalid_argument naming the valid tiers.
 Tier tier_from_string(std::string_view name);
@@ -144,9 +146,14 @@ struct TableDemand {
 };
 
 /// The kind of owner a shard has (a role in the placement, not topo::DeviceKind's hardware kind).
-enum class OwnerKind { gpu, cpu_socket, parameter_server };
-inline constexpr auto kOwnerKindNames = enum_names<OwnerKind>(
-    {{OwnerKind::gpu, "gpu"}, {OwnerKind::cpu_socket, "cpu_socket"}, {OwnerKind::parameter_server, "parameter_server"}});
+/// nvme and cxl_memory own no shard: they are the storage of the ssd and cxl tiers (a trainer
+/// socket's drives, its expanders, each set as one device), there for capacity accounting.
+enum class OwnerKind { gpu, cpu_socket, parameter_server, nvme, cxl_memory };
+inline constexpr auto kOwnerKindNames = enum_names<OwnerKind>({{OwnerKind::gpu, "gpu"},
+                                                               {OwnerKind::cpu_socket, "cpu_socket"},
+                                                               {OwnerKind::parameter_server, "parameter_server"},
+                                                               {OwnerKind::nvme, "nvme"},
+                                                               {OwnerKind::cxl_memory, "cxl_memory"}});
 inline std::string_view to_string(OwnerKind k) { return kOwnerKindNames.name(k); }
 
 /// A device that can own shards: memory capacity and the parameters of its lookup cost.
@@ -181,6 +188,16 @@ struct PlacementDevice {
   /// GPU: index (into PlacementProblem::devices) of its NUMA-local CPU socket, the home of
   /// its UVM tables' weights; -1 if the node has none.
   std::int32_t host_socket = -1;
+  /// GPU and CPU socket: index of the NVMe device (OwnerKind::nvme) of its (host) socket, the
+  /// home of its ssd shards; -1 when the socket has no drives.
+  std::int32_t nvme_device = -1;
+  /// CPU socket: index of its CXL memory device (OwnerKind::cxl_memory), the home of its cxl
+  /// shards; -1 when it has no expanders.
+  std::int32_t cxl_device = -1;
+  /// OwnerKind::nvme: the drives (one drive's figures and their count).
+  std::optional<topo::NvmeSpec> nvme;
+  /// OwnerKind::cxl_memory: the expanders.
+  std::optional<topo::CxlMemorySpec> cxl;
   /// GPU: its calibrated profile (null: use the plain fields).
   std::shared_ptr<const topo::DeviceProfile> profile;
 };
@@ -211,6 +228,9 @@ struct PlacementProblem {
   /// Whether the trainers' framework applies the sparse updates of tables in host memory
   /// under striped locks (software.embeddings.host_update: striped_locks; lookup_cost.hpp).
   bool striped_host_updates = false;
+  /// Whether the next batch's ssd reads are prefetched while the current step runs
+  /// (software.embeddings.prefetch: next_batch; topologies/nvme_cost.hpp).
+  bool ssd_prefetch = false;
   /// Assumptions made while building the problem (e.g. a GPU without a profile).
   std::vector<std::string> notes;
 
@@ -307,6 +327,11 @@ struct PlacementOptions {
   /// UVM cache size as a fraction of each table's rows. Default 0.2: TorchRec's planner
   /// default UVM caching ratio (torchrec/distributed/planner/constants.py).
   double uvm_cache_fraction = 0.2;
+  /// The ssd tier's HBM cache as a fraction of each table's rows (FBGEMM's SSD TBE always has
+  /// one: it asserts cache_sets > 0). Default: uvm_cache_fraction's.
+  double ssd_cache_fraction = 0.2;
+  /// The HBM cache fraction of a tier with an HBM cache (uvm, ssd); 0 for the others.
+  [[nodiscard]] double cache_fraction(Tier tier) const;
   /// Fraction of every device's memory kept free (allocator slack, framework buffers).
   double memory_reserve_fraction = 0.0;
   /// Tiers size_greedy, cost_greedy and search may use (default: every tier the platform has).

@@ -80,13 +80,15 @@ double PlanBuilder::free_bytes(std::uint32_t device) const { return usable_[devi
 
 double PlanBuilder::footprint(std::size_t table) const { return problem_.tables[table].footprint().value(); }
 
-double PlanBuilder::uvm_hit_rate(std::size_t table) const {
-  auto& cached = hit_rate_[table];
-  if (!cached) {
-    const TableDemand& t = problem_.tables[table];
-    const double rows = static_cast<double>(t.rows);
-    cached = cache_hit_rate(t.access, rows, std::round(options_.uvm_cache_fraction * rows), options_.cache_model);
+double PlanBuilder::cache_hit_rate_of(std::size_t table, Tier tier) const {
+  const double fraction = options_.cache_fraction(tier);
+  const TableDemand& t = problem_.tables[table];
+  const double rows = static_cast<double>(t.rows);
+  if (fraction != options_.uvm_cache_fraction) {
+    return cache_hit_rate(t.access, rows, std::round(fraction * rows), options_.cache_model);
   }
+  auto& cached = hit_rate_[table];
+  if (!cached) cached = cache_hit_rate(t.access, rows, std::round(fraction * rows), options_.cache_model);
   return *cached;
 }
 
@@ -99,7 +101,7 @@ double PlanBuilder::distinct_fraction(std::size_t table) const {
 std::vector<std::pair<std::uint32_t, double>> PlanBuilder::memory_needed(std::size_t table, Tier tier,
                                                                           std::uint32_t owner, std::int64_t rows,
                                                                           int columns) const {
-  return tier_of(tier).memory_needed(problem_, problem_.tables[table], owner, rows, columns, options_.uvm_cache_fraction);
+  return tier_of(tier).memory_needed(problem_, problem_.tables[table], owner, rows, columns, options_.cache_fraction(tier));
 }
 
 bool PlanBuilder::fits(std::size_t table, Tier tier, std::uint32_t owner, std::int64_t rows, int columns) const {
@@ -115,7 +117,7 @@ Seconds PlanBuilder::shard_cost(std::size_t table, Tier tier, std::uint32_t owne
   s.owners = {owner};
   s.row_end = rows;
   s.column_end = columns;
-  if (tier_of(tier).properties().hbm_cache) s.expected_hit_rate = uvm_hit_rate(table);
+  if (tier_of(tier).properties().hbm_cache) s.expected_hit_rate = cache_hit_rate_of(table, tier);
   return lookup_time(problem_, problem_.devices[owner], tier, t, shard_work(problem_, t, s, Sharding::table_wise, distinct_fraction(table)));
 }
 
@@ -150,8 +152,8 @@ void PlanBuilder::add_shard(std::size_t table, Tier tier, Sharding sharding, std
   s.column_begin = column_begin;
   s.column_end = column_end;
   if (tier_of(tier).properties().hbm_cache) {
-    s.cache_rows = static_cast<std::int64_t>(std::llround(options_.uvm_cache_fraction * static_cast<double>(row_end - row_begin)));
-    s.expected_hit_rate = uvm_hit_rate(table);
+    s.cache_rows = static_cast<std::int64_t>(std::llround(options_.cache_fraction(tier) * static_cast<double>(row_end - row_begin)));
+    s.expected_hit_rate = cache_hit_rate_of(table, tier);
   }
   const double seconds = shard_cost(table, tier, owner, row_end - row_begin, column_end - column_begin).value();
   s.estimated_time = Seconds(seconds);
@@ -193,8 +195,8 @@ void PlanBuilder::set_table(std::size_t t, const TablePlacement& placement) {
     const double bytes = table.footprint(s.row_count(), s.column_count()).value();
     for (std::uint32_t d : s.storage) commit(t, d, bytes, 0.0);
     if (tier_of(s.tier).properties().hbm_cache) {
-      s.cache_rows = static_cast<std::int64_t>(std::llround(options_.uvm_cache_fraction * static_cast<double>(s.row_count())));
-      s.expected_hit_rate = uvm_hit_rate(t);
+      s.cache_rows = static_cast<std::int64_t>(std::llround(options_.cache_fraction(s.tier) * static_cast<double>(s.row_count())));
+      s.expected_hit_rate = cache_hit_rate_of(t, s.tier);
       const double cache = table.element_size.value() * static_cast<double>(s.cache_rows) * s.column_count();
       for (std::uint32_t o : s.owners) commit(t, o, cache, 0.0);
     }

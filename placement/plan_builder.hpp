@@ -117,7 +117,8 @@ class PlanBuilder {
 
  private:
   void commit(std::size_t table, std::uint32_t device, double bytes, double seconds);
-  [[nodiscard]] double uvm_hit_rate(std::size_t table) const;
+  /// The hit rate of `table`'s HBM cache on `tier` (its cache fraction of the rows).
+  [[nodiscard]] double cache_hit_rate_of(std::size_t table, Tier tier) const;
   [[nodiscard]] double distinct_fraction(std::size_t table) const;
 
   const PlacementProblem& problem_;

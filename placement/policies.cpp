@@ -139,12 +139,12 @@ PlacementPlan plan_size_greedy(const PlacementProblem& problem, const PlacementO
   PlanBuilder b(problem, options);
   const auto tiers = checked_tiers(b);
   const Tier fastest = tiers.front();
-  std::vector<double> budget(4, 0.0);
+  std::vector<double> budget(std::size(kAllTiers), 0.0);
   for (Tier t : tiers) budget[static_cast<std::size_t>(t)] = tier_budget(b, t);
 
   auto order = all_table_indices(problem);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return b.footprint(x) > b.footprint(y); });
-  std::vector<std::vector<std::size_t>> members(4);
+  std::vector<std::vector<std::size_t>> members(std::size(kAllTiers));
   double on_fastest = 0.0;
   for (std::size_t t : order) on_fastest += b.footprint(t);
   std::vector<char> moved(problem.tables.size(), 0);

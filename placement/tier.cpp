@@ -8,6 +8,7 @@
 #include <string>
 
 #include "topologies/cpu_row_cost.hpp"
+#include "topologies/nvme_cost.hpp"
 
 namespace dlrmsim::placement {
 
@@ -16,10 +17,13 @@ const MemoryTier& gpu_hbm_tier();
 const MemoryTier& host_dram_tier();
 const MemoryTier& uvm_tier();
 const MemoryTier& remote_ps_tier();
+const MemoryTier& ssd_tier();
+const MemoryTier& cxl_tier();
 
 std::span<const MemoryTier* const> memory_tiers() {
   // In the order of the Tier values (tier_of(Tier) indexes it).
-  static const std::array<const MemoryTier*, 4> tiers{&gpu_hbm_tier(), &host_dram_tier(), &uvm_tier(), &remote_ps_tier()};
+  static const std::array<const MemoryTier*, 6> tiers{&gpu_hbm_tier(),   &host_dram_tier(), &uvm_tier(),
+                                                      &remote_ps_tier(), &ssd_tier(),       &cxl_tier()};
   return tiers;
 }
 
@@ -57,8 +61,15 @@ std::vector<std::pair<std::uint32_t, double>> MemoryTier::memory_needed(const Pl
   return {{owner, cache}, {storage, bytes}};
 }
 
+Seconds ShardCost::storage_exposed() const {
+  const Seconds storage = storage_read + storage_write;
+  if (!prefetched) return storage;
+  const Seconds rest = std::max(forward, host_time) + backward + separate_optimizer + host_time + transfer;
+  return topo::prefetch_exposed(storage, rest);
+}
+
 Seconds ShardCost::estimate() const {
-  return std::max(forward, host_time) + backward + separate_optimizer + host_time + transfer;
+  return forward_compute() + backward_compute() + forward_comms() + backward_comms();
 }
 
 Seconds transfer_time(double bytes, BytesPerSecond bandwidth, double efficiency) {

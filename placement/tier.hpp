@@ -58,15 +58,27 @@ struct ShardCost : topo::GpuShardCost {
   /// The forward part of `transfer` (ids in, pooled outputs out); the rest carries the
   /// gradients back.
   Seconds transfer_forward;
+  /// ssd: the drives' reads of the rows that miss the cache and writes of the rows it evicts
+  /// (topologies/nvme_cost.hpp), per step; 0 for the other tiers.
+  Seconds storage_read;
+  Seconds storage_write;
+  /// Whether they are prefetched: the next batch's run alongside this step (their exposed
+  /// part is what exceeds the rest of the estimate), else before the forward and after the
+  /// backward.
+  bool prefetched = false;
 
   /// The planner's estimate, composed as the simulation runs the shard alone: the forward
   /// kernel alongside its host reads, then the backward and the unfused optimiser, then the
-  /// write-back of the host rows, and the transfers.
+  /// write-back of the host rows, and the transfers; the storage reads and writes added, or
+  /// prefetched, only their part longer than all that (topo::prefetch_exposed).
   [[nodiscard]] Seconds estimate() const;
-  /// estimate()'s parts (they add up to it): the forward kernel alongside its host reads; the
-  /// backward, the unfused optimiser and the write-back of host rows; the transfers' forward
-  /// and backward parts.
-  [[nodiscard]] Seconds forward_compute() const { return std::max(forward, host_time); }
+  /// estimate()'s parts (they add up to it): the forward kernel alongside its host reads, with
+  /// the drives' exposed reads and writes (storage_exposed); the backward, the unfused
+  /// optimiser and the write-back of host rows; the transfers' forward and backward parts.
+  [[nodiscard]] Seconds forward_compute() const { return std::max(forward, host_time) + storage_exposed(); }
+  /// The storage reads and writes on the estimate: all of them, or prefetched, only their part
+  /// longer than the rest of the estimate (topo::prefetch_exposed).
+  [[nodiscard]] Seconds storage_exposed() const;
   [[nodiscard]] Seconds backward_compute() const { return backward + separate_optimizer + host_time; }
   [[nodiscard]] Seconds forward_comms() const { return transfer_forward; }
   [[nodiscard]] Seconds backward_comms() const { return transfer - transfer_forward; }
@@ -91,6 +103,9 @@ class MemoryTier {
   /// The device (index into problem.devices) whose memory holds the weights and optimiser
   /// state of a shard that `owner` looks up (default: the owner).
   [[nodiscard]] virtual std::uint32_t storage_of(const PlacementProblem& problem, std::uint32_t owner) const;
+  /// The kind of device storage_of() returns (default: properties().owner_kind): what the
+  /// capacity report of an infeasible plan sums as the tier's free memory.
+  [[nodiscard]] virtual OwnerKind storage_kind() const { return properties().owner_kind; }
   /// Memory a shard of `rows` x `columns` of `table` owned by `owner` needs, as (device,
   /// bytes) pairs: weights and state on storage_of(owner), and for a tier with an HBM cache
   /// round(cache_fraction x rows) cached rows on the owner.

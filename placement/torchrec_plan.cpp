@@ -39,6 +39,7 @@ constexpr KernelMap kKernels[] = {
     {"dense", Tier::gpu_hbm},    {"fused", Tier::gpu_hbm},   {"quant", Tier::gpu_hbm},
     {"fused_uvm", Tier::uvm},    {"fused_uvm_caching", Tier::uvm},
     {"quant_uvm", Tier::uvm},    {"quant_uvm_caching", Tier::uvm},
+    {"key_value", Tier::ssd},
 };
 
 template <typename Map>
@@ -77,7 +78,7 @@ Tier tier_of_kernel(const ConfigNode& node) {
     if (name == m.torchrec) return m.tier;
   }
   unknown(node, "TorchRec compute_kernel", name, kKernels,
-          "key_value, ssd_virtual_table, dram_virtual_table and customized_kernel have no dlrmsim tier");
+          "ssd_virtual_table, dram_virtual_table and customized_kernel have no dlrmsim tier");
 }
 
 bool is_null(const ConfigNode& node) { return node.yaml().IsNull(); }

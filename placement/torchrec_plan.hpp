@@ -19,8 +19,8 @@
 // gives the shards' tier: dense, fused and quant keep the weights in the GPU's HBM (gpu_hbm);
 // fused_uvm, fused_uvm_caching, quant_uvm and quant_uvm_caching keep them in the host memory
 // the GPU reads over PCIe (uvm, whose HBM row cache is placement.uvm_cache_fraction of the rows:
-// 0 for an uncached fused_uvm). key_value, ssd_virtual_table, dram_virtual_table and
-// customized_kernel are refused.
+// 0 for an uncached fused_uvm); key_value (FBGEMM's SSD TBE behind an HBM cache) is ssd.
+// ssd_virtual_table, dram_virtual_table and customized_kernel are refused.
 // Ranks: rank r is the r-th GPU trainer of the platform, in the order `dlrmsim place` lists the
 // devices (nodes in the platform's order, each node's GPUs by index: gpu0..gpu7 on one node,
 // then the next node's). A shard's rank is its `placement` ("rank:3/cuda:3", torch's

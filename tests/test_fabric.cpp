@@ -25,7 +25,7 @@ namespace {
 NodeTemplate host(int nics, double nic_gbit) {
   NodeTemplate t{"host", {}, {}};
   const auto cpu = t.add_device("cpu0", CpuSocketSpec{"cpu", 8, 1, Hertz(2e9), Bytes(64e9), BytesPerSecond(100e9), 4,
-                                                      BytesPerSecond(5e9), Seconds(0.0), {}, nullptr, nullptr});
+                                                      BytesPerSecond(5e9), Seconds(0.0), {}, nullptr, nullptr, std::nullopt, std::nullopt});
   for (int i = 0; i < nics; ++i) {
     const auto nic = t.add_device("nic" + std::to_string(i), NicSpec{"nic", BytesPerSecond(nic_gbit * 1e9 / 8), 1,
                                                                       NetworkProtocol::ethernet});

@@ -209,7 +209,7 @@ TEST_CASE("the builder rejects inconsistent platforms with messages naming the p
   // Two nodes and no fabric; a device that cannot reach a NIC in a cluster; bad link indices.
   NodeTemplate t{"box", {}, {}};
   const auto cpu = t.add_device("cpu0", CpuSocketSpec{"x", 4, 1, Hertz(1e9), Bytes(1e9), BytesPerSecond(1e10), 2,
-                                                      BytesPerSecond(1e9), Seconds(0.0), {}, nullptr, nullptr});
+                                                      BytesPerSecond(1e9), Seconds(0.0), {}, nullptr, nullptr, std::nullopt, std::nullopt});
   CHECK_THROWS_WITH_AS(t.add_device("cpu0", PcieSwitchSpec{}), doctest::Contains("two devices are named 'cpu0'"),
                        PlatformError);
   CHECK_THROWS_WITH_AS(t.add_link(cpu, 7, LinkKind::pcie4x16), doctest::Contains("no such device"), PlatformError);

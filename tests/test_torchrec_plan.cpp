@@ -144,8 +144,8 @@ TEST_CASE("bad TorchRec plans are located errors") {
   const Case cases[] = {
       {two_tables("fused_ssd"),
        "unknown TorchRec compute_kernel 'fused_ssd'; did you mean 'fused_uvm'? (expected one of dense, fused, quant, "
-       "fused_uvm, fused_uvm_caching, quant_uvm, quant_uvm_caching;"},
-      {two_tables("key_value"), "key_value, ssd_virtual_table, dram_virtual_table and customized_kernel have no dlrmsim tier"},
+       "fused_uvm, fused_uvm_caching, quant_uvm, quant_uvm_caching, key_value;"},
+      {two_tables("ssd_virtual_table"), "ssd_virtual_table, dram_virtual_table and customized_kernel have no dlrmsim tier"},
       {edit(two_tables(), "\"table_wise\"", "\"grid_shard\""), "unknown TorchRec sharding_type 'grid_shard'"},
       {edit(two_tables(), "\"ranks\": [3]", "\"ranks\": [8]"),
        "rank 8 is not a GPU trainer: the platform has 8 (ranks 0-7, rank 0 is gpu0, rank 7 gpu7)"},

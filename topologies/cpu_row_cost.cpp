@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace dlrmsim::topo {
@@ -72,6 +73,23 @@ Seconds CpuRowAccess::core_time(Bytes row_bytes, bool update) const {
 
 bool CpuRowAccess::has_rate() const {
   return dram_bandwidth.value() > 0.0 || (cores > 0.0 && (measured || one_core.value() > 0.0));
+}
+
+CpuRowAccess with_cxl_memory(const CpuRowAccess& dram, const CxlMemorySpec& cxl) {
+  CpuRowAccess a = dram;
+  a.dram_bandwidth = cxl.bandwidth * static_cast<double>(std::max(cxl.count, 1));
+  a.latency = cxl.load_latency;
+  if (dram.measured || dram.one_core.value() > 0.0) {
+    if (!(dram.latency.value() > 0.0)) {
+      throw std::invalid_argument("CXL memory '" + cxl.model +
+                                  "': its rows' per-core cost is the socket's scaled by the load latencies, and the "
+                                  "socket gives no dram_latency");
+    }
+    const double slower = cxl.load_latency / dram.latency;
+    if (a.measured) a.measured->factor *= slower;
+    a.one_core = a.one_core / slower;
+  }
+  return a;
 }
 
 Seconds cpu_gather_time(const CpuRowAccess& cpu, double rows, Bytes row_bytes) {

@@ -97,6 +97,13 @@ struct CpuRowAccess {
   [[nodiscard]] bool has_rate() const;
 };
 
+/// The same socket's accesses to rows in its CXL memory expanders (the cxl placement tier):
+/// bandwidth the expanders' (bandwidth x count), and each core's row costs scaled by the
+/// expanders' load latency over the socket's DRAM latency (a core keeps as many misses in
+/// flight, each waiting longer: Little's law, as a row profile is carried between CPUs above).
+/// std::invalid_argument when the socket gives no dram_latency but has per-core figures.
+CpuRowAccess with_cxl_memory(const CpuRowAccess& dram, const CxlMemorySpec& cxl);
+
 /// Gather of `rows` rows of `row_bytes`; 0 for no rows, infinite when the CPU has no rate.
 Seconds cpu_gather_time(const CpuRowAccess& cpu, double rows, Bytes row_bytes);
 /// Read-modify-write of `rows` rows of `row_bytes` and of their `state_bytes_per_row` of

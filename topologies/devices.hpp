@@ -10,7 +10,11 @@
 //   GPU          model, hbm_capacity, hbm_bandwidth, peak_flops {fp64, fp32, tf32, bf16, fp16,
 //                fp8, int8}, sm_count, nvlink {generation, ports}
 //   CPU socket   model, cores, threads_per_core, clock, dram_capacity, dram_bandwidth,
-//                memory_channels, gather_bandwidth_per_core, peak_flops {fp32, bf16, ...}
+//                memory_channels, gather_bandwidth_per_core, peak_flops {fp32, bf16, ...},
+//                and what hangs off its PCIe / CXL root ports for embedding tiers:
+//                nvme {model, count, capacity, sequential read/write, random read (IOPS
+//                and bandwidth), read_latency, queue_depth, page_size} (placement tier ssd) and
+//                cxl {model, count, capacity, bandwidth, load_latency} (placement tier cxl)
 //   PCIe switch  model, generation, lanes
 //   NIC          model, bandwidth (per direction, all ports together), ports, protocol
 //   NVSwitch     model, generation, ports, chips
@@ -79,6 +83,37 @@ struct GpuSpec {
 
 class CpuProfile;  // topologies/cpu_profile.hpp
 
+/// NVMe drives on a CPU socket's PCIe root ports, all alike (`count` of them, striped): the
+/// storage of the ssd placement tier (placement/tiers/ssd.cpp; costed by topologies/nvme_cost.hpp).
+/// Figures are one drive's, as its data sheet states them.
+struct NvmeSpec {
+  std::string model;                     // e.g. "Samsung PM1743 15.36 TB"
+  int count = 1;                         // drives, striped by the key-value store
+  Bytes capacity;                        // one drive's
+  BytesPerSecond sequential_read;        // one drive's sequential read (128 KiB, as data sheets state it)
+  BytesPerSecond sequential_write;
+  double random_read_iops = 0.0;         // one drive's 4 KiB random reads per second
+  /// One drive's random-read bandwidth in pages (default: its sequential read: a page read
+  /// never beats streaming).
+  BytesPerSecond random_read;
+  Seconds read_latency;                  // one page read at queue depth 1 (0: not given, no bound)
+  int queue_depth = 0;                   // reads in flight per drive (0: not given, no bound)
+  /// What one row read costs the drive: the key-value store's block (RocksDB's block_size,
+  /// 4 KiB by default, the granule of the data sheets' random-read IOPS).
+  Bytes page_size{4096.0};
+};
+
+/// CXL Type-3 memory expanders on a CPU socket's CXL ports (`count` alike, interleaved): the
+/// storage of the cxl placement tier (placement/tiers/cxl.cpp), read by the socket's cores
+/// (topologies/cpu_row_cost.hpp with_cxl_memory).
+struct CxlMemorySpec {
+  std::string model;         // e.g. "Micron CZ120 256 GB"
+  int count = 1;             // expanders, interleaved
+  Bytes capacity;            // one expander's
+  BytesPerSecond bandwidth;  // one expander's sustained bandwidth over its link
+  Seconds load_latency;      // load-to-use latency of a random read from the socket's cores
+};
+
 /// One CPU socket with the DRAM attached to it.
 struct CpuSocketSpec {
   std::string model;                      // e.g. "Xeon Platinum 8480C"
@@ -105,6 +140,10 @@ struct CpuSocketSpec {
   /// `row_profile`; null when not given: gather_bandwidth_per_core alone then;
   /// topologies/cpu_row_cost.hpp).
   std::shared_ptr<const CpuProfile> row_profile;
+  /// NVMe drives on this socket (platform key `nvme`; none when not given).
+  std::optional<NvmeSpec> nvme;
+  /// CXL memory expanders on this socket (platform key `cxl`; none when not given).
+  std::optional<CxlMemorySpec> cxl;
 };
 
 struct PcieSwitchSpec {

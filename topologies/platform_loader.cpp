@@ -80,6 +80,37 @@ class MappingReader {
 
 std::string resolve_path(const std::string& path, const ConfigNode& relative_to);
 
+/// A CPU socket's `nvme: {model, count, capacity, ...}` (devices.hpp NvmeSpec).
+NvmeSpec read_nvme(const ConfigNode& n) {
+  MappingReader r(n);
+  NvmeSpec s;
+  s.model = r.required<std::string>("model");
+  s.count = n.get_positive_or<int>("count", 1);
+  s.capacity = r.positive<Bytes>("capacity");
+  s.sequential_read = r.positive<BytesPerSecond>("sequential_read");
+  s.sequential_write = r.positive<BytesPerSecond>("sequential_write");
+  s.random_read_iops = r.positive<double>("random_read_iops");
+  s.random_read = n.get_positive_or<BytesPerSecond>("random_read", s.sequential_read);
+  s.read_latency = n.get_positive_or<Seconds>("read_latency", Seconds(0.0));
+  s.queue_depth = n.get_positive_or<int>("queue_depth", 0, true);
+  s.page_size = n.get_positive_or<Bytes>("page_size", s.page_size);
+  r.finish();
+  return s;
+}
+
+/// A CPU socket's `cxl: {model, count, capacity, bandwidth, load_latency}` (CxlMemorySpec).
+CxlMemorySpec read_cxl(const ConfigNode& n) {
+  MappingReader r(n);
+  CxlMemorySpec s;
+  s.model = r.required<std::string>("model");
+  s.count = n.get_positive_or<int>("count", 1);
+  s.capacity = r.positive<Bytes>("capacity");
+  s.bandwidth = r.positive<BytesPerSecond>("bandwidth");
+  s.load_latency = r.positive<Seconds>("load_latency");
+  r.finish();
+  return s;
+}
+
 DeviceSpec read_device_spec(const ConfigNode& d, DeviceKind kind, MappingReader& r, DeviceProfileFiles* files,
                             std::vector<std::string>& read) {
   switch (kind) {
@@ -151,6 +182,8 @@ DeviceSpec read_device_spec(const ConfigNode& d, DeviceKind kind, MappingReader&
       } else {
         c.gather_bandwidth_per_core = r.positive<BytesPerSecond>("gather_bandwidth_per_core");
       }
+      if (auto n = d.optional_child("nvme")) c.nvme = read_nvme(*n);
+      if (auto x = d.optional_child("cxl")) c.cxl = read_cxl(*x);
       return c;
     }
     case DeviceKind::pcie_switch: {

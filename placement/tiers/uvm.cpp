@@ -28,6 +28,7 @@ class UvmTier final : public MemoryTier {
   [[nodiscard]] bool can_own(const PlacementDevice& device) const override {
     return device.kind == OwnerKind::gpu && device.host_socket >= 0;
   }
+  [[nodiscard]] OwnerKind storage_kind() const override { return OwnerKind::cpu_socket; }
   [[nodiscard]] std::uint32_t storage_of(const PlacementProblem& problem, std::uint32_t owner) const override {
     return static_cast<std::uint32_t>(problem.devices.at(owner).host_socket);
   }
