@@ -61,16 +61,22 @@ std::vector<std::pair<std::uint32_t, double>> MemoryTier::memory_needed(const Pl
   return {{owner, cache}, {storage, bytes}};
 }
 
-Seconds ShardCost::storage_exposed() const {
-  const Seconds storage = storage_read + storage_write;
-  if (!prefetched) return storage;
-  const Seconds rest = std::max(forward, host_time) + backward + separate_optimizer + host_time + transfer;
-  return topo::prefetch_exposed(storage, rest);
+namespace {
+
+/// The estimate without the storage reads and writes, summed in one fixed order (the
+/// placement policies compare estimates, so their rounding decides ties).
+Seconds without_storage(const ShardCost& c) {
+  return std::max(c.forward, c.host_time) + c.backward + c.separate_optimizer + c.host_time + c.transfer;
 }
 
-Seconds ShardCost::estimate() const {
-  return forward_compute() + backward_compute() + forward_comms() + backward_comms();
+}  // namespace
+
+Seconds ShardCost::storage_exposed() const {
+  const Seconds storage = storage_read + storage_write;
+  return prefetched ? topo::prefetch_exposed(storage, without_storage(*this)) : storage;
 }
+
+Seconds ShardCost::estimate() const { return without_storage(*this) + storage_exposed(); }
 
 Seconds transfer_time(double bytes, BytesPerSecond bandwidth, double efficiency) {
   if (bytes <= 0.0) return Seconds(0.0);

@@ -72,7 +72,7 @@ struct ShardCost : topo::GpuShardCost {
   /// write-back of the host rows, and the transfers; the storage reads and writes added, or
   /// prefetched, only their part longer than all that (topo::prefetch_exposed).
   [[nodiscard]] Seconds estimate() const;
-  /// estimate()'s parts (they add up to it): the forward kernel alongside its host reads, with
+  /// estimate()'s parts (they add up to it, to rounding): the forward kernel alongside its host reads, with
   /// the drives' exposed reads and writes (storage_exposed); the backward, the unfused
   /// optimiser and the write-back of host rows; the transfers' forward and backward parts.
   [[nodiscard]] Seconds forward_compute() const { return std::max(forward, host_time) + storage_exposed(); }

@@ -244,8 +244,10 @@ std::string_view torchrec_compute_kernel(Tier tier, bool cached) {
   switch (tier) {
     case Tier::gpu_hbm: return "fused";
     case Tier::uvm: return cached ? "fused_uvm_caching" : "fused_uvm";
+    case Tier::ssd: return "key_value";
     case Tier::host_dram:
-    case Tier::remote_ps: return "";
+    case Tier::remote_ps:
+    case Tier::cxl: return "";
   }
   return "";
 }

@@ -59,8 +59,8 @@ namespace dlrmsim::placement {
                                           const ConfigNode& doc);
 
 /// TorchRec's compute kernel for shards on `tier`: fused (gpu_hbm), fused_uvm_caching (uvm with
-/// an HBM cache), fused_uvm (uvm without); empty for host_dram and remote_ps, which TorchRec has
-/// no kernel for.
+/// an HBM cache), fused_uvm (uvm without), key_value (ssd); empty for host_dram, remote_ps and
+/// cxl, which TorchRec has no kernel for.
 [[nodiscard]] std::string_view torchrec_compute_kernel(Tier tier, bool cached);
 
 inline constexpr std::string_view kTorchRecModule = "sparse_arch.embedding_bag_collection";
