@@ -29,29 +29,20 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
 import torch
+
+from pytorch_cpu_step import blas_library, timed  # the step script beside this one
 
 SHAPES = [(9, 16), (9, 32), (9, 64), (27, 16), (27, 32), (27, 64), (27, 128), (48, 64)]
 BATCHES = [64, 512]
 
 
 def cpu_per_call(fn, calls, repeats):
-    out = []
-    for _ in range(repeats):
-        c0 = time.process_time()
-        for _ in range(calls):
-            fn()
-        out.append((time.process_time() - c0) / calls)
-    return out
-
-
-def blas_library():
-    torch.mm(torch.ones(2, 2), torch.ones(2, 2))
-    with open("/proc/self/maps") as f:
-        libs = {line.split()[-1] for line in f if "blas" in line.split()[-1]}
-    return ", ".join(sorted(os.path.realpath(l) for l in libs)) or "none found"
+    """The process's CPU seconds per call of each of `repeats` timings of `calls` calls."""
+    cpu = []
+    timed(fn, calls, repeats, cpu)
+    return cpu
 
 
 def main():
